@@ -1,0 +1,4 @@
+-- Without shared_preload_libraries, CREATE EXTENSION refuses and says how to fix it.
+\set VERBOSITY default
+CREATE EXTENSION pg_wait_tracer;
+SELECT count(*) FROM pg_extension WHERE extname = 'pg_wait_tracer';

@@ -1,0 +1,60 @@
+# Shared helpers for test suites (sourced, not run).
+#   pass NAME / fail NAME WHY / skip NAME WHY   report one result line
+#   check NAME CMD...          pass when CMD succeeds, else fail with its output
+#   server_pg_config KEY       pg_config of a server build: 15, 18, 18-hooks
+#   ext_install PG_CONFIG      build + install the extension for that server
+#                              in a private copy of the tree; prints nothing
+#   port_for N                 a private port ($PGWT_PORT_BASE + N)
+set -u
+PGWT_TOP=${PGWT_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+PGWT_PORT_BASE=${PGWT_PORT_BASE:-55400}
+CLUSTER=$PGWT_TOP/scripts/cluster
+
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: ${2:-}"; }
+skip() { echo "SKIP $1: ${2:-}"; }
+
+check() {
+  local name=$1; shift
+  local out
+  if out=$("$@" 2>&1); then pass "$name"; else fail "$name" "$(echo "$out" | tail -5 | tr '\n' ' ')"; fi
+}
+
+port_for() { echo $((PGWT_PORT_BASE + $1)); }
+
+# Builds are cached by scripts/build-server; this only asks for the path.
+server_pg_config() {
+  case "$1" in
+    15) "$PGWT_TOP/scripts/build-server" 15 | tail -n1 ;;
+    18) "$PGWT_TOP/scripts/build-server" 18 | tail -n1 ;;
+    18-hooks) "$PGWT_TOP/scripts/build-server" 18 hooks | tail -n1 ;;
+    *) echo "unknown server key $1" >&2; return 2 ;;
+  esac
+}
+
+# The extension is built out of a copy of the tree so that builds for
+# several servers (and a developer's own in-tree build) never share objects.
+ext_build_dir() { echo "$PGWT_TOP/build/ext-$(echo "$1" | md5sum | cut -c1-8)"; }
+ext_install() {
+  local pgc=$1 dir
+  dir=$(ext_build_dir "$pgc")
+  mkdir -p "$dir"
+  tar -C "$PGWT_TOP" -cf - --exclude=./build --exclude=./bin --exclude=./.git . | tar -C "$dir" -xf -
+  make -s -C "$dir" PG_CONFIG="$pgc" ext-clean >/dev/null 2>&1 || true
+  make -s -C "$dir" PG_CONFIG="$pgc" PGWT_EXT_ONLY=1 all install >"$dir/build.log" 2>&1 \
+    || { tail -20 "$dir/build.log" >&2; return 1; }
+}
+
+# pg_regress through PGXS installcheck, against a running cluster.
+#   regress PG_CONFIG CLUSTER_NAME TESTS...
+regress() {
+  local pgc=$1 name=$2; shift 2
+  local dir outdir port host
+  dir=$(ext_build_dir "$pgc")
+  outdir=$PGWT_TOP/build/regress/$name
+  rm -rf "$outdir"; mkdir -p "$outdir"; chmod 777 "$outdir"
+  host=$PGWT_CLUSTERS_DIR/$name; port=$(cat "$host/.port")
+  PGHOST=$host PGPORT=$port PGUSER=postgres make -s -C "$dir" PG_CONFIG="$pgc" \
+    REGRESS="$*" REGRESS_OUTDIR="$outdir" installcheck >"$outdir/make.log" 2>&1
+}
+PGWT_CLUSTERS_DIR=${PGWT_CLUSTERS:-/tmp/pgwt-clusters}
