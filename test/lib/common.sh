@@ -34,7 +34,7 @@ server_pg_config() {
 
 # The extension is built out of a copy of the tree so that builds for
 # several servers (and a developer's own in-tree build) never share objects.
-ext_build_dir() { echo "$PGWT_TOP/build/ext-$(echo "$1" | md5sum | cut -c1-8)"; }
+ext_build_dir() { echo "$PGWT_TOP/build/ext-$PGWT_PORT_BASE-$(echo "$1" | md5sum | cut -c1-8)"; }
 ext_install() {
   local pgc=$1 dir
   dir=$(ext_build_dir "$pgc")
@@ -51,10 +51,11 @@ regress() {
   local pgc=$1 name=$2; shift 2
   local dir outdir port host
   dir=$(ext_build_dir "$pgc")
-  outdir=$PGWT_TOP/build/regress/$name
+  outdir=$PGWT_TOP/build/regress-$PGWT_PORT_BASE/$name
   rm -rf "$outdir"; mkdir -p "$outdir"; chmod 777 "$outdir"
   host=$PGWT_CLUSTERS_DIR/$name; port=$(cat "$host/.port")
   PGHOST=$host PGPORT=$port PGUSER=postgres make -s -C "$dir" PG_CONFIG="$pgc" \
     REGRESS="$*" REGRESS_OUTDIR="$outdir" installcheck >"$outdir/make.log" 2>&1
 }
 PGWT_CLUSTERS_DIR=${PGWT_CLUSTERS:-/tmp/pgwt-clusters}
+PGWT_LOGDIR=${PGWT_LOGDIR:-$PGWT_TOP/build/test-logs-$PGWT_PORT_BASE}; mkdir -p "$PGWT_LOGDIR"
