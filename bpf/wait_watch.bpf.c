@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: PostgreSQL
+/*
+ * wait_watch.bpf.c
+ *		Runs on every hardware write-watchpoint hit on a backend's
+ *		wait_event_info and turns the write into a transition record.
+ *
+ * A watchpoint traps after the writing instruction completes, so the value
+ * read here is the new one. Writes that store the value already there are
+ * counted and ignored. The program keeps the last state per pid in a hash
+ * map it alone updates (one perf event per backend thread, so one writer per
+ * key), and either pushes a record into the ring buffer without waking the
+ * consumer (the consumer polls) or, in lightweight mode, folds it into
+ * per-CPU aggregates.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include "wait_watch.h"
+
+char		LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+const volatile bool lightweight = false;
+
+struct
+{
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct pgwt_watch_target);
+}			targets SEC(".maps");
+
+struct
+{
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4 * 1024 * 1024);
+}			events SEC(".maps");
+
+struct
+{
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PGWT_WC_NCOUNTERS);
+	__type(key, __u32);
+	__type(value, __u64);
+}			counters SEC(".maps");
+
+struct
+{
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct pgwt_watch_agg);
+}			aggregates SEC(".maps");
+
+static __always_inline void
+count(__u32 which)
+{
+	__u64	   *v = bpf_map_lookup_elem(&counters, &which);
+
+	if (v)
+		*v += 1;
+}
+
+static __always_inline void
+fold(__u32 event, __u64 dur)
+{
+	struct pgwt_watch_agg *a = bpf_map_lookup_elem(&aggregates, &event);
+
+	if (!a)
+	{
+		struct pgwt_watch_agg init = {1, dur, dur};
+
+		bpf_map_update_elem(&aggregates, &event, &init, BPF_NOEXIST);
+		return;
+	}
+	a->count++;
+	a->total_ns += dur;
+	if (dur > a->max_ns)
+		a->max_ns = dur;
+}
+
+SEC("perf_event")
+int
+on_wait_write(void *ctx)
+{
+	__u32		pid = bpf_get_current_pid_tgid() >> 32;
+	struct pgwt_watch_target *t;
+	struct pgwt_watch_event *e;
+	__u32		now_event;
+	__u64		now;
+
+	t = bpf_map_lookup_elem(&targets, &pid);
+	if (!t)
+	{
+		count(PGWT_WC_UNKNOWN_PID);
+		return 0;
+	}
+	if (bpf_probe_read_user(&now_event, sizeof(now_event), (void *) t->wait_addr) != 0)
+	{
+		count(PGWT_WC_READ_FAULTS);
+		return 0;
+	}
+	if (t->event == now_event)
+	{
+		count(PGWT_WC_SAME_VALUE);
+		return 0;
+	}
+	now = bpf_ktime_get_ns();
+	count(PGWT_WC_TRANSITIONS);
+
+	if (lightweight)
+		fold(t->event, now - t->since_ns);
+	else
+	{
+		e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+		if (!e)
+			count(PGWT_WC_DROPS);
+		else
+		{
+			e->ts_ns = now;
+			e->duration_ns = now - t->since_ns;
+			e->pid = pid;
+			e->old_event = t->event;
+			e->new_event = now_event;
+			e->pad = 0;
+			e->query_id = 0;
+			if (t->query_id_addr)
+				bpf_probe_read_user(&e->query_id, sizeof(e->query_id),
+									(void *) t->query_id_addr);
+			bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+		}
+	}
+	t->event = now_event;
+	t->since_ns = now;
+	return 0;
+}

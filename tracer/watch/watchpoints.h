@@ -1,0 +1,61 @@
+/*
+ * watchpoints.h
+ *		The exact (full) tier's capture source: one hardware write-watchpoint
+ *		per backend on its wait_event_info, each running the wait_watch BPF
+ *		program, and the ring buffer that carries transitions back.
+ */
+#ifndef PGWT_TRACER_WATCHPOINTS_H
+#define PGWT_TRACER_WATCHPOINTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "bpf/wait_watch.h"
+#include "tracefmt/record.h"
+
+typedef struct pgwt_watch pgwt_watch;
+
+typedef void (*pgwt_watch_sink) (const pgwt_record *rec, void *arg);
+
+/* Loads the program. lightweight: aggregate in per-CPU maps, no ring buffer. */
+int			pgwt_watch_open(pgwt_watch **out, bool lightweight,
+							char *err, size_t errlen);
+
+/*
+ * Starts watching one backend: wait_addr is the address of its
+ * wait_event_info in its address space, query_id_addr its st_query_id (0 to
+ * skip), current_event the value it holds now (read by the caller), so the
+ * first transition has a true duration.
+ */
+int			pgwt_watch_add(pgwt_watch *w, pid_t pid, uint64_t wait_addr,
+						   uint64_t query_id_addr, uint32_t current_event,
+						   char *err, size_t errlen);
+int			pgwt_watch_remove(pgwt_watch *w, pid_t pid);
+int			pgwt_watch_count(const pgwt_watch *w);
+
+/* Drains the ring buffer into sink; waits up to timeout_ms for data. */
+int			pgwt_watch_poll(pgwt_watch *w, int timeout_ms,
+							pgwt_watch_sink sink, void *arg);
+
+/* Counters summed over CPUs (enum pgwt_watch_counter). */
+void		pgwt_watch_counters(pgwt_watch *w, uint64_t out[PGWT_WC_NCOUNTERS]);
+
+/* Lightweight aggregates: calls fn once per event with the summed totals. */
+int			pgwt_watch_aggregates(pgwt_watch *w,
+								  void (*fn) (uint32_t event,
+											  const struct pgwt_watch_agg *agg,
+											  void *arg),
+								  void *arg);
+
+void		pgwt_watch_close(pgwt_watch *w);
+
+/* Pure: a ring-buffer event as the common record. */
+void		pgwt_watch_event_to_record(const struct pgwt_watch_event *e,
+									   pgwt_record *rec);
+
+/* Opens a write watchpoint on (pid, addr, 4 bytes); returns the perf fd. */
+int			pgwt_watch_perf_open(pid_t pid, uint64_t addr);
+
+#endif							/* PGWT_TRACER_WATCHPOINTS_H */
