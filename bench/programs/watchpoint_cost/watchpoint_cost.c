@@ -11,6 +11,7 @@
  *   bpf       the watchpoint running wait_watch.bpf.c, ring buffer drained by
  *             polling (the full tier as the daemon runs it)
  *   bpf-light the same program in lightweight mode (per-CPU aggregates)
+ *   bpf-noop  an empty program: the kernel's floor for running any program
  * Prints one JSON line per cell: {"bench":"watchpoint_cost","arm":...,
  * "rep":...,"order":...,"writes":...,"ns_per_write":...,"events":...,
  * "drops":...}. Needs root (perf breakpoints + BPF).
@@ -26,7 +27,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <bpf/libbpf.h>
+
 #include "tracer/watch/watchpoints.h"
+#include "noop.skel.h"
 
 static volatile uint32_t wc_target;
 
@@ -104,8 +108,8 @@ main(int argc, char **argv)
 	int			go[2],
 				done[2];
 	pid_t		child;
-	const char *arms[] = {"none", "bare", "bpf", "bpf-light"};
-	int			narms = 4;
+	const char *arms[] = {"none", "bare", "bpf", "bpf-light", "bpf-noop"};
+	int			narms = 5;
 	char		err[256];
 
 	for (int i = 1; i < argc; i++)
@@ -146,6 +150,8 @@ main(int argc, char **argv)
 			const char *arm = arms[a];
 			pgwt_watch *w = NULL;
 			int			bare_fd = -1;
+			struct noop_bpf *noop = NULL;
+			struct bpf_link *noop_link = NULL;
 			uint64_t	counters[PGWT_WC_NCOUNTERS] = {0};
 			uint64_t	dt;
 
@@ -156,6 +162,19 @@ main(int argc, char **argv)
 				if (bare_fd < 0)
 				{
 					fprintf(stderr, "watchpoint_cost: perf_event_open: %s\n", strerror(errno));
+					kill(child, SIGKILL);
+					return 1;
+				}
+			}
+			else if (strcmp(arm, "bpf-noop") == 0)
+			{
+				bare_fd = pgwt_watch_perf_open(child, (uint64_t) (uintptr_t) &wc_target);
+				noop = noop_bpf__open_and_load();
+				if (bare_fd < 0 || !noop ||
+					!(noop_link = bpf_program__attach_perf_event(noop->progs.on_write_noop, bare_fd)))
+				{
+					fprintf(stderr, "watchpoint_cost: cannot attach the no-op program: %s\n",
+							strerror(errno));
 					kill(child, SIGKILL);
 					return 1;
 				}
@@ -177,6 +196,8 @@ main(int argc, char **argv)
 				pgwt_watch_counters(w, counters);
 				pgwt_watch_close(w);
 			}
+			bpf_link__destroy(noop_link);
+			noop_bpf__destroy(noop);
 			if (bare_fd >= 0)
 				close(bare_fd);
 			printf("{\"bench\":\"watchpoint_cost\",\"arm\":\"%s\",\"rep\":%d,\"order\":%d,"
