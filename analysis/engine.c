@@ -1,0 +1,695 @@
+/*
+ * engine.c
+ *		Streaming aggregation of records into per-window tables
+ *		(see engine.h for the accounting rules).
+ *
+ * All memory is allocated in pgwt_engine_create(); adding records never
+ * allocates. The engine is single-threaded: callers serialise access.
+ */
+#include "analysis/engine_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define ENGINE_DEF_EVENTS			1024
+#define ENGINE_DEF_SESSIONS			4096
+#define ENGINE_DEF_SESSION_EVENTS	32768
+#define ENGINE_DEF_QUERY_EVENTS		65536
+#define ENGINE_DEF_BACKENDS			8192
+#define ENGINE_DEF_SPANS			1024
+#define ENGINE_DEF_PENDING			65536
+#define ENGINE_DEF_REORDER_NS		(11ull * 1000000000ull)
+#define ENGINE_MAX_CAP				(1u << 26)
+
+const char *
+pgwt_fidelity_name(pgwt_fidelity f)
+{
+	switch (f)
+	{
+		case PGWT_FIDELITY_EXACT:
+			return "exact";
+		case PGWT_FIDELITY_SAMPLED:
+			return "sampled";
+		case PGWT_FIDELITY_MIXED:
+			return "mixed";
+		case PGWT_FIDELITY_NONE:
+			break;
+	}
+	return "none";
+}
+
+pgwt_fidelity
+pgwt_fidelity_of(bool has_exact, bool has_sampled)
+{
+	if (has_exact && has_sampled)
+		return PGWT_FIDELITY_MIXED;
+	if (has_exact)
+		return PGWT_FIDELITY_EXACT;
+	if (has_sampled)
+		return PGWT_FIDELITY_SAMPLED;
+	return PGWT_FIDELITY_NONE;
+}
+
+/* Bucket 0 is <1 us; bucket k (1..14) is [2^(k-1), 2^k) us; 15 is >=16 ms. */
+unsigned
+pgwt_hist_us_bucket(uint64_t ns)
+{
+	uint64_t	us = ns / 1000;
+	unsigned	b;
+
+	if (us == 0)
+		return 0;
+	b = (unsigned) (64 - __builtin_clzll(us));	/* us in [2^(b-1), 2^b) */
+	return b < PGWT_HIST_US_BUCKETS - 1 ? b : PGWT_HIST_US_BUCKETS - 1;
+}
+
+/* Bucket 0 is <2^10 ns; bucket k (1..30) is [2^(k+9), 2^(k+10)); 31 is >=2^40. */
+unsigned
+pgwt_hist_ns_bucket(uint64_t ns)
+{
+	unsigned	b;
+
+	if (ns < (1u << 10))
+		return 0;
+	b = (unsigned) (63 - __builtin_clzll(ns)) - 9;
+	return b < PGWT_HIST_NS_BUCKETS ? b : PGWT_HIST_NS_BUCKETS - 1;
+}
+
+/* ---- fixed-size hash tables ------------------------------------------- */
+
+static uint64_t
+agg_hash(uint64_t k1, uint32_t k2)
+{
+	uint64_t	x = k1 ^ ((uint64_t) k2 * 0x9E3779B97F4A7C15ull);
+
+	x ^= x >> 30;
+	x *= 0xBF58476D1CE4E5B9ull;
+	x ^= x >> 27;
+	x *= 0x94D049BB133111EBull;
+	x ^= x >> 31;
+	return x;
+}
+
+static bool
+agg_init(agg_table *t, unsigned cap, size_t vsize)
+{
+	unsigned	slots = 16;
+
+	memset(t, 0, sizeof(*t));
+	while (slots < cap * 2u)
+		slots *= 2;
+	t->cap = cap;
+	t->mask = slots - 1;
+	t->vsize = vsize;
+	t->stride = (sizeof(agg_slot) + vsize + 7) & ~(size_t) 7;
+	t->slots = calloc(slots, t->stride);
+	t->order = calloc(cap, sizeof(*t->order));
+	t->other = calloc(1, vsize);
+	return t->slots && t->order && t->other;
+}
+
+static void
+agg_free(agg_table *t)
+{
+	free(t->slots);
+	free(t->order);
+	free(t->other);
+	memset(t, 0, sizeof(*t));
+}
+
+static void
+agg_clear(agg_table *t)
+{
+	for (unsigned i = 0; i < t->n; i++)
+		memset(agg_slot_at(t, t->order[i]), 0, t->stride);
+	t->n = 0;
+	memset(t->other, 0, t->vsize);
+	t->other_keys_records = 0;
+}
+
+int
+pgwt_agg_find(const agg_table *t, uint64_t k1, uint32_t k2)
+{
+	unsigned	s = (unsigned) agg_hash(k1, k2) & t->mask;
+	agg_slot   *sl;
+
+	while ((sl = agg_slot_at(t, s))->used)
+	{
+		if (sl->k1 == k1 && sl->k2 == k2)
+			return (int) s;
+		s = (s + 1) & t->mask;
+	}
+	return -1;
+}
+
+/* The value of a key, inserted zeroed if new, or the "other" value. */
+static void *
+agg_get(agg_table *t, uint64_t k1, uint32_t k2)
+{
+	unsigned	s = (unsigned) agg_hash(k1, k2) & t->mask;
+	agg_slot   *sl;
+
+	while ((sl = agg_slot_at(t, s))->used)
+	{
+		if (sl->k1 == k1 && sl->k2 == k2)
+			return (unsigned char *) sl + sizeof(agg_slot);
+		s = (s + 1) & t->mask;
+	}
+	if (t->n >= t->cap)
+	{
+		t->other_keys_records++;
+		return t->other;
+	}
+	sl->used = 1;
+	sl->k1 = k1;
+	sl->k2 = k2;
+	t->order[t->n++] = s;
+	return (unsigned char *) sl + sizeof(agg_slot);
+}
+
+/* ---- creation ------------------------------------------------------------ */
+
+static unsigned
+engine_cap(unsigned v, unsigned def)
+{
+	return v == 0 ? def : v;
+}
+
+pgwt_engine *
+pgwt_engine_create(const pgwt_engine_config *cfg, const pgwt_window_spec *windows,
+				   int nwindows, const char **err)
+{
+	pgwt_engine *eng;
+	const char *dummy;
+	bool		ok = true;
+
+	if (!err)
+		err = &dummy;
+	if (nwindows < 1 || nwindows > PGWT_MAX_WINDOWS || !windows)
+	{
+		*err = "the number of windows must be 1..8";
+		return NULL;
+	}
+	for (int w = 0; w < nwindows; w++)
+		if (windows[w].from_ns >= windows[w].to_ns)
+		{
+			*err = "a window must end after it starts";
+			return NULL;
+		}
+	eng = calloc(1, sizeof(*eng));
+	if (!eng)
+	{
+		*err = "out of memory";
+		return NULL;
+	}
+	if (cfg)
+		eng->cfg = *cfg;
+	eng->cfg.max_events = engine_cap(eng->cfg.max_events, ENGINE_DEF_EVENTS);
+	eng->cfg.max_sessions = engine_cap(eng->cfg.max_sessions, ENGINE_DEF_SESSIONS);
+	eng->cfg.max_session_events = engine_cap(eng->cfg.max_session_events, ENGINE_DEF_SESSION_EVENTS);
+	eng->cfg.max_query_events = engine_cap(eng->cfg.max_query_events, ENGINE_DEF_QUERY_EVENTS);
+	eng->cfg.max_backends = engine_cap(eng->cfg.max_backends, ENGINE_DEF_BACKENDS);
+	eng->cfg.max_exact_spans = engine_cap(eng->cfg.max_exact_spans, ENGINE_DEF_SPANS);
+	eng->cfg.max_pending_samples = engine_cap(eng->cfg.max_pending_samples, ENGINE_DEF_PENDING);
+	if (eng->cfg.sample_reorder_ns == 0)
+		eng->cfg.sample_reorder_ns = ENGINE_DEF_REORDER_NS;
+	if (eng->cfg.max_events > ENGINE_MAX_CAP || eng->cfg.max_sessions > ENGINE_MAX_CAP ||
+		eng->cfg.max_session_events > ENGINE_MAX_CAP || eng->cfg.max_query_events > ENGINE_MAX_CAP ||
+		eng->cfg.max_backends > ENGINE_MAX_CAP || eng->cfg.max_exact_spans > ENGINE_MAX_CAP ||
+		eng->cfg.max_pending_samples > ENGINE_MAX_CAP)
+	{
+		free(eng);
+		*err = "a table cap is too large";
+		return NULL;
+	}
+	eng->nwindows = nwindows;
+	for (int w = 0; w < nwindows; w++)
+	{
+		window_agg *wa = &eng->win[w];
+
+		wa->spec = windows[w];
+		wa->spec.label[sizeof(wa->spec.label) - 1] = '\0';
+		wa->data_first_ns = UINT64_MAX;
+		ok = ok && agg_init(&wa->events, eng->cfg.max_events, sizeof(pgwt_event_stat));
+		ok = ok && agg_init(&wa->sessions, eng->cfg.max_sessions, sizeof(pgwt_session_stat));
+		ok = ok && agg_init(&wa->session_events, eng->cfg.max_session_events, sizeof(pgwt_stat));
+		ok = ok && agg_init(&wa->query_events, eng->cfg.max_query_events, sizeof(pgwt_stat));
+	}
+	ok = ok && agg_init(&eng->backends, eng->cfg.max_backends, sizeof(pgwt_backend_info));
+	eng->span_from = calloc(eng->cfg.max_exact_spans, sizeof(uint64_t));
+	eng->span_to = calloc(eng->cfg.max_exact_spans, sizeof(uint64_t));
+	eng->pending = calloc(eng->cfg.max_pending_samples, sizeof(pgwt_record));
+	if (!ok || !eng->span_from || !eng->span_to || !eng->pending)
+	{
+		pgwt_engine_free(eng);
+		*err = "out of memory";
+		return NULL;
+	}
+	return eng;
+}
+
+void
+pgwt_engine_free(pgwt_engine *eng)
+{
+	if (!eng)
+		return;
+	for (int w = 0; w < PGWT_MAX_WINDOWS; w++)
+	{
+		agg_free(&eng->win[w].events);
+		agg_free(&eng->win[w].sessions);
+		agg_free(&eng->win[w].session_events);
+		agg_free(&eng->win[w].query_events);
+	}
+	agg_free(&eng->backends);
+	free(eng->span_from);
+	free(eng->span_to);
+	free(eng->pending);
+	free(eng);
+}
+
+void
+pgwt_engine_reset(pgwt_engine *eng)
+{
+	for (int w = 0; w < eng->nwindows; w++)
+	{
+		window_agg *wa = &eng->win[w];
+
+		agg_clear(&wa->events);
+		agg_clear(&wa->sessions);
+		agg_clear(&wa->session_events);
+		agg_clear(&wa->query_events);
+		wa->exact_records = wa->sample_records = 0;
+		wa->data_first_ns = UINT64_MAX;
+		wa->data_last_ns = 0;
+		memset(wa->classes, 0, sizeof(wa->classes));
+		memset(&wa->db, 0, sizeof(wa->db));
+		memset(&wa->idle, 0, sizeof(wa->idle));
+		memset(wa->cache, 0, sizeof(wa->cache));
+	}
+	eng->nspans = 0;
+	eng->span_open = false;
+	eng->pending_head = eng->pending_n = 0;
+	eng->max_ts_seen = 0;
+	{
+		uint64_t	dropped = eng->counters.backends_dropped;
+
+		memset(&eng->counters, 0, sizeof(eng->counters));
+		eng->counters.backends_dropped = dropped;
+	}
+}
+
+/* ---- metadata -------------------------------------------------------------- */
+
+bool
+pgwt_engine_set_backend(pgwt_engine *eng, const pgwt_backend_info *info)
+{
+	pgwt_backend_info *b = agg_get(&eng->backends, info->pid, 0);
+
+	if (b == (pgwt_backend_info *) eng->backends.other)
+	{
+		eng->counters.backends_dropped++;
+		return false;
+	}
+	*b = *info;
+	b->type[PGWT_BACKEND_STR - 1] = b->user[PGWT_BACKEND_STR - 1] = '\0';
+	b->database[PGWT_BACKEND_STR - 1] = b->application[PGWT_BACKEND_STR - 1] = '\0';
+	b->client_addr[PGWT_BACKEND_STR - 1] = '\0';
+	return true;
+}
+
+const pgwt_backend_info *
+pgwt_engine_backend(const pgwt_engine *eng, uint32_t pid)
+{
+	int			s = pgwt_agg_find(&eng->backends, pid, 0);
+
+	return s < 0 ? NULL : agg_value(&eng->backends, (unsigned) s);
+}
+
+const pgwt_engine_counters *
+pgwt_engine_counters_get(const pgwt_engine *eng)
+{
+	return &eng->counters;
+}
+
+int
+pgwt_engine_nwindows(const pgwt_engine *eng)
+{
+	return eng->nwindows;
+}
+
+const pgwt_window_spec *
+pgwt_engine_window(const pgwt_engine *eng, int w)
+{
+	return (w >= 0 && w < eng->nwindows) ? &eng->win[w].spec : NULL;
+}
+
+/* ---- exact spans ----------------------------------------------------------- */
+
+void
+pgwt_engine_add_exact_span(pgwt_engine *eng, uint64_t from_ns, uint64_t to_ns)
+{
+	unsigned	pos;
+
+	if (from_ns >= to_ns)
+		return;
+	if (eng->nspans == eng->cfg.max_exact_spans)
+	{
+		/* forget the oldest: its samples are most likely already read */
+		memmove(eng->span_from, eng->span_from + 1, (eng->nspans - 1) * sizeof(uint64_t));
+		memmove(eng->span_to, eng->span_to + 1, (eng->nspans - 1) * sizeof(uint64_t));
+		eng->nspans--;
+		eng->counters.spans_forgotten++;
+	}
+	pos = eng->nspans;
+	while (pos > 0 && eng->span_from[pos - 1] > from_ns)
+		pos--;
+	memmove(eng->span_from + pos + 1, eng->span_from + pos, (eng->nspans - pos) * sizeof(uint64_t));
+	memmove(eng->span_to + pos + 1, eng->span_to + pos, (eng->nspans - pos) * sizeof(uint64_t));
+	eng->span_from[pos] = from_ns;
+	eng->span_to[pos] = to_ns;
+	eng->nspans++;
+}
+
+static bool
+engine_in_exact_span(const pgwt_engine *eng, uint64_t ts)
+{
+	unsigned	lo = 0,
+				hi = eng->nspans;
+
+	if (eng->span_open && ts >= eng->span_open_from)
+		return true;
+	/* the spans starting at or before ts: [0, lo) */
+	while (lo < hi)
+	{
+		unsigned	mid = lo + (hi - lo) / 2;
+
+		if (eng->span_from[mid] <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* spans rarely overlap: a few steps back cover the nested ones */
+	for (unsigned steps = 0; lo > 0 && steps < 8; steps++)
+	{
+		lo--;
+		if (ts < eng->span_to[lo])
+			return true;
+	}
+	return false;
+}
+
+/* ---- billing ----------------------------------------------------------------- */
+
+static inline void
+stat_exact(pgwt_stat *st, uint64_t ns, bool counted, uint64_t full_ns)
+{
+	st->exact_ns += ns;
+	if (counted)
+	{
+		st->waits++;
+		st->completed_ns += full_ns;
+		if (full_ns > st->max_ns)
+			st->max_ns = full_ns;
+	}
+}
+
+static inline void
+stat_sampled(pgwt_stat *st, uint64_t ns)
+{
+	st->sampled_ns += ns;
+	st->samples++;
+}
+
+static void
+window_cover(window_agg *wa, uint64_t from, uint64_t to)
+{
+	if (from < wa->data_first_ns)
+		wa->data_first_ns = from;
+	if (to > wa->data_last_ns)
+		wa->data_last_ns = to;
+}
+
+/* The table entries of one (pid, event, query) in a window. */
+static const key_cache *
+window_keys(window_agg *wa, uint32_t pid, uint32_t ev, uint64_t query_id)
+{
+	uint32_t	h = pid * 0x9E3779B1u ^ ev * 0x85EBCA77u ^
+		(uint32_t) query_id * 0xC2B2AE3Du ^ (uint32_t) (query_id >> 32) * 0x27D4EB2Fu;
+	key_cache  *c = &wa->cache[(h ^ (h >> 15)) & (ENGINE_KEY_CACHE - 1)];
+
+	if (c->valid && c->pid == pid && c->event == ev && c->query_id == query_id)
+		return c;
+	c->pid = pid;
+	c->event = ev;
+	c->query_id = query_id;
+	c->event_stat = agg_get(&wa->events, ev, 0);
+	c->session = agg_get(&wa->sessions, pid, 0);
+	c->session_event = agg_get(&wa->session_events, pid, ev);
+	c->query_event = agg_get(&wa->query_events, query_id, ev);
+	c->valid = (void *) c->event_stat != (void *) wa->events.other &&
+		(void *) c->session != (void *) wa->sessions.other &&
+		(void *) c->session_event != (void *) wa->session_events.other &&
+		(void *) c->query_event != (void *) wa->query_events.other;
+	return c;
+}
+
+/* Bill ns of event ev (a wait that ended here if counted) to one window. */
+static void
+window_bill_exact(window_agg *wa, const pgwt_record *r, uint32_t ev, uint64_t ns,
+				  bool counted, uint64_t full_ns)
+{
+	bool		idle = pgwt_event_is_idle(ev);
+	const key_cache *k = window_keys(wa, r->pid, ev, r->query_id);
+	pgwt_event_stat *es = k->event_stat;
+	pgwt_session_stat *ss = k->session;
+
+	if (idle)
+		stat_exact(&wa->idle, ns, counted, full_ns);
+	else
+	{
+		stat_exact(&wa->classes[pgwt_event_class(ev)], ns, counted, full_ns);
+		stat_exact(&wa->db, ns, counted, full_ns);
+	}
+
+	stat_exact(&es->st, ns, counted, full_ns);
+	if (counted)
+	{
+		es->hist_us[pgwt_hist_us_bucket(full_ns)]++;
+		es->hist_ns[pgwt_hist_ns_bucket(full_ns)]++;
+	}
+
+	if (idle)
+		stat_exact(&ss->idle, ns, counted, full_ns);
+	else
+	{
+		stat_exact(&ss->db, ns, counted, full_ns);
+		if (ev == PGWT_EVENT_NONE)
+			stat_exact(&ss->cpu, ns, counted, full_ns);
+	}
+	if (counted && r->new_event == PGWT_EVENT_EXIT)
+		ss->exited = true;
+
+	stat_exact(k->session_event, ns, counted, full_ns);
+	stat_exact(k->query_event, ns, counted, full_ns);
+	wa->exact_records++;
+}
+
+static void
+window_bill_sample(window_agg *wa, const pgwt_record *r)
+{
+	uint32_t	ev = r->new_event;
+	uint64_t	ns = r->weight_ns;
+	bool		idle = pgwt_event_is_idle(ev);
+	const key_cache *k = window_keys(wa, r->pid, ev, r->query_id);
+	pgwt_session_stat *ss = k->session;
+
+	if (idle)
+		stat_sampled(&wa->idle, ns);
+	else
+	{
+		stat_sampled(&wa->classes[pgwt_event_class(ev)], ns);
+		stat_sampled(&wa->db, ns);
+	}
+	stat_sampled(&k->event_stat->st, ns);
+	if (idle)
+		stat_sampled(&ss->idle, ns);
+	else
+	{
+		stat_sampled(&ss->db, ns);
+		if (ev == PGWT_EVENT_NONE)
+			stat_sampled(&ss->cpu, ns);
+	}
+	stat_sampled(k->session_event, ns);
+	stat_sampled(k->query_event, ns);
+	wa->sample_records++;
+	window_cover(wa, r->ts_ns > ns ? r->ts_ns - ns : 0, r->ts_ns);
+}
+
+static void
+engine_add_transition(pgwt_engine *eng, const pgwt_record *r)
+{
+	uint32_t	ev = r->old_event;
+	uint64_t	end = r->ts_ns;
+	uint64_t	start = r->duration_ns > end ? 0 : end - r->duration_ns;
+
+	eng->counters.transitions++;
+	if (PGWT_IS_MARKER(r->new_event))
+	{
+		eng->counters.markers++;
+		if (r->new_event == PGWT_MARKER_ESC_START && !eng->span_open)
+		{
+			eng->span_open = true;
+			eng->span_open_from = r->ts_ns;
+		}
+		else if (r->new_event == PGWT_MARKER_ESC_END && eng->span_open)
+		{
+			eng->span_open = false;
+			pgwt_engine_add_exact_span(eng, eng->span_open_from, r->ts_ns);
+		}
+		return;
+	}
+	/* A backend's first sighting has no previous state to bill. */
+	if (ev == PGWT_EVENT_EXIT || PGWT_IS_MARKER(ev))
+		return;
+
+	for (int w = 0; w < eng->nwindows; w++)
+	{
+		window_agg *wa = &eng->win[w];
+		uint64_t	from = wa->spec.from_ns,
+					to = wa->spec.to_ns;
+		bool		counted = end >= from && end < to;
+		uint64_t	lo = start > from ? start : from;
+		uint64_t	hi = end < to ? end : to;
+		uint64_t	ns = hi > lo ? hi - lo : 0;
+
+		if (!counted && ns == 0)
+			continue;
+		window_bill_exact(wa, r, ev, ns, counted, r->duration_ns);
+		if (ns > 0)
+			window_cover(wa, lo, hi);
+	}
+}
+
+/* Bill one sample now: unless an exact span covers it. */
+static void
+engine_commit_sample(pgwt_engine *eng, const pgwt_record *r)
+{
+	if (engine_in_exact_span(eng, r->ts_ns))
+	{
+		eng->counters.superseded_samples++;
+		return;
+	}
+	for (int w = 0; w < eng->nwindows; w++)
+	{
+		window_agg *wa = &eng->win[w];
+
+		if (r->ts_ns >= wa->spec.from_ns && r->ts_ns < wa->spec.to_ns)
+			window_bill_sample(wa, r);
+	}
+}
+
+static void
+engine_commit_oldest(pgwt_engine *eng)
+{
+	const pgwt_record *r = &eng->pending[eng->pending_head];
+
+	eng->pending_head = (eng->pending_head + 1) % eng->cfg.max_pending_samples;
+	eng->pending_n--;
+	engine_commit_sample(eng, r);
+}
+
+/* Commit the queued samples the stream has moved far enough past. */
+static void
+engine_drain(pgwt_engine *eng)
+{
+	while (eng->pending_n > 0)
+	{
+		uint64_t	ts = eng->pending[eng->pending_head].ts_ns;
+
+		if (eng->max_ts_seen < eng->cfg.sample_reorder_ns ||
+			ts > eng->max_ts_seen - eng->cfg.sample_reorder_ns)
+			break;
+		engine_commit_oldest(eng);
+	}
+}
+
+static void
+engine_add_sample(pgwt_engine *eng, const pgwt_record *r)
+{
+	eng->counters.samples++;
+	if (r->new_event == PGWT_EVENT_EXIT || PGWT_IS_MARKER(r->new_event) || r->weight_ns == 0)
+	{
+		eng->counters.bad_records++;
+		return;
+	}
+	if (eng->pending_n == eng->cfg.max_pending_samples)
+	{
+		eng->counters.samples_forced++;
+		engine_commit_oldest(eng);
+	}
+	eng->pending[(eng->pending_head + eng->pending_n) % eng->cfg.max_pending_samples] = *r;
+	eng->pending_n++;
+}
+
+void
+pgwt_engine_add(pgwt_engine *eng, const pgwt_record *rec)
+{
+	eng->counters.records++;
+	if (rec->ts_ns > eng->max_ts_seen)
+		eng->max_ts_seen = rec->ts_ns;
+	if (rec->kind == PGWT_REC_TRANSITION)
+		engine_add_transition(eng, rec);
+	else if (rec->kind == PGWT_REC_SAMPLE)
+		engine_add_sample(eng, rec);
+	else
+		eng->counters.bad_records++;
+	if (eng->pending_n)
+		engine_drain(eng);
+}
+
+void
+pgwt_engine_flush(pgwt_engine *eng)
+{
+	while (eng->pending_n > 0)
+		engine_commit_oldest(eng);
+}
+
+size_t
+pgwt_engine_pending(const pgwt_engine *eng)
+{
+	return eng->pending_n;
+}
+
+/* Start loading the slot a key will probe first. */
+static inline void
+agg_prefetch(const agg_table *t, uint64_t k1, uint32_t k2)
+{
+	__builtin_prefetch(agg_slot_at(t, (unsigned) agg_hash(k1, k2) & t->mask), 1);
+}
+
+/*
+ * The big tables ((query, event), (pid, event)) miss the cache on most
+ * records; prefetching the slots of a record a few places ahead overlaps
+ * those misses with the work on the current one.
+ */
+#define ENGINE_PREFETCH_AHEAD 8
+
+void
+pgwt_engine_add_many(pgwt_engine *eng, const pgwt_record *recs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+	{
+		if (i + ENGINE_PREFETCH_AHEAD < n)
+		{
+			const pgwt_record *a = &recs[i + ENGINE_PREFETCH_AHEAD];
+			uint32_t	ev = a->kind == PGWT_REC_SAMPLE ? a->new_event : a->old_event;
+
+			for (int w = 0; w < eng->nwindows; w++)
+			{
+				agg_prefetch(&eng->win[w].query_events, a->query_id, ev);
+				agg_prefetch(&eng->win[w].session_events, a->pid, ev);
+			}
+		}
+		pgwt_engine_add(eng, &recs[i]);
+	}
+}

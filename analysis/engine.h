@@ -1,0 +1,172 @@
+/*
+ * engine.h
+ *		The analysis engine: streaming aggregation of pgwt_record streams
+ *		into per-window tables, from which the views (views.h) are read.
+ *
+ * Feed records in any order with pgwt_engine_add(); each configured window
+ * [from, to) (CLOCK_MONOTONIC ns) keeps its own bounded tables, so several
+ * windows (last 5 s / 1 m / 5 m) are computed in one pass. Memory is fixed
+ * at creation by the caps in pgwt_engine_config and does not grow with the
+ * trace: keys past a cap are folded into the table's "other" row and
+ * counted.
+ *
+ * Time accounting:
+ *	- a TRANSITION at ts with duration d says the backend spent [ts-d, ts) in
+ *	  old_event; the part inside a window is billed to it. A wait counts
+ *	  (waits, avg, max, histogram) in the window where it ends.
+ *	- a SAMPLE at ts stands for weight_ns of new_event; it is billed whole to
+ *	  the window holding ts. Its number of waits is unknown.
+ *	- event 0 is CPU* (active, no wait event); the Activity class and
+ *	  Client:ClientRead are idle, kept apart from DB time. A backend that
+ *	  exited (new_event PGWT_EVENT_EXIT) adds nothing afterwards.
+ *	- markers carry no time. ESC_START/ESC_END markers bound the spans where
+ *	  the exact tier ran; samples inside them are superseded by the exact
+ *	  transitions and dropped (counted), so time is never billed twice. The
+ *	  caller can also declare such spans up front (pgwt_engine_add_exact_span)
+ *	  when it knows them before the records, e.g. from a file index.
+ *	- trace files interleave sample blocks and transition blocks, so a
+ *	  sample may arrive before the ESC_START marker that supersedes it.
+ *	  Samples therefore wait in a bounded queue until the stream has moved
+ *	  sample_reorder_ns past them (or the queue is full: counted as
+ *	  samples_forced). Call pgwt_engine_flush() after the last record and
+ *	  before reading views: views see committed samples only.
+ *
+ * Not thread-safe: one engine per thread. No I/O, no global state, no
+ * exit(): linkable into the server.
+ */
+#ifndef PGWT_ANALYSIS_ENGINE_H
+#define PGWT_ANALYSIS_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tracefmt/record.h"
+
+#define PGWT_MAX_WINDOWS		8
+#define PGWT_HIST_US_BUCKETS	16	/* <1us, [1,2)us .. [8,16)ms, >=16ms */
+#define PGWT_HIST_NS_BUCKETS	32	/* <2^10 ns, [2^10,2^11) .. [2^39,2^40), >=2^40 ns */
+#define PGWT_BACKEND_STR		64	/* metadata strings are cut to this (with NUL) */
+
+typedef enum pgwt_fidelity
+{
+	PGWT_FIDELITY_NONE = 0,		/* no data */
+	PGWT_FIDELITY_EXACT,
+	PGWT_FIDELITY_SAMPLED,
+	PGWT_FIDELITY_MIXED
+} pgwt_fidelity;
+
+const char *pgwt_fidelity_name(pgwt_fidelity f);
+pgwt_fidelity pgwt_fidelity_of(bool has_exact, bool has_sampled);
+
+/* Caps; 0 takes the default. */
+typedef struct pgwt_engine_config
+{
+	unsigned	max_events;			/* distinct events per window (1024) */
+	unsigned	max_sessions;		/* distinct pids per window (4096) */
+	unsigned	max_session_events; /* (pid, event) pairs per window (32768) */
+	unsigned	max_query_events;	/* (query, event) pairs per window (65536) */
+	unsigned	max_backends;		/* metadata entries (8192) */
+	unsigned	max_exact_spans;	/* remembered escalation spans (1024) */
+	unsigned	max_pending_samples;	/* sample reorder queue (65536) */
+	uint64_t	sample_reorder_ns;	/* how far a sample may precede its
+									 * ESC_START (11 s: a block spans <= 10 s) */
+} pgwt_engine_config;
+
+typedef struct pgwt_window_spec
+{
+	uint64_t	from_ns;			/* inclusive */
+	uint64_t	to_ns;				/* exclusive; UINT64_MAX = open */
+	char		label[64];			/* e.g. "last 5s" */
+} pgwt_window_spec;
+
+/* What the caller knows about a backend (pid); strings may be empty. */
+typedef struct pgwt_backend_info
+{
+	uint32_t	pid;
+	uint32_t	leader_pid;			/* parallel group leader, 0 = none */
+	char		type[PGWT_BACKEND_STR];	/* "client backend", "checkpointer" */
+	char		user[PGWT_BACKEND_STR];
+	char		database[PGWT_BACKEND_STR];
+	char		application[PGWT_BACKEND_STR];
+	char		client_addr[PGWT_BACKEND_STR];
+} pgwt_backend_info;
+
+/* Accumulated time of one key (event, pid x event, query x event). */
+typedef struct pgwt_stat
+{
+	uint64_t	waits;				/* exact waits that ended in the window */
+	uint64_t	exact_ns;			/* exact time inside the window */
+	uint64_t	completed_ns;		/* full length of the waits counted */
+	uint64_t	max_ns;				/* longest wait counted */
+	uint64_t	sampled_ns;			/* sum of sample weights */
+	uint64_t	samples;
+} pgwt_stat;
+
+typedef struct pgwt_event_stat
+{
+	pgwt_stat	st;
+	uint64_t	hist_us[PGWT_HIST_US_BUCKETS];
+	uint64_t	hist_ns[PGWT_HIST_NS_BUCKETS];
+} pgwt_event_stat;
+
+typedef struct pgwt_session_stat
+{
+	pgwt_stat	db;					/* non-idle time (CPU* + waits) */
+	pgwt_stat	cpu;				/* event 0 */
+	pgwt_stat	idle;				/* Activity + Client:ClientRead */
+	bool		exited;				/* seen leaving within the window */
+} pgwt_session_stat;
+
+typedef struct pgwt_engine pgwt_engine;
+
+/* Records kept out of the aggregates, by reason. */
+typedef struct pgwt_engine_counters
+{
+	uint64_t	records;			/* everything passed to pgwt_engine_add */
+	uint64_t	transitions;
+	uint64_t	samples;
+	uint64_t	markers;
+	uint64_t	superseded_samples; /* inside an exact span */
+	uint64_t	samples_forced;		/* committed early: the queue was full */
+	uint64_t	bad_records;		/* unknown kind, zero-weight sample... */
+	uint64_t	spans_forgotten;	/* exact spans past max_exact_spans */
+	uint64_t	backends_dropped;	/* metadata past max_backends */
+} pgwt_engine_counters;
+
+/*
+ * Create an engine over nwindows windows (1..PGWT_MAX_WINDOWS). Returns
+ * NULL on bad arguments or out of memory; *err (if given) says which.
+ */
+pgwt_engine *pgwt_engine_create(const pgwt_engine_config *cfg,
+								const pgwt_window_spec *windows, int nwindows,
+								const char **err);
+void		pgwt_engine_free(pgwt_engine *eng);
+
+/* Forget all aggregates and spans (windows and metadata are kept). */
+void		pgwt_engine_reset(pgwt_engine *eng);
+
+void		pgwt_engine_add(pgwt_engine *eng, const pgwt_record *rec);
+void		pgwt_engine_add_many(pgwt_engine *eng, const pgwt_record *recs, size_t n);
+
+/* Commit every queued sample (end of input, or before reading views). */
+void		pgwt_engine_flush(pgwt_engine *eng);
+/* Samples still queued. */
+size_t		pgwt_engine_pending(const pgwt_engine *eng);
+
+/* A span [from, to) where exact transitions cover every backend. */
+void		pgwt_engine_add_exact_span(pgwt_engine *eng, uint64_t from_ns, uint64_t to_ns);
+
+/* Remember (or replace) metadata of a pid. false when the table is full. */
+bool		pgwt_engine_set_backend(pgwt_engine *eng, const pgwt_backend_info *info);
+const pgwt_backend_info *pgwt_engine_backend(const pgwt_engine *eng, uint32_t pid);
+
+const pgwt_engine_counters *pgwt_engine_counters_get(const pgwt_engine *eng);
+int			pgwt_engine_nwindows(const pgwt_engine *eng);
+const pgwt_window_spec *pgwt_engine_window(const pgwt_engine *eng, int w);
+
+/* Histogram bucket of a duration. */
+unsigned	pgwt_hist_us_bucket(uint64_t ns);
+unsigned	pgwt_hist_ns_bucket(uint64_t ns);
+
+#endif							/* PGWT_ANALYSIS_ENGINE_H */

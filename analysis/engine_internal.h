@@ -1,0 +1,134 @@
+/*
+ * engine_internal.h
+ *		The engine's tables, shared by engine.c (which fills them) and
+ *		views.c (which reads them). Not for use outside analysis/.
+ */
+#ifndef PGWT_ANALYSIS_ENGINE_INTERNAL_H
+#define PGWT_ANALYSIS_ENGINE_INTERNAL_H
+
+#include "analysis/engine.h"
+#include "analysis/wait_event.h"
+
+/*
+ * A fixed-size open-addressing hash of (k1, k2) -> value. At most cap keys;
+ * slots are twice that, rounded up to a power of two, so probes stay short.
+ * A slot holds its key and value together (one cache line or two per
+ * lookup). Keys arriving when full land in "other". order[] lists used
+ * slots in insertion order for iteration and cheap reset.
+ */
+typedef struct agg_slot
+{
+	uint64_t	k1;
+	uint32_t	k2;
+	uint32_t	used;
+	/* the value follows, vsize bytes */
+} agg_slot;
+
+typedef struct agg_table
+{
+	unsigned	cap;
+	unsigned	mask;
+	unsigned	n;
+	size_t		vsize;
+	size_t		stride;				/* sizeof(agg_slot) + vsize, 8-aligned */
+	unsigned char *slots;
+	unsigned   *order;
+	unsigned char *other;		/* one value */
+	uint64_t	other_keys_records;	/* records folded into other */
+} agg_table;
+
+static inline agg_slot *
+agg_slot_at(const agg_table *t, unsigned slot)
+{
+	return (agg_slot *) (t->slots + (size_t) slot * t->stride);
+}
+
+static inline void *
+agg_value(const agg_table *t, unsigned slot)
+{
+	return (unsigned char *) agg_slot_at(t, slot) + sizeof(agg_slot);
+}
+
+static inline uint64_t
+agg_k1(const agg_table *t, unsigned slot)
+{
+	return agg_slot_at(t, slot)->k1;
+}
+
+static inline uint32_t
+agg_k2(const agg_table *t, unsigned slot)
+{
+	return agg_slot_at(t, slot)->k2;
+}
+
+/* Class totals: index = class byte 0..15, PGWT_CLASS_UNKNOWN = 16. */
+#define ENGINE_NCLASS_SLOTS (PGWT_NCLASSES + 1)
+
+/*
+ * The last table entries billed for a (pid, event, query), direct-mapped:
+ * a backend cycles through few such keys, so most records skip the four
+ * hash lookups. Entries never move (no deletion, no rehash) until a reset,
+ * which clears the cache. Keys folded into "other" are not cached, so the
+ * overflow counters stay per record.
+ */
+#define ENGINE_KEY_CACHE 1024
+
+typedef struct key_cache
+{
+	uint64_t	query_id;
+	uint32_t	pid;
+	uint32_t	event;
+	bool		valid;
+	pgwt_event_stat *event_stat;
+	pgwt_session_stat *session;
+	pgwt_stat  *session_event;
+	pgwt_stat  *query_event;
+} key_cache;
+
+typedef struct window_agg
+{
+	pgwt_window_spec spec;
+	uint64_t	exact_records;		/* transitions that billed time here */
+	uint64_t	sample_records;		/* samples billed here */
+	uint64_t	data_first_ns;		/* earliest billed instant (UINT64_MAX = none) */
+	uint64_t	data_last_ns;		/* latest billed instant */
+	pgwt_stat	classes[ENGINE_NCLASS_SLOTS];	/* non-idle time only */
+	pgwt_stat	db;					/* DB time: CPU* + non-idle waits */
+	pgwt_stat	idle;
+	agg_table	events;				/* (event, 0) -> pgwt_event_stat */
+	agg_table	sessions;			/* (pid, 0) -> pgwt_session_stat */
+	agg_table	session_events;		/* (pid, event) -> pgwt_stat */
+	agg_table	query_events;		/* (query_id, event) -> pgwt_stat */
+	key_cache	cache[ENGINE_KEY_CACHE];
+} window_agg;
+
+struct pgwt_engine
+{
+	pgwt_engine_config cfg;
+	int			nwindows;
+	window_agg	win[PGWT_MAX_WINDOWS];
+	pgwt_engine_counters counters;
+	/* Exact spans, sorted by start; plus the one open now, if any. */
+	uint64_t   *span_from;
+	uint64_t   *span_to;
+	unsigned	nspans;
+	bool		span_open;
+	uint64_t	span_open_from;
+	agg_table	backends;			/* (pid, 0) -> pgwt_backend_info */
+	/* Samples waiting for their reorder delay: a ring in arrival order. */
+	pgwt_record *pending;
+	unsigned	pending_head;
+	unsigned	pending_n;
+	uint64_t	max_ts_seen;		/* latest timestamp of any record */
+};
+
+/* Lookup without inserting: slot or -1. */
+int			pgwt_agg_find(const agg_table *t, uint64_t k1, uint32_t k2);
+
+static inline const window_agg *
+engine_window(const pgwt_engine *eng, int w)
+{
+	return (w >= 0 && w < eng->nwindows) ? &eng->win[w] : NULL;
+}
+
+#endif							/* PGWT_ANALYSIS_ENGINE_INTERNAL_H */

@@ -1,0 +1,81 @@
+/*
+ * render.h
+ *		Front-end formatting of the views: text tables, JSON, CSV.
+ *
+ * Kept apart from the engine and the views: it only turns their results
+ * into characters, appended to a caller-owned growable buffer (no I/O, so
+ * the extension or a socket server can use it as well as the CLIs).
+ *
+ * JSON is one object per rendered view ("JSON lines"); unknown numbers
+ * (waits of sampled data, max without exact waits, % of DB time of idle
+ * events) are null, never 0. CSV is a header line then one line per row,
+ * with the window label in the first column; unknowns are empty fields.
+ */
+#ifndef PGWT_ANALYSIS_RENDER_H
+#define PGWT_ANALYSIS_RENDER_H
+
+#include <stdarg.h>
+
+#include "analysis/views.h"
+
+typedef enum pgwt_out_format
+{
+	PGWT_OUT_TEXT = 0,
+	PGWT_OUT_JSON,
+	PGWT_OUT_CSV
+} pgwt_out_format;
+
+bool		pgwt_out_format_parse(const char *text, pgwt_out_format *out);
+
+typedef struct pgwt_buf
+{
+	char	   *data;				/* NUL-terminated when len > 0 */
+	size_t		len;
+	size_t		cap;
+	bool		oom;				/* an append failed: output is incomplete */
+} pgwt_buf;
+
+void		pgwt_buf_printf(pgwt_buf *b, const char *fmt, ...)
+			__attribute__((format(printf, 2, 3)));
+void		pgwt_buf_free(pgwt_buf *b);
+
+typedef struct pgwt_render_opts
+{
+	pgwt_out_format format;
+	const pgwt_names *names;
+	bool		csv_header;			/* CSV: print the header line */
+	/* query_event: the text of a query id, or NULL (may be unset) */
+	const char *(*query_text) (uint64_t query_id, void *arg);
+	void	   *query_text_arg;
+} pgwt_render_opts;
+
+void		pgwt_render_time_model(pgwt_buf *b, const pgwt_render_opts *o,
+								   const pgwt_time_model *tm, pgwt_view_status st);
+/*
+ * Several windows of one pass side by side (text only; JSON and CSV give
+ * one object / row set per window through pgwt_render_time_model). ev[w]
+ * are window w's system_event rows, for the values of events that made the
+ * top list in another window only.
+ */
+void		pgwt_render_time_model_columns(pgwt_buf *b, const pgwt_render_opts *o,
+										   const pgwt_time_model *tm,
+										   const pgwt_event_rows *ev, int n);
+void		pgwt_render_system_event(pgwt_buf *b, const pgwt_render_opts *o,
+									 const pgwt_window_summary *sum,
+									 const pgwt_event_rows *rows, pgwt_view_status st);
+void		pgwt_render_session_event(pgwt_buf *b, const pgwt_render_opts *o,
+									  const pgwt_window_summary *sum,
+									  const pgwt_session_rows *rows, pgwt_view_status st);
+/* One backend's events; pid is shown in the title. */
+void		pgwt_render_session_detail(pgwt_buf *b, const pgwt_render_opts *o,
+									   const pgwt_window_summary *sum, uint32_t pid,
+									   const pgwt_event_rows *rows, pgwt_view_status st);
+/* fine: the 32 power-of-two ns buckets instead of the 16 us buckets */
+void		pgwt_render_histogram(pgwt_buf *b, const pgwt_render_opts *o,
+								  const pgwt_window_summary *sum,
+								  const pgwt_histogram *h, bool fine, pgwt_view_status st);
+void		pgwt_render_query_event(pgwt_buf *b, const pgwt_render_opts *o,
+									const pgwt_window_summary *sum,
+									const pgwt_event_rows *rows, pgwt_view_status st);
+
+#endif							/* PGWT_ANALYSIS_RENDER_H */

@@ -1,0 +1,110 @@
+/*
+ * wait_event.h
+ *		Wait event ids -> (class, name), and names -> ids.
+ *
+ * A wait event id is PostgreSQL's wait_event_info: the class in the high
+ * byte, the event (or LWLock tranche, or lock tag type) in the low bits.
+ * Names come from a table generated at build time from one server
+ * version's headers (names/gen_wait_event_names.pl), optionally overridden
+ * at run time by a table the caller loads (a trace side file, the server's
+ * pg_wait_events). An id no table knows prints as "Class:0xNN", never as a
+ * guessed name.
+ *
+ * A pgwt_names is owned by its caller; nothing here has global mutable
+ * state, so one may be used per thread or per backend.
+ */
+#ifndef PGWT_ANALYSIS_WAIT_EVENT_H
+#define PGWT_ANALYSIS_WAIT_EVENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Class bytes (wait_event_info >> 24), the same in PG13..PG18. */
+#define PGWT_CLASS_CPU				0x00	/* id 0: no wait event set */
+#define PGWT_CLASS_LWLOCK			0x01
+#define PGWT_CLASS_LOCK				0x03
+#define PGWT_CLASS_BUFFERPIN		0x04
+#define PGWT_CLASS_ACTIVITY			0x05
+#define PGWT_CLASS_CLIENT			0x06
+#define PGWT_CLASS_EXTENSION		0x07
+#define PGWT_CLASS_IPC				0x08
+#define PGWT_CLASS_TIMEOUT			0x09
+#define PGWT_CLASS_IO				0x0A
+#define PGWT_CLASS_INJECTIONPOINT	0x0B	/* PG17+ */
+#define PGWT_NCLASSES				16		/* class bytes 0x00..0x0F */
+#define PGWT_CLASS_UNKNOWN			PGWT_NCLASSES	/* any byte >= 0x10 */
+
+#define PGWT_EVENT_CLIENT_READ		0x06000000u	/* idle: waiting for a query */
+
+/* Longest name pgwt_event_format() writes, with its terminator. */
+#define PGWT_EVENT_NAME_MAX			96
+
+typedef struct pgwt_event_name
+{
+	uint32_t	id;
+	const char *name;			/* event name without the class */
+} pgwt_event_name;
+
+/* Generated tables, sorted by id. */
+extern const pgwt_event_name pgwt_event_names_pg15[];
+extern const unsigned pgwt_event_names_pg15_count;
+extern const pgwt_event_name pgwt_event_names_pg18[];
+extern const unsigned pgwt_event_names_pg18_count;
+
+typedef struct pgwt_names
+{
+	const pgwt_event_name *builtin;	/* generated table, or NULL */
+	unsigned	nbuiltin;
+	pgwt_event_name *override;	/* runtime table, sorted by id; names owned */
+	unsigned	noverride;
+	unsigned	override_cap;
+} pgwt_names;
+
+/* Class index 0..PGWT_NCLASSES-1 of an id, or PGWT_CLASS_UNKNOWN. */
+static inline unsigned
+pgwt_event_class(uint32_t id)
+{
+	unsigned	c = id >> 24;
+
+	return c < PGWT_NCLASSES ? c : PGWT_CLASS_UNKNOWN;
+}
+
+/* Idle time is not DB time: the Activity class and Client:ClientRead. */
+static inline bool
+pgwt_event_is_idle(uint32_t id)
+{
+	return (id >> 24) == PGWT_CLASS_ACTIVITY || id == PGWT_EVENT_CLIENT_READ;
+}
+
+/* "LWLock", "IO", ...; "CPU*" for class 0; NULL for a byte no server uses. */
+const char *pgwt_class_name(unsigned class_index);
+
+/*
+ * Use the generated table of a server major version (15, 18). Other
+ * versions get no built-in table, since ids move between versions: their
+ * names must come from a runtime table. Returns false in that case.
+ */
+bool		pgwt_names_init(pgwt_names *names, int pg_major);
+void		pgwt_names_free(pgwt_names *names);
+
+/* Add or replace one runtime name (the event part, e.g. "DataFileRead").
+ * Returns false when out of memory or the name is empty/too long. */
+bool		pgwt_names_set(pgwt_names *names, uint32_t id, const char *name);
+
+/* The event part only, or NULL when no table knows the id. */
+const char *pgwt_names_lookup(const pgwt_names *names, uint32_t id);
+
+/* "Class:Name", "CPU*", or "Class:0xNN" for an unnamed id. */
+void		pgwt_event_format(const pgwt_names *names, uint32_t id,
+							  char *buf, size_t buflen);
+
+/*
+ * Parse what a user types for an event: "IO:DataFileRead" (case-insensitive),
+ * "Class:0xNN", "CPU*" / "CPU", or a raw "0x0A000001". Returns false when
+ * the string names nothing.
+ */
+bool		pgwt_event_parse(const pgwt_names *names, const char *text,
+							 uint32_t *id);
+
+#endif							/* PGWT_ANALYSIS_WAIT_EVENT_H */

@@ -1,0 +1,682 @@
+/*
+ * test_engine.c
+ *		Known-truth scripted record streams through the engine and its
+ *		views; every expected number is derived by hand in the comments.
+ */
+#include "analysis/engine.h"
+#include "analysis/views.h"
+#include "analysis/wait_event.h"
+#include "unit.h"
+
+#include <stdlib.h>
+
+#define MS 1000000ull
+#define S  1000000000ull
+
+#define EV_PGSLEEP		0x09000002u
+#define EV_CLIENTREAD	0x06000000u
+#define EV_DATAFILEREAD 0x0A000011u
+#define EV_WALWRITE		0x0A000048u
+#define EV_LOCK_XID		0x03000005u
+#define EV_WALINSERT	0x01000037u
+#define EV_ARCHIVER		0x05000000u
+
+static pgwt_record
+tr(uint32_t pid, uint64_t ts, uint32_t old_ev, uint32_t new_ev, uint64_t dur, uint64_t q)
+{
+	pgwt_record r = {0};
+
+	r.kind = PGWT_REC_TRANSITION;
+	r.pid = pid;
+	r.ts_ns = ts;
+	r.old_event = old_ev;
+	r.new_event = new_ev;
+	r.duration_ns = dur;
+	r.query_id = q;
+	r.cpu_ns = PGWT_CPU_UNKNOWN;
+	return r;
+}
+
+static pgwt_record
+smp(uint32_t pid, uint64_t ts, uint32_t ev, uint64_t weight, uint64_t q)
+{
+	pgwt_record r = {0};
+
+	r.kind = PGWT_REC_SAMPLE;
+	r.pid = pid;
+	r.ts_ns = ts;
+	r.new_event = ev;
+	r.weight_ns = weight;
+	r.query_id = q;
+	return r;
+}
+
+static pgwt_engine *
+one_window(uint64_t from, uint64_t to, const pgwt_engine_config *cfg)
+{
+	pgwt_window_spec w = {from, to, "all"};
+	const char *err = NULL;
+	pgwt_engine *e = pgwt_engine_create(cfg, &w, 1, &err);
+
+	if (!e)
+	{
+		fprintf(stderr, "engine: %s\n", err);
+		abort();
+	}
+	return e;
+}
+
+static const pgwt_event_row *
+find_row(const pgwt_event_rows *rows, uint32_t ev)
+{
+	for (size_t i = 0; i < rows->n; i++)
+		if (!rows->rows[i].other && rows->rows[i].event == ev)
+			return &rows->rows[i];
+	return NULL;
+}
+
+/*
+ * One backend: 10 x (50 ms CPU, then 200 ms PgSleep), then 1 s ClientRead.
+ * DB time = 10*50 + 10*200 = 2500 ms; CPU* 500 ms (20%), Timeout 2000 ms
+ * (80%); idle 1000 ms. Every sleep is 2e8 ns: us bucket 15 (>=16 ms), ns
+ * bucket 18 ([2^27, 2^28)).
+ */
+static void
+feed_sleeps(pgwt_engine *e)
+{
+	uint64_t	t = 1 * S;
+
+	for (int i = 0; i < 10; i++)
+	{
+		t += 50 * MS;
+		{
+			pgwt_record r = tr(100, t, 0, EV_PGSLEEP, 50 * MS, 7);
+
+			pgwt_engine_add(e, &r);
+		}
+		t += 200 * MS;
+		{
+			pgwt_record r = tr(100, t, EV_PGSLEEP, 0, 200 * MS, 7);
+
+			pgwt_engine_add(e, &r);
+		}
+	}
+	t += 1 * S;
+	{
+		pgwt_record r = tr(100, t, EV_CLIENTREAD, 0, 1 * S, 0);
+
+		pgwt_engine_add(e, &r);
+	}
+}
+
+static void
+test_sleep_system_event(void)
+{
+	pgwt_engine *e = one_window(0, 100 * S, NULL);
+	pgwt_event_rows rows;
+	const pgwt_event_row *r;
+	pgwt_names names;
+
+	pgwt_names_init(&names, 15);
+	feed_sleeps(e);
+	EXPECT(pgwt_view_system_event(e, 0, &(pgwt_view_opts) {.names = &names}, &rows) == PGWT_VIEW_OK);
+	EXPECT_U64(rows.n, 3);		/* PgSleep, CPU*, ClientRead */
+	r = find_row(&rows, EV_PGSLEEP);
+	EXPECT(r != NULL);
+	if (r)
+	{
+		EXPECT(r == &rows.rows[0]);		/* largest total first */
+		EXPECT(r->waits_known);
+		EXPECT_U64(r->waits, 10);
+		EXPECT_U64(r->total_ns, 2000 * MS);
+		EXPECT(r->avg_known);
+		EXPECT_U64(r->avg_ns, 200 * MS);
+		EXPECT(r->max_known);
+		EXPECT_U64(r->max_ns, 200 * MS);
+		EXPECT_DBL(r->pct_db, 80.0);
+		EXPECT(r->fidelity == PGWT_FIDELITY_EXACT);
+	}
+	r = find_row(&rows, 0);
+	EXPECT(r && r->waits == 10 && r->total_ns == 500 * MS);
+	if (r)
+		EXPECT_DBL(r->pct_db, 20.0);
+	r = find_row(&rows, EV_CLIENTREAD);
+	EXPECT(r && r->idle && r->pct_db < 0 && r->total_ns == 1 * S);
+	pgwt_event_rows_free(&rows);
+	pgwt_engine_free(e);
+}
+
+static void
+test_sleep_time_model(void)
+{
+	pgwt_engine *e = one_window(0, 100 * S, NULL);
+	pgwt_time_model tm;
+
+	feed_sleeps(e);
+	EXPECT(pgwt_view_time_model(e, 0, &tm) == PGWT_VIEW_OK);
+	EXPECT_U64(tm.sum.db_ns, 2500 * MS);
+	EXPECT_U64(tm.sum.cpu_ns, 500 * MS);
+	EXPECT_U64(tm.sum.wait_ns, 2000 * MS);
+	EXPECT_U64(tm.sum.idle_ns, 1 * S);
+	EXPECT_U64(tm.sum.backends, 1);
+	EXPECT(tm.sum.fidelity == PGWT_FIDELITY_EXACT);
+	EXPECT_U64(tm.nclasses, 2);
+	EXPECT_U64(tm.classes[0].class_index, PGWT_CLASS_CPU);
+	EXPECT_DBL(tm.classes[0].pct_db, 20.0);
+	EXPECT_U64(tm.classes[1].class_index, PGWT_CLASS_TIMEOUT);
+	EXPECT_U64(tm.classes[1].total_ns, 2000 * MS);
+	EXPECT_U64(tm.classes[1].ntop, 1);
+	EXPECT_U64(tm.classes[1].top[0].event, EV_PGSLEEP);
+	/* data covers [1.0 s, 4.5 s): 3.5 s; AAS = 2.5 / 3.5 */
+	EXPECT_U64(tm.sum.data_first_ns, 1 * S);
+	EXPECT_U64(tm.sum.data_last_ns, 4500 * MS);
+	EXPECT_DBL(tm.sum.aas, 2.5 / 3.5);
+	pgwt_engine_free(e);
+}
+
+static void
+test_sleep_histogram(void)
+{
+	pgwt_engine *e = one_window(0, 100 * S, NULL);
+	pgwt_histogram h;
+	uint64_t	sum = 0;
+
+	feed_sleeps(e);
+	EXPECT(pgwt_view_histogram(e, 0, EV_PGSLEEP, &h) == PGWT_VIEW_OK);
+	EXPECT_U64(h.waits, 10);
+	EXPECT_U64(h.us[15], 10);
+	EXPECT_U64(h.ns[18], 10);
+	for (int b = 0; b < PGWT_HIST_NS_BUCKETS; b++)
+		sum += h.ns[b];
+	EXPECT_U64(sum, 10);
+	EXPECT_U64(h.completed_ns, 2000 * MS);
+	EXPECT(h.fidelity == PGWT_FIDELITY_EXACT);
+	EXPECT(pgwt_view_histogram(e, 0, EV_DATAFILEREAD, &h) == PGWT_VIEW_NO_DATA);
+	pgwt_engine_free(e);
+}
+
+static void
+test_hist_buckets(void)
+{
+	uint64_t	lo,
+				hi;
+
+	EXPECT_U64(pgwt_hist_us_bucket(0), 0);
+	EXPECT_U64(pgwt_hist_us_bucket(999), 0);
+	EXPECT_U64(pgwt_hist_us_bucket(1000), 1);
+	EXPECT_U64(pgwt_hist_us_bucket(1999), 1);
+	EXPECT_U64(pgwt_hist_us_bucket(2000), 2);
+	EXPECT_U64(pgwt_hist_us_bucket(16383999), 14);
+	EXPECT_U64(pgwt_hist_us_bucket(16384000), 15);
+	EXPECT_U64(pgwt_hist_us_bucket(UINT64_MAX), 15);
+	EXPECT_U64(pgwt_hist_ns_bucket(1023), 0);
+	EXPECT_U64(pgwt_hist_ns_bucket(1024), 1);
+	EXPECT_U64(pgwt_hist_ns_bucket(2047), 1);
+	EXPECT_U64(pgwt_hist_ns_bucket((1ull << 40) - 1), 30);
+	EXPECT_U64(pgwt_hist_ns_bucket(1ull << 40), 31);
+	EXPECT_U64(pgwt_hist_ns_bucket(UINT64_MAX), 31);
+	/* bounds agree with the bucket functions at both edges */
+	for (unsigned b = 0; b < PGWT_HIST_US_BUCKETS; b++)
+	{
+		pgwt_hist_us_bounds(b, &lo, &hi);
+		EXPECT_U64(pgwt_hist_us_bucket(lo), b);
+		if (hi != UINT64_MAX)
+			EXPECT_U64(pgwt_hist_us_bucket(hi - 1), b);
+	}
+	for (unsigned b = 0; b < PGWT_HIST_NS_BUCKETS; b++)
+	{
+		pgwt_hist_ns_bounds(b, &lo, &hi);
+		EXPECT_U64(pgwt_hist_ns_bucket(lo), b);
+		if (hi != UINT64_MAX)
+			EXPECT_U64(pgwt_hist_ns_bucket(hi - 1), b);
+	}
+}
+
+/*
+ * A 200 ms sleep ending at 1.1 s covers [0.9, 1.1): windows [0, 1) and
+ * [1, 2) get 100 ms each; only [1, 2) counts the wait (it ended there),
+ * with its full length as avg and max. A third window [0, 2) gets it whole.
+ */
+static void
+test_window_clipping(void)
+{
+	pgwt_window_spec w[3] = {{0, 1 * S, "a"}, {1 * S, 2 * S, "b"}, {0, 2 * S, "c"}};
+	pgwt_engine *e = pgwt_engine_create(NULL, w, 3, NULL);
+	pgwt_record r = tr(1, 1100 * MS, EV_PGSLEEP, 0, 200 * MS, 0);
+	pgwt_record before = tr(1, 3 * S, EV_PGSLEEP, 0, 500 * MS, 0);	/* [2.5, 3): no window */
+	pgwt_event_rows rows;
+	const pgwt_event_row *x;
+
+	pgwt_engine_add(e, &r);
+	pgwt_engine_add(e, &before);
+	EXPECT(pgwt_view_system_event(e, 0, NULL, &rows) == PGWT_VIEW_OK);
+	x = find_row(&rows, EV_PGSLEEP);
+	EXPECT(x && x->total_ns == 100 * MS && x->waits == 0 && x->waits_known && !x->avg_known && !x->max_known);
+	pgwt_event_rows_free(&rows);
+	EXPECT(pgwt_view_system_event(e, 1, NULL, &rows) == PGWT_VIEW_OK);
+	x = find_row(&rows, EV_PGSLEEP);
+	EXPECT(x && x->total_ns == 100 * MS && x->waits == 1 && x->avg_ns == 200 * MS && x->max_ns == 200 * MS);
+	pgwt_event_rows_free(&rows);
+	EXPECT(pgwt_view_system_event(e, 2, NULL, &rows) == PGWT_VIEW_OK);
+	x = find_row(&rows, EV_PGSLEEP);
+	EXPECT(x && x->total_ns == 200 * MS && x->waits == 1);
+	pgwt_event_rows_free(&rows);
+	pgwt_engine_free(e);
+}
+
+/*
+ * Samples of DataFileRead weighing 10, 20, 30 ms and one CPU sample of
+ * 15 ms: IO 60 ms, DB 75 ms, waits unknown, max unknown, histogram refused.
+ */
+static void
+test_sampled_only(void)
+{
+	pgwt_engine *e = one_window(0, 10 * S, NULL);
+	pgwt_record rs[] = {
+		smp(5, 1 * S, EV_DATAFILEREAD, 10 * MS, 9),
+		smp(5, 2 * S, EV_DATAFILEREAD, 20 * MS, 9),
+		smp(6, 2 * S, EV_DATAFILEREAD, 30 * MS, 9),
+		smp(6, 3 * S, 0, 15 * MS, 9),
+		smp(6, 11 * S, 0, 15 * MS, 9),	/* outside the window */
+	};
+	pgwt_event_rows rows;
+	const pgwt_event_row *x;
+	pgwt_histogram h;
+	pgwt_time_model tm;
+
+	pgwt_engine_add_many(e, rs, 5);
+	EXPECT_U64(pgwt_engine_pending(e), 5);	/* waiting for their reorder delay */
+	pgwt_engine_flush(e);
+	EXPECT_U64(pgwt_engine_pending(e), 0);
+	EXPECT(pgwt_view_system_event(e, 0, NULL, &rows) == PGWT_VIEW_OK);
+	x = find_row(&rows, EV_DATAFILEREAD);
+	EXPECT(x != NULL);
+	if (x)
+	{
+		EXPECT_U64(x->total_ns, 60 * MS);
+		EXPECT_U64(x->sampled_ns, 60 * MS);
+		EXPECT(!x->waits_known);
+		EXPECT(!x->avg_known);
+		EXPECT(!x->max_known);
+		EXPECT(x->fidelity == PGWT_FIDELITY_SAMPLED);
+		EXPECT_DBL(x->pct_db, 80.0);
+	}
+	pgwt_event_rows_free(&rows);
+	EXPECT(pgwt_view_histogram(e, 0, EV_DATAFILEREAD, &h) == PGWT_VIEW_REQUIRES_EXACT);
+	EXPECT(pgwt_view_time_model(e, 0, &tm) == PGWT_VIEW_OK);
+	EXPECT_U64(tm.sum.db_ns, 75 * MS);
+	EXPECT(tm.sum.fidelity == PGWT_FIDELITY_SAMPLED);
+	EXPECT_U64(tm.sum.backends, 2);
+	pgwt_engine_free(e);
+}
+
+/* Exact sleeps in [1, 4.5) plus samples elsewhere: mixed; exact-only
+ * histogram still works on the exact part, a sampled-only event is refused. */
+static void
+test_mixed(void)
+{
+	pgwt_engine *e = one_window(0, 100 * S, NULL);
+	pgwt_record s1 = smp(200, 50 * S, EV_PGSLEEP, 100 * MS, 0);
+	pgwt_record s2 = smp(200, 51 * S, EV_WALWRITE, 40 * MS, 0);
+	pgwt_event_rows rows;
+	const pgwt_event_row *x;
+	pgwt_histogram h;
+	pgwt_window_summary sum;
+
+	feed_sleeps(e);
+	pgwt_engine_add(e, &s1);
+	pgwt_engine_add(e, &s2);
+	pgwt_engine_flush(e);
+	pgwt_view_summary(e, 0, &sum);
+	EXPECT(sum.fidelity == PGWT_FIDELITY_MIXED);
+	EXPECT_U64(sum.db_ns, 2640 * MS);
+	EXPECT(pgwt_view_system_event(e, 0, NULL, &rows) == PGWT_VIEW_OK);
+	x = find_row(&rows, EV_PGSLEEP);
+	EXPECT(x && x->fidelity == PGWT_FIDELITY_MIXED && !x->waits_known && x->waits == 10 &&
+		   x->total_ns == 2100 * MS && x->max_known && x->max_ns == 200 * MS);
+	pgwt_event_rows_free(&rows);
+	EXPECT(pgwt_view_histogram(e, 0, EV_PGSLEEP, &h) == PGWT_VIEW_OK);
+	EXPECT(h.waits == 10 && h.sampled_ns == 100 * MS && h.fidelity == PGWT_FIDELITY_MIXED);
+	EXPECT(pgwt_view_histogram(e, 0, EV_WALWRITE, &h) == PGWT_VIEW_REQUIRES_EXACT);
+	pgwt_engine_free(e);
+}
+
+/* Samples inside an escalation span are superseded by the exact records. */
+static void
+test_escalation_span(void)
+{
+	pgwt_engine *e = one_window(0, 100 * S, NULL);
+	pgwt_record rs[] = {
+		smp(1, 500 * MS, EV_DATAFILEREAD, 100 * MS, 0),	/* kept */
+		tr(0, 1 * S, 0, PGWT_MARKER_ESC_START, 0, 0),
+		smp(1, 1500 * MS, EV_DATAFILEREAD, 100 * MS, 0),	/* dropped */
+		tr(1, 1600 * MS, EV_DATAFILEREAD, 0, 300 * MS, 0),	/* exact */
+		tr(0, 2 * S, 0, PGWT_MARKER_ESC_END, 0, 0),
+		smp(1, 2500 * MS, EV_DATAFILEREAD, 100 * MS, 0),	/* kept */
+		smp(1, 1800 * MS, EV_DATAFILEREAD, 100 * MS, 0),	/* late, in the closed span: dropped */
+	};
+	pgwt_event_rows rows;
+	const pgwt_event_row *x;
+	const pgwt_engine_counters *c;
+
+	pgwt_engine_add_many(e, rs, 7);
+	pgwt_engine_flush(e);
+	c = pgwt_engine_counters_get(e);
+	EXPECT_U64(c->superseded_samples, 2);
+	EXPECT_U64(c->markers, 2);
+	EXPECT(pgwt_view_system_event(e, 0, NULL, &rows) == PGWT_VIEW_OK);
+	x = find_row(&rows, EV_DATAFILEREAD);
+	EXPECT(x && x->total_ns == 500 * MS && x->exact_ns == 300 * MS && x->sampled_ns == 200 * MS);
+	pgwt_event_rows_free(&rows);
+	/* a span declared up front works the same */
+	pgwt_engine_reset(e);
+	pgwt_engine_add_exact_span(e, 10 * S, 20 * S);
+	{
+		pgwt_record a = smp(1, 15 * S, 0, 1 * S, 0),
+					b = smp(1, 20 * S, 0, 1 * S, 0);
+
+		pgwt_engine_add(e, &a);
+		pgwt_engine_add(e, &b);
+	}
+	pgwt_engine_flush(e);
+	EXPECT_U64(pgwt_engine_counters_get(e)->superseded_samples, 1);
+	pgwt_engine_free(e);
+}
+
+/*
+ * A sample block read before the transition block holding ESC_START: the
+ * sample at 1.5 s arrives first, the marker (1.2 s) after it, within the
+ * reorder delay; the sample is still superseded. A sample at 0.5 s is
+ * committed as soon as the stream passes 0.5 s + 11 s. A queue of 2 forces
+ * the oldest out when a third sample comes, and counts it.
+ */
+static void
+test_sample_reorder(void)
+{
+	pgwt_engine_config cfg = {.max_pending_samples = 2};
+	pgwt_engine *e = one_window(0, 100 * S, &cfg);
+	pgwt_record early = smp(1, 500 * MS, EV_DATAFILEREAD, 100 * MS, 0);
+	pgwt_record s15 = smp(1, 1500 * MS, EV_DATAFILEREAD, 100 * MS, 0);
+	pgwt_record esc = tr(0, 1200 * MS, 0, PGWT_MARKER_ESC_START, 0, 0);
+	pgwt_record late = tr(1, 11600 * MS, EV_WALWRITE, 0, 1 * MS, 0);
+	pgwt_record s3 = smp(1, 30 * S, 0, 1 * MS, 0),
+				s4 = smp(1, 31 * S, 0, 1 * MS, 0),
+				s5 = smp(1, 32 * S, 0, 1 * MS, 0);
+	pgwt_window_summary sum;
+
+	pgwt_engine_add(e, &early);
+	pgwt_engine_add(e, &s15);
+	pgwt_engine_add(e, &esc);
+	EXPECT_U64(pgwt_engine_pending(e), 2);
+	pgwt_engine_add(e, &late);	/* 11.6 s: 0.5 s + 11 s has passed */
+	EXPECT_U64(pgwt_engine_pending(e), 1);
+	pgwt_view_summary(e, 0, &sum);
+	EXPECT_U64(sum.db_ns, 101 * MS);
+	pgwt_engine_flush(e);
+	EXPECT_U64(pgwt_engine_counters_get(e)->superseded_samples, 1);
+	/* end the span, then overflow the queue of 2 */
+	{
+		pgwt_record end = tr(0, 12 * S, 0, PGWT_MARKER_ESC_END, 0, 0);
+
+		pgwt_engine_add(e, &end);
+	}
+	pgwt_engine_add(e, &s3);
+	pgwt_engine_add(e, &s4);
+	pgwt_engine_add(e, &s5);
+	EXPECT_U64(pgwt_engine_counters_get(e)->samples_forced, 1);
+	pgwt_engine_flush(e);
+	pgwt_view_summary(e, 0, &sum);
+	EXPECT_U64(sum.db_ns, 104 * MS);
+	EXPECT_U64(sum.sample_records, 4);
+	pgwt_engine_free(e);
+}
+
+/* 6 events into a table capped at 4: the 2 latest fold into "other". */
+static void
+test_caps_overflow(void)
+{
+	pgwt_engine_config cfg = {.max_events = 4, .max_query_events = 2, .max_sessions = 2};
+	pgwt_engine *e = one_window(0, 100 * S, &cfg);
+	uint32_t	evs[6] = {0x0A000001, 0x0A000002, 0x0A000003, 0x0A000004, 0x0A000005, 0x0A000006};
+	pgwt_event_rows rows;
+	pgwt_session_rows srows;
+	pgwt_window_summary sum;
+	uint64_t	total = 0;
+
+	for (int i = 0; i < 6; i++)
+	{
+		pgwt_record r = tr((uint32_t) (10 + i), (uint64_t) (i + 1) * S, evs[i], 0, (uint64_t) (i + 1) * MS, (uint64_t) i);
+
+		pgwt_engine_add(e, &r);
+	}
+	EXPECT(pgwt_view_system_event(e, 0, NULL, &rows) == PGWT_VIEW_OK);
+	EXPECT_U64(rows.n, 5);
+	EXPECT(rows.rows[4].other);
+	EXPECT_U64(rows.rows[4].total_ns, 11 * MS);	/* 5 + 6 ms */
+	EXPECT_U64(rows.rows[4].waits, 2);
+	for (size_t i = 0; i < rows.n; i++)
+		total += rows.rows[i].total_ns;
+	EXPECT_U64(total, 21 * MS);		/* nothing lost */
+	pgwt_event_rows_free(&rows);
+	pgwt_view_summary(e, 0, &sum);
+	EXPECT_U64(sum.other_event_records, 2);
+	EXPECT_U64(sum.other_query_event_records, 4);
+	EXPECT_U64(sum.other_session_records, 4);
+	EXPECT_U64(sum.db_ns, 21 * MS);	/* class totals are never capped */
+	EXPECT(pgwt_view_query_event(e, 0, NULL, &rows) == PGWT_VIEW_OK);
+	EXPECT_U64(rows.n, 3);
+	EXPECT(rows.rows[2].other && rows.rows[2].total_ns == 18 * MS);
+	pgwt_event_rows_free(&rows);
+	EXPECT(pgwt_view_session_event(e, 0, NULL, &srows) == PGWT_VIEW_OK);
+	EXPECT_U64(srows.n, 3);
+	EXPECT(srows.rows[2].other && srows.rows[2].db_ns == 18 * MS);
+	pgwt_session_rows_free(&srows);
+	{
+		pgwt_histogram h;
+
+		EXPECT(pgwt_view_histogram(e, 0, 0x0A000006, &h) == PGWT_VIEW_TRUNCATED);
+	}
+	pgwt_engine_free(e);
+}
+
+/*
+ * pid 1: CPU 300 ms + DataFileRead 700 ms -> DB 1 s, CPU 30%, top IO.
+ * pid 2: Lock:transactionid 2 s, then exits after 100 ms of CPU.
+ */
+static void
+test_sessions(void)
+{
+	pgwt_engine *e = one_window(0, 100 * S, NULL);
+	pgwt_backend_info b1 = {.pid = 1, .type = "client backend", .user = "app", .database = "db1"};
+	pgwt_record rs[] = {
+		tr(1, 1300 * MS, 0, EV_DATAFILEREAD, 300 * MS, 0),
+		tr(1, 2000 * MS, EV_DATAFILEREAD, 0, 700 * MS, 0),
+		tr(2, 3000 * MS, EV_LOCK_XID, 0, 2000 * MS, 0),
+		tr(2, 3100 * MS, 0, PGWT_EVENT_EXIT, 100 * MS, 0),
+	};
+	pgwt_session_rows s;
+	pgwt_event_rows d;
+	pgwt_names names;
+
+	pgwt_names_init(&names, 15);
+	EXPECT(pgwt_engine_set_backend(e, &b1));
+	pgwt_engine_add_many(e, rs, 4);
+	EXPECT(pgwt_view_session_event(e, 0, NULL, &s) == PGWT_VIEW_OK);
+	EXPECT_U64(s.n, 2);
+	if (s.n == 2)
+	{
+		EXPECT_U64(s.rows[0].pid, 2);
+		EXPECT_U64(s.rows[0].db_ns, 2100 * MS);
+		EXPECT(s.rows[0].exited);
+		EXPECT(s.rows[0].info == NULL);
+		EXPECT(s.rows[0].has_top_wait && s.rows[0].top_wait == EV_LOCK_XID);
+		EXPECT_U64(s.rows[1].pid, 1);
+		EXPECT_U64(s.rows[1].db_ns, 1000 * MS);
+		EXPECT_DBL(s.rows[1].cpu_pct, 30.0);
+		EXPECT_DBL(s.rows[1].wait_pct, 70.0);
+		EXPECT(s.rows[1].top_wait == EV_DATAFILEREAD);
+		EXPECT(s.rows[1].info && strcmp(s.rows[1].info->user, "app") == 0);
+		EXPECT(!s.rows[1].exited);
+	}
+	pgwt_session_rows_free(&s);
+	EXPECT(pgwt_view_session_event(e, 0, &(pgwt_view_opts) {.sort = PGWT_SORT_PID}, &s) == PGWT_VIEW_OK);
+	EXPECT(s.n == 2 && s.rows[0].pid == 1);
+	pgwt_session_rows_free(&s);
+	/* event sort: IO:DataFileRead < Lock:transactionid */
+	EXPECT(pgwt_view_session_event(e, 0, &(pgwt_view_opts) {.sort = PGWT_SORT_EVENT, .names = &names}, &s) == PGWT_VIEW_OK);
+	EXPECT(s.n == 2 && s.rows[0].pid == 1);
+	pgwt_session_rows_free(&s);
+	EXPECT(pgwt_view_session_detail(e, 0, 1, NULL, &d) == PGWT_VIEW_OK);
+	EXPECT_U64(d.n, 2);
+	if (d.n == 2)
+	{
+		EXPECT(d.rows[0].event == EV_DATAFILEREAD && d.rows[0].total_ns == 700 * MS && d.rows[0].pid == 1);
+		EXPECT_DBL(d.rows[0].pct_db, 70.0);
+		EXPECT(d.rows[1].event == 0 && d.rows[1].total_ns == 300 * MS);
+	}
+	pgwt_event_rows_free(&d);
+	EXPECT(pgwt_view_session_detail(e, 0, 99, NULL, &d) == PGWT_VIEW_NO_DATA);
+	pgwt_engine_free(e);
+}
+
+/* q1: IO 100 ms + CPU 50 ms; q2: IO 300 ms. */
+static void
+test_query_event(void)
+{
+	pgwt_engine *e = one_window(0, 100 * S, NULL);
+	pgwt_record rs[] = {
+		tr(1, 1 * S, EV_DATAFILEREAD, 0, 100 * MS, 11),
+		tr(1, 2 * S, 0, EV_DATAFILEREAD, 50 * MS, 11),
+		tr(2, 3 * S, EV_DATAFILEREAD, 0, 300 * MS, 22),
+		tr(2, 4 * S, EV_DATAFILEREAD, 0, 100 * MS, 22),
+		tr(2, 9 * S, EV_CLIENTREAD, 0, 5 * S, 22),	/* idle after q2 */
+	};
+	pgwt_event_rows r;
+
+	pgwt_engine_add_many(e, rs, 5);
+	EXPECT(pgwt_view_query_event(e, 0, NULL, &r) == PGWT_VIEW_OK);
+	EXPECT_U64(r.n, 3);
+	if (r.n == 3)
+	{
+		EXPECT(r.rows[0].query_id == 22 && r.rows[0].event == EV_DATAFILEREAD && r.rows[0].total_ns == 400 * MS);
+		EXPECT(r.rows[0].waits == 2 && r.rows[0].avg_ns == 200 * MS && r.rows[0].max_ns == 300 * MS);
+		EXPECT(r.rows[1].query_id == 11 && r.rows[1].event == EV_DATAFILEREAD);
+		EXPECT(r.rows[2].query_id == 11 && r.rows[2].event == 0);
+	}
+	pgwt_event_rows_free(&r);
+	EXPECT(pgwt_view_query_event(e, 0, &(pgwt_view_opts) {.has_event = true, .event = EV_DATAFILEREAD}, &r) == PGWT_VIEW_OK);
+	EXPECT(r.n == 2 && r.rows[0].query_id == 22 && r.rows[1].query_id == 11);
+	pgwt_event_rows_free(&r);
+	EXPECT(pgwt_view_query_event(e, 0, &(pgwt_view_opts) {.has_query = true, .query_id = 11, .sort = PGWT_SORT_WAITS}, &r) == PGWT_VIEW_OK);
+	EXPECT(r.n == 2 && r.rows[0].event == EV_DATAFILEREAD && r.rows[1].event == 0);
+	pgwt_event_rows_free(&r);
+	EXPECT(pgwt_view_query_event(e, 0, &(pgwt_view_opts) {.has_query = true, .query_id = 33}, &r) == PGWT_VIEW_NO_DATA);
+	/* idle time shows only when asked for */
+	EXPECT(pgwt_view_query_event(e, 0, &(pgwt_view_opts) {.has_event = true, .event = EV_CLIENTREAD}, &r) == PGWT_VIEW_OK);
+	EXPECT(r.n == 1 && r.rows[0].query_id == 22 && r.rows[0].total_ns == 5 * S && r.rows[0].idle && r.rows[0].pct_db < 0);
+	pgwt_event_rows_free(&r);
+	EXPECT(pgwt_view_query_event(e, 0, &(pgwt_view_opts) {.limit = 1}, &r) == PGWT_VIEW_OK);
+	EXPECT_U64(r.n, 1);
+	pgwt_event_rows_free(&r);
+	pgwt_engine_free(e);
+}
+
+/* Sort orders of system_event, with ties broken by id. */
+static void
+test_sorting(void)
+{
+	pgwt_engine *e = one_window(0, 100 * S, NULL);
+	pgwt_names names;
+	pgwt_record rs[] = {
+		tr(1, 1 * S, EV_WALINSERT, 0, 10 * MS, 0),	/* LWLock: 3 waits, 30 ms, max 10 */
+		tr(1, 2 * S, EV_WALINSERT, 0, 10 * MS, 0),
+		tr(1, 3 * S, EV_WALINSERT, 0, 10 * MS, 0),
+		tr(1, 4 * S, EV_PGSLEEP, 0, 50 * MS, 0),	/* 1 wait, 50 ms */
+		smp(1, 5 * S, EV_DATAFILEREAD, 40 * MS, 0),	/* sampled 40 ms */
+	};
+	pgwt_event_rows r;
+
+	pgwt_names_init(&names, 15);
+	pgwt_engine_add_many(e, rs, 5);
+	pgwt_engine_flush(e);
+	EXPECT(pgwt_view_system_event(e, 0, &(pgwt_view_opts) {.sort = PGWT_SORT_TOTAL}, &r) == PGWT_VIEW_OK);
+	EXPECT(r.n == 3 && r.rows[0].event == EV_PGSLEEP && r.rows[1].event == EV_DATAFILEREAD && r.rows[2].event == EV_WALINSERT);
+	pgwt_event_rows_free(&r);
+	EXPECT(pgwt_view_system_event(e, 0, &(pgwt_view_opts) {.sort = PGWT_SORT_WAITS}, &r) == PGWT_VIEW_OK);
+	EXPECT(r.n == 3 && r.rows[0].event == EV_WALINSERT && r.rows[1].event == EV_PGSLEEP && r.rows[2].event == EV_DATAFILEREAD);
+	pgwt_event_rows_free(&r);
+	EXPECT(pgwt_view_system_event(e, 0, &(pgwt_view_opts) {.sort = PGWT_SORT_EVENT, .names = &names}, &r) == PGWT_VIEW_OK);
+	/* IO:DataFileRead < LWLock:WALInsert < Timeout:PgSleep */
+	EXPECT(r.n == 3 && r.rows[0].event == EV_DATAFILEREAD && r.rows[1].event == EV_WALINSERT && r.rows[2].event == EV_PGSLEEP);
+	pgwt_event_rows_free(&r);
+	EXPECT(pgwt_view_system_event(e, 0, &(pgwt_view_opts) {.sort = PGWT_SORT_MAX}, &r) == PGWT_VIEW_OK);
+	EXPECT(r.n == 3 && r.rows[0].event == EV_PGSLEEP && r.rows[2].event == EV_DATAFILEREAD);
+	pgwt_event_rows_free(&r);
+	{
+		pgwt_sort s;
+
+		EXPECT(pgwt_sort_parse("wait_time", &s) && s == PGWT_SORT_TOTAL);
+		EXPECT(pgwt_sort_parse("db_time", &s) && s == PGWT_SORT_DB_TIME);
+		EXPECT(!pgwt_sort_parse("bogus", &s));
+	}
+	pgwt_engine_free(e);
+}
+
+/* Activity is idle and hidden from the event list; markers carry no time;
+ * bad records are counted, not billed. */
+static void
+test_idle_markers_bad(void)
+{
+	pgwt_engine *e = one_window(0, 100 * S, NULL);
+	pgwt_record rs[] = {
+		tr(7, 1 * S, EV_ARCHIVER, 0, 1 * S, 0),
+		tr(7, 2 * S, 0, PGWT_MARKER_EXEC_START, 5 * S, 0),
+		tr(7, 3 * S, PGWT_EVENT_EXIT, 0, 5 * S, 0),	/* first sighting */
+		smp(7, 4 * S, 0, 0, 0),	/* zero weight */
+	};
+	pgwt_record bad = {.kind = 9, .ts_ns = 1};
+	pgwt_event_rows r;
+	pgwt_window_summary sum;
+
+	pgwt_engine_add_many(e, rs, 4);
+	pgwt_engine_add(e, &bad);
+	pgwt_view_summary(e, 0, &sum);
+	EXPECT_U64(sum.idle_ns, 1 * S);
+	EXPECT_U64(sum.db_ns, 0);
+	EXPECT_U64(pgwt_engine_counters_get(e)->bad_records, 2);
+	EXPECT_U64(pgwt_engine_counters_get(e)->markers, 1);
+	EXPECT(pgwt_view_system_event(e, 0, NULL, &r) == PGWT_VIEW_NO_DATA);
+	pgwt_engine_free(e);
+}
+
+static void
+test_bad_config(void)
+{
+	pgwt_window_spec w = {5, 5, ""};
+	const char *err = NULL;
+
+	EXPECT(pgwt_engine_create(NULL, &w, 1, &err) == NULL && err != NULL);
+	EXPECT(pgwt_engine_create(NULL, &w, 0, &err) == NULL);
+	EXPECT(pgwt_engine_create(NULL, &w, 9, &err) == NULL);
+}
+
+int
+main(void)
+{
+	RUN(test_sleep_system_event);
+	RUN(test_sleep_time_model);
+	RUN(test_sleep_histogram);
+	RUN(test_hist_buckets);
+	RUN(test_window_clipping);
+	RUN(test_sampled_only);
+	RUN(test_mixed);
+	RUN(test_escalation_span);
+	RUN(test_sample_reorder);
+	RUN(test_caps_overflow);
+	RUN(test_sessions);
+	RUN(test_query_event);
+	RUN(test_sorting);
+	RUN(test_idle_markers_bad);
+	RUN(test_bad_config);
+	return unit_failures ? 1 : 0;
+}

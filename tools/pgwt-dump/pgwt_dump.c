@@ -1,0 +1,784 @@
+/*
+ * pgwt_dump.c
+ *		pgwt-dump: the views of the analysis engine over trace files,
+ *		offline (no root, no server).
+ *
+ *	pgwt-dump DIR|FILE [--from T] [--to T] [--view V] [--format text|json|csv]
+ *	          [--sort S] [--event E] [--pid-filter PID] [--query-id Q]
+ *	          [--window 5s,1m,5m] [--limit N] [--fine] [--pg-version N]
+ *	          [--only exact|sampled]
+ *
+ * Record timestamps (CLOCK_MONOTONIC of the writing host) are mapped to
+ * CLOCK_REALTIME through each file's header, so windows and --from/--to are
+ * wall-clock times and files from different boots line up. Side files in
+ * the trace directory (backends, wait-event names) add metadata.
+ * Exit status: 0 done, 1 the trace could not be read, 2 bad arguments.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "analysis/engine.h"
+#include "analysis/render.h"
+#include "analysis/timeparse.h"
+#include "analysis/views.h"
+#include "analysis/wait_event.h"
+#include "tracefmt/tracefmt.h"
+
+#define DUMP_MAX_WINDOWS 4
+/* Transitions ending this long after --to are still read, so a wait that
+ * straddles the window end is billed for its part inside. */
+#define DUMP_TO_SLACK_NS (600ull * 1000000000ull)
+
+typedef enum dump_view
+{
+	DV_SUMMARY,					/* time model, top events, sessions, queries */
+	DV_TIME_MODEL,
+	DV_SYSTEM_EVENT,
+	DV_SESSION_EVENT,
+	DV_HISTOGRAM,
+	DV_QUERY_EVENT
+} dump_view;
+
+static const char *const dump_view_names[] = {
+	"summary", "time_model", "system_event", "session_event", "histogram", "query_event"
+};
+
+typedef struct dump_args
+{
+	const char *path;
+	const char *from;
+	const char *to;
+	const char *event;
+	const char *windows;
+	dump_view	view;
+	pgwt_out_format format;
+	pgwt_sort	sort;
+	bool		has_pid;
+	uint32_t	pid;
+	bool		has_query;
+	uint64_t	query_id;
+	size_t		limit;
+	bool		fine;
+	int			pg_major;			/* 0 = from the file header */
+	int			only_kind;			/* -1 = all, else a pgwt_rec_kind */
+} dump_args;
+
+static void
+dump_usage(FILE *f)
+{
+	fprintf(f,
+			"usage: pgwt-dump DIR|FILE [options]\n"
+			"  --view V         summary (default), time_model, system_event, session_event,\n"
+			"                   histogram (needs --event), query_event\n"
+			"  --format F       text (default), json (one object per line), csv\n"
+			"  --from T, --to T 2026-02-25T14:30:00, '2026-02-25 14:30:00', 1h, 2h30m, now\n"
+			"  --window LIST    compare windows ending at --to (or the trace end): 5s,1m,5m\n"
+			"  --sort S         wait_time, total, waits, avg, max, db_time, pid, event, query\n"
+			"  --event E        IO:DataFileRead (histogram; narrows query_event)\n"
+			"  --pid-filter P   session_event: the events of one backend\n"
+			"  --query-id Q     query_event: the profile of one query\n"
+			"  --limit N        rows per table (summary default 10)\n"
+			"  --fine           histogram: 32 log2 ns buckets instead of 16 us buckets\n"
+			"  --pg-version N   name events as server major N (default: from the trace)\n"
+			"  --only K         exact or sampled: use only that tier's records\n");
+}
+
+static bool
+dump_parse_u64(const char *s, uint64_t *out)
+{
+	char	   *end;
+	unsigned long long v;
+
+	if (!s || !*s || *s == '-')
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* Returns 0, or 2 after printing one line on a bad argument. */
+static int
+dump_parse_args(int argc, char **argv, dump_args *a)
+{
+	static const struct option longopts[] = {
+		{"from", required_argument, NULL, 'f'},
+		{"to", required_argument, NULL, 't'},
+		{"view", required_argument, NULL, 'V'},
+		{"format", required_argument, NULL, 'F'},
+		{"sort", required_argument, NULL, 'S'},
+		{"event", required_argument, NULL, 'e'},
+		{"pid-filter", required_argument, NULL, 'P'},
+		{"query-id", required_argument, NULL, 'Q'},
+		{"window", required_argument, NULL, 'w'},
+		{"limit", required_argument, NULL, 'n'},
+		{"fine", no_argument, NULL, 'x'},
+		{"pg-version", required_argument, NULL, 'g'},
+		{"only", required_argument, NULL, 'o'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0}
+	};
+	int			c;
+	uint64_t	v;
+	bool		limit_set = false;
+
+	memset(a, 0, sizeof(*a));
+	a->only_kind = -1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "hV:F:S:e:P:Q:w:n:", longopts, NULL)) != -1)
+	{
+		switch (c)
+		{
+			case 'f':
+				a->from = optarg;
+				break;
+			case 't':
+				a->to = optarg;
+				break;
+			case 'V':
+				{
+					size_t		i;
+
+					for (i = 0; i < sizeof(dump_view_names) / sizeof(dump_view_names[0]); i++)
+						if (strcmp(optarg, dump_view_names[i]) == 0)
+							break;
+					if (i == sizeof(dump_view_names) / sizeof(dump_view_names[0]))
+					{
+						fprintf(stderr, "pgwt-dump: unknown view '%s' (summary, time_model, system_event, "
+								"session_event, histogram, query_event)\n", optarg);
+						return 2;
+					}
+					a->view = (dump_view) i;
+				}
+				break;
+			case 'F':
+				if (!pgwt_out_format_parse(optarg, &a->format))
+				{
+					fprintf(stderr, "pgwt-dump: unknown format '%s' (text, json, csv)\n", optarg);
+					return 2;
+				}
+				break;
+			case 'S':
+				if (!pgwt_sort_parse(optarg, &a->sort))
+				{
+					fprintf(stderr, "pgwt-dump: unknown sort '%s' (wait_time, total, waits, avg, max, "
+							"db_time, pid, event, query)\n", optarg);
+					return 2;
+				}
+				break;
+			case 'e':
+				a->event = optarg;
+				break;
+			case 'P':
+				if (!dump_parse_u64(optarg, &v) || v == 0 || v > UINT32_MAX)
+				{
+					fprintf(stderr, "pgwt-dump: bad --pid-filter '%s': expected a process id\n", optarg);
+					return 2;
+				}
+				a->has_pid = true;
+				a->pid = (uint32_t) v;
+				break;
+			case 'Q':
+				{
+					/* query ids are signed in SQL; accept both spellings */
+					char	   *end;
+					long long	sv;
+
+					errno = 0;
+					sv = strtoll(optarg, &end, 10);
+					if (!*optarg || *end || errno)
+					{
+						if (!dump_parse_u64(optarg, &v))
+						{
+							fprintf(stderr, "pgwt-dump: bad --query-id '%s': expected an integer\n", optarg);
+							return 2;
+						}
+					}
+					else
+						v = (uint64_t) sv;
+					a->has_query = true;
+					a->query_id = v;
+				}
+				break;
+			case 'w':
+				a->windows = optarg;
+				break;
+			case 'n':
+				if (!dump_parse_u64(optarg, &v) || v == 0)
+				{
+					fprintf(stderr, "pgwt-dump: bad --limit '%s': expected a positive number\n", optarg);
+					return 2;
+				}
+				a->limit = (size_t) v;
+				limit_set = true;
+				break;
+			case 'x':
+				a->fine = true;
+				break;
+			case 'g':
+				if (!dump_parse_u64(optarg, &v) || v < 10 || v > 99)
+				{
+					fprintf(stderr, "pgwt-dump: bad --pg-version '%s': expected a major version like 15\n", optarg);
+					return 2;
+				}
+				a->pg_major = (int) v;
+				break;
+			case 'o':
+				if (strcmp(optarg, "exact") == 0)
+					a->only_kind = PGWT_REC_TRANSITION;
+				else if (strcmp(optarg, "sampled") == 0)
+					a->only_kind = PGWT_REC_SAMPLE;
+				else
+				{
+					fprintf(stderr, "pgwt-dump: bad --only '%s' (exact, sampled)\n", optarg);
+					return 2;
+				}
+				break;
+			case 'h':
+				dump_usage(stdout);
+				exit(0);
+			default:
+				if (optopt)
+					fprintf(stderr, "pgwt-dump: option '-%c' needs a value or is unknown (see --help)\n", optopt);
+				else
+					fprintf(stderr, "pgwt-dump: unknown option '%s' (see --help)\n", argv[optind - 1]);
+				return 2;
+		}
+	}
+	if (optind != argc - 1)
+	{
+		fprintf(stderr, optind >= argc ? "pgwt-dump: missing trace DIR or FILE (see --help)\n"
+				: "pgwt-dump: one trace DIR or FILE expected, got more arguments\n");
+		return 2;
+	}
+	a->path = argv[optind];
+	if (a->view == DV_HISTOGRAM && !a->event)
+	{
+		fprintf(stderr, "pgwt-dump: --view histogram needs --event (e.g. --event IO:DataFileRead)\n");
+		return 2;
+	}
+	if (a->view == DV_SUMMARY && !limit_set)
+		a->limit = 10;
+	return 0;
+}
+
+/* ---- side files ------------------------------------------------------------ */
+
+static int
+dump_backend_cb(const pgwt_tf_backend *b, void *arg)
+{
+	pgwt_engine *eng = arg;
+	pgwt_backend_info info = {0};
+
+	info.pid = b->pid;
+	info.leader_pid = b->leader_pid;
+	snprintf(info.type, sizeof(info.type), "%s", b->type ? b->type : "");
+	snprintf(info.user, sizeof(info.user), "%s", b->user ? b->user : "");
+	snprintf(info.database, sizeof(info.database), "%s", b->database ? b->database : "");
+	snprintf(info.application, sizeof(info.application), "%s", b->application_name ? b->application_name : "");
+	snprintf(info.client_addr, sizeof(info.client_addr), "%s", b->client_addr ? b->client_addr : "");
+	pgwt_engine_set_backend(eng, &info);
+	return 0;
+}
+
+static int
+dump_event_cb(const pgwt_tf_event_name *e, void *arg)
+{
+	pgwt_names *names = arg;
+	const char *cls = pgwt_class_name(pgwt_event_class(e->id));
+
+	/* a row whose class disagrees with its id is not trusted */
+	if (e->name && (!e->class_name || !cls || strcmp(cls, e->class_name) == 0))
+		pgwt_names_set(names, e->id, e->name);
+	return 0;
+}
+
+/*
+ * Query texts from the side file, for the query_event rows. Bounded: at
+ * most DUMP_MAX_QUERIES texts of DUMP_QUERY_TEXT bytes, the first ones
+ * read (a later line for the same id replaces the text).
+ */
+#define DUMP_MAX_QUERIES 8192
+#define DUMP_QUERY_TEXT 256
+
+typedef struct dump_query
+{
+	uint64_t	id;
+	char		text[DUMP_QUERY_TEXT];
+} dump_query;
+
+typedef struct dump_queries
+{
+	dump_query *q;
+	size_t		n;
+	uint64_t	dropped;
+} dump_queries;
+
+static int
+dump_query_cb(uint64_t query_id, pgwt_tf_query_mode mode, bool truncated, const char *text, void *arg)
+{
+	dump_queries *qs = arg;
+	size_t		i;
+
+	if (!text || query_id == 0)
+		return 0;
+	for (i = qs->n; i > 0; i--)		/* replace: files are small, ids repeat rarely */
+		if (qs->q[i - 1].id == query_id)
+			break;
+	if (i == 0)
+	{
+		if (qs->n == DUMP_MAX_QUERIES)
+		{
+			qs->dropped++;
+			return 0;
+		}
+		i = ++qs->n;
+	}
+	qs->q[i - 1].id = query_id;
+	snprintf(qs->q[i - 1].text, DUMP_QUERY_TEXT, "%s%s", text, truncated ? "..." : "");
+	return 0;
+}
+
+static int
+dump_query_cmp(const void *a, const void *b)
+{
+	uint64_t	x = ((const dump_query *) a)->id,
+				y = ((const dump_query *) b)->id;
+
+	return x < y ? -1 : x > y;
+}
+
+static const char *
+dump_query_text(uint64_t query_id, void *arg)
+{
+	const dump_queries *qs = arg;
+	dump_query	key = {.id = query_id};
+	const dump_query *hit;
+
+	if (qs->n == 0)
+		return NULL;
+	hit = bsearch(&key, qs->q, qs->n, sizeof(key), dump_query_cmp);
+	return hit ? hit->text : NULL;
+}
+
+/* ---- reading --------------------------------------------------------------- */
+
+typedef struct dump_trace
+{
+	uint64_t	first_rt;
+	uint64_t	last_rt;
+	uint64_t	records;
+} dump_trace;
+
+static int
+dump_open(const char *path, uint64_t t_start, uint64_t t_end, pgwt_tf_reader **r)
+{
+	pgwt_tf_read_opts ro = {0};
+	int			rc;
+
+	ro.t_start = t_start;
+	ro.t_end = t_end;
+	ro.range_realtime = true;
+	rc = pgwt_tf_reader_open(path, &ro, r);
+	if (rc < 0)
+		fprintf(stderr, "pgwt-dump: cannot read '%s': %s\n", path, pgwt_tf_strerror(rc));
+	return rc;
+}
+
+/* Feed every record (realtime timestamps) to eng, or only measure the
+ * trace's extent when eng is NULL. */
+static int
+dump_read(pgwt_tf_reader *r, pgwt_engine *eng, dump_trace *tr, const char *path, int only_kind)
+{
+	static pgwt_record batch[PGWT_TF_BLOCK_MAX_RECORDS];
+	pgwt_tf_block blk;
+	int			rc;
+
+	tr->first_rt = UINT64_MAX;
+	tr->last_rt = 0;
+	while ((rc = pgwt_tf_reader_next_block(r, &blk)) > 0)
+	{
+		uint32_t	n = 0;
+
+		for (uint32_t i = 0; i < blk.n; i++)
+		{
+			/* markers stay: they bound the exact spans */
+			if (only_kind >= 0 && blk.recs[i].kind != only_kind && !PGWT_IS_MARKER(blk.recs[i].new_event))
+				continue;
+			batch[n] = blk.recs[i];
+			batch[n].ts_ns = pgwt_tf_to_realtime(blk.file, blk.recs[i].ts_ns);
+			if (batch[n].ts_ns < tr->first_rt)
+				tr->first_rt = batch[n].ts_ns;
+			if (batch[n].ts_ns > tr->last_rt)
+				tr->last_rt = batch[n].ts_ns;
+			n++;
+		}
+		tr->records += n;
+		if (eng)
+			pgwt_engine_add_many(eng, batch, n);
+	}
+	if (rc < 0)
+		fprintf(stderr, "pgwt-dump: reading '%s' failed: %s\n", path, pgwt_tf_strerror(rc));
+	return rc;
+}
+
+/* ---- output ---------------------------------------------------------------- */
+
+static void
+dump_fmt_rt(uint64_t ns, char *buf, size_t len)
+{
+	time_t		s = (time_t) (ns / 1000000000ull);
+	struct tm	tm;
+
+	if (ns == 0 || ns == UINT64_MAX || !localtime_r(&s, &tm))
+	{
+		snprintf(buf, len, "%s", ns == 0 ? "start" : "end");
+		return;
+	}
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
+}
+
+static void
+dump_trace_info(pgwt_buf *b, const dump_args *a, pgwt_tf_reader *r, const pgwt_engine *eng,
+				int pg_major)
+{
+	const pgwt_tf_read_stats *rs = pgwt_tf_reader_stats(r);
+	const pgwt_engine_counters *ec = pgwt_engine_counters_get(eng);
+
+	if (a->format == PGWT_OUT_JSON)
+	{
+		pgwt_buf_printf(b, "{\"view\":\"trace\",\"files\":%llu,\"files_bad\":%llu,\"blocks\":%llu,"
+						"\"bad_blocks_skipped\":%llu,\"footers_bad\":%llu,\"bytes_truncated\":%llu,"
+						"\"records\":%llu,\"transitions\":%llu,\"samples\":%llu,\"markers\":%llu,"
+						"\"superseded_samples\":%llu,\"samples_forced\":%llu,\"bad_records\":%llu,\"pg_major\":%d}\n",
+						(unsigned long long) rs->files, (unsigned long long) rs->files_bad,
+						(unsigned long long) rs->blocks, (unsigned long long) rs->blocks_bad,
+						(unsigned long long) rs->footers_bad, (unsigned long long) rs->bytes_truncated,
+						(unsigned long long) ec->records, (unsigned long long) ec->transitions,
+						(unsigned long long) ec->samples, (unsigned long long) ec->markers,
+						(unsigned long long) ec->superseded_samples, (unsigned long long) ec->samples_forced,
+						(unsigned long long) ec->bad_records, pg_major);
+		return;
+	}
+	{
+		char		line[512];
+
+		snprintf(line, sizeof(line),
+				 "trace: %llu files (%llu unreadable), %llu blocks, %llu bad blocks skipped, %llu bytes truncated; "
+				 "%llu records (%llu transitions, %llu samples, %llu superseded by exact data, %llu bad)%s\n",
+				 (unsigned long long) rs->files, (unsigned long long) rs->files_bad,
+				 (unsigned long long) rs->blocks, (unsigned long long) rs->blocks_bad,
+				 (unsigned long long) rs->bytes_truncated, (unsigned long long) ec->records,
+				 (unsigned long long) ec->transitions, (unsigned long long) ec->samples,
+				 (unsigned long long) ec->superseded_samples, (unsigned long long) ec->bad_records,
+				 pg_major ? "" : "; no name table for this server: events shown by id");
+		if (a->format == PGWT_OUT_CSV)
+			fputs(line, stderr);	/* keep the CSV itself one table */
+		else
+			pgwt_buf_printf(b, "%s\n", line);
+	}
+}
+
+/* Text: the time model of several windows side by side. */
+static void
+dump_time_model_columns(pgwt_buf *b, const pgwt_engine *eng, int nwin, const pgwt_names *names)
+{
+	pgwt_render_opts ro = {PGWT_OUT_TEXT, names, false, NULL, NULL};
+	pgwt_time_model tm[DUMP_MAX_WINDOWS];
+	pgwt_event_rows ev[DUMP_MAX_WINDOWS];
+
+	memset(tm, 0, sizeof(tm));
+	memset(ev, 0, sizeof(ev));
+	for (int w = 0; w < nwin; w++)
+	{
+		pgwt_view_time_model(eng, w, &tm[w]);
+		pgwt_view_system_event(eng, w, NULL, &ev[w]);
+	}
+	pgwt_render_time_model_columns(b, &ro, tm, ev, nwin);
+	for (int w = 0; w < nwin; w++)
+		pgwt_event_rows_free(&ev[w]);
+}
+
+static void
+dump_render(pgwt_buf *b, const dump_args *a, const pgwt_engine *eng, int w,
+			const pgwt_names *names, uint32_t event, bool first, dump_queries *qs,
+			bool skip_time_model)
+{
+	pgwt_render_opts ro = {a->format, names, first, dump_query_text, qs};
+	pgwt_view_opts vo = {0};
+	pgwt_window_summary sum;
+	bool		sum_view = a->view == DV_SUMMARY;
+
+	vo.sort = a->sort;
+	vo.names = names;
+	vo.limit = a->limit;
+	pgwt_view_summary(eng, w, &sum);
+
+	if ((sum_view || a->view == DV_TIME_MODEL) && !skip_time_model)
+	{
+		pgwt_time_model tm;
+		pgwt_view_status st = pgwt_view_time_model(eng, w, &tm);
+
+		pgwt_render_time_model(b, &ro, &tm, st);
+	}
+	if (sum_view || a->view == DV_SYSTEM_EVENT)
+	{
+		pgwt_event_rows rows;
+		pgwt_view_status st = pgwt_view_system_event(eng, w, &vo, &rows);
+
+		pgwt_render_system_event(b, &ro, &sum, &rows, st);
+		pgwt_event_rows_free(&rows);
+	}
+	if (sum_view || a->view == DV_SESSION_EVENT)
+	{
+		pgwt_session_rows rows;
+		pgwt_view_status st = pgwt_view_session_event(eng, w, &vo, &rows);
+
+		pgwt_render_session_event(b, &ro, &sum, &rows, st);
+		pgwt_session_rows_free(&rows);
+		if (a->has_pid)
+		{
+			pgwt_event_rows d;
+
+			st = pgwt_view_session_detail(eng, w, a->pid, &vo, &d);
+			pgwt_render_session_detail(b, &ro, &sum, a->pid, &d, st);
+			pgwt_event_rows_free(&d);
+		}
+	}
+	if (sum_view || a->view == DV_QUERY_EVENT)
+	{
+		pgwt_event_rows rows;
+		pgwt_view_status st;
+
+		vo.has_event = a->event != NULL;
+		vo.event = event;
+		vo.has_query = a->has_query;
+		vo.query_id = a->query_id;
+		st = pgwt_view_query_event(eng, w, &vo, &rows);
+		pgwt_render_query_event(b, &ro, &sum, &rows, st);
+		pgwt_event_rows_free(&rows);
+	}
+	if (a->view == DV_HISTOGRAM)
+	{
+		pgwt_histogram h;
+		pgwt_view_status st = pgwt_view_histogram(eng, w, event, &h);
+
+		pgwt_render_histogram(b, &ro, &sum, &h, a->fine, st);
+	}
+}
+
+/*
+ * The windows to compute: with --window, each list entry as a window
+ * ending at --to or else at the trace's last record (found by an extra
+ * pass); without, one window [--from, --to). Returns their number or -1.
+ */
+static int
+dump_windows(const dump_args *a, int64_t from_rt, int64_t to_rt, int64_t now_ns,
+			 const uint64_t *win_len, int nwin, pgwt_window_spec *specs)
+{
+	memset(specs, 0, sizeof(*specs) * DUMP_MAX_WINDOWS);
+	if (nwin > 0)
+	{
+		uint64_t	end;
+		const char *p = a->windows;
+
+		if (a->to)
+			end = (uint64_t) to_rt;
+		else
+		{
+			pgwt_tf_reader *r;
+			dump_trace	tr = {0};
+			int			rc;
+
+			if (dump_open(a->path, (uint64_t) from_rt, UINT64_MAX, &r) < 0)
+				return -1;
+			rc = dump_read(r, NULL, &tr, a->path, a->only_kind);
+			pgwt_tf_reader_close(r);
+			if (rc < 0)
+				return -1;
+			end = tr.records ? tr.last_rt + 1 : (uint64_t) now_ns;
+		}
+		for (int i = 0; i < nwin; i++)
+		{
+			size_t		len = strcspn(p, ",");
+
+			specs[i].to_ns = end;
+			specs[i].from_ns = end > win_len[i] ? end - win_len[i] : 0;
+			if (a->from && specs[i].from_ns < (uint64_t) from_rt)
+				specs[i].from_ns = (uint64_t) from_rt;
+			/* labelled as typed */
+			snprintf(specs[i].label, sizeof(specs[i].label), "last %.*s", (int) len, p);
+			p += len + (p[len] == ',');
+		}
+		return nwin;
+	}
+	specs[0].from_ns = a->from ? (uint64_t) from_rt : 0;
+	specs[0].to_ns = a->to ? (uint64_t) to_rt : UINT64_MAX;
+	if (a->from || a->to)
+	{
+		char		f[28],
+					t[28];
+
+		dump_fmt_rt(specs[0].from_ns, f, sizeof(f));
+		dump_fmt_rt(specs[0].to_ns, t, sizeof(t));
+		snprintf(specs[0].label, sizeof(specs[0].label), "%s..%s", f, t);
+	}
+	else
+		snprintf(specs[0].label, sizeof(specs[0].label), "all");
+	return 1;
+}
+
+int
+main(int argc, char **argv)
+{
+	dump_args	a;
+	struct timespec now;
+	int64_t		now_ns,
+				from_rt = 0,
+				to_rt = 0;
+	uint64_t	win_len[DUMP_MAX_WINDOWS];
+	int			nwin = 0;
+	pgwt_window_spec specs[DUMP_MAX_WINDOWS];
+	char		err[256];
+	pgwt_tf_reader *r = NULL;
+	pgwt_engine *eng = NULL;
+	pgwt_names	names = {0};
+	dump_trace	tr = {0};
+	char	   *side_dir = NULL;
+	struct stat sb;
+	int			rc,
+				pg_major = 0;
+	uint32_t	event = 0;
+	pgwt_buf	out = {0};
+	const char *eerr = NULL;
+	int			status = 1;
+	dump_queries queries = {0};
+
+	if ((rc = dump_parse_args(argc, argv, &a)) != 0)
+		return rc;
+	clock_gettime(CLOCK_REALTIME, &now);
+	now_ns = (int64_t) now.tv_sec * 1000000000ll + now.tv_nsec;
+	if (a.from && !pgwt_parse_time(a.from, now_ns, &from_rt, err, sizeof(err)))
+	{
+		fprintf(stderr, "pgwt-dump: --from: %s\n", err);
+		return 2;
+	}
+	if (a.to && !pgwt_parse_time(a.to, now_ns, &to_rt, err, sizeof(err)))
+	{
+		fprintf(stderr, "pgwt-dump: --to: %s\n", err);
+		return 2;
+	}
+	if (a.from && a.to && from_rt >= to_rt)
+	{
+		fprintf(stderr, "pgwt-dump: --from must be before --to\n");
+		return 2;
+	}
+	if (a.windows && (nwin = pgwt_parse_duration_list(a.windows, win_len, DUMP_MAX_WINDOWS, err, sizeof(err))) < 0)
+	{
+		fprintf(stderr, "pgwt-dump: --window: %s\n", err);
+		return 2;
+	}
+	if (stat(a.path, &sb) != 0)
+	{
+		fprintf(stderr, "pgwt-dump: cannot read '%s': %s\n", a.path, strerror(errno));
+		return 1;
+	}
+
+	if ((nwin = dump_windows(&a, from_rt, to_rt, now_ns, win_len, nwin, specs)) < 0)
+		return 1;
+
+	eng = pgwt_engine_create(NULL, specs, nwin, &eerr);
+	if (!eng)
+	{
+		fprintf(stderr, "pgwt-dump: %s\n", eerr);
+		return 1;
+	}
+	{
+		uint64_t	t_end = specs[0].to_ns;
+
+		for (int i = 1; i < nwin; i++)
+			if (specs[i].to_ns > t_end)
+				t_end = specs[i].to_ns;
+		t_end = t_end > UINT64_MAX - DUMP_TO_SLACK_NS ? UINT64_MAX : t_end + DUMP_TO_SLACK_NS;
+		if (dump_open(a.path, specs[nwin - 1].from_ns, t_end, &r) < 0)
+			goto done;
+	}
+
+	/* Names: the server version of the trace, then the trace's own table. */
+	pg_major = a.pg_major;
+	if (!pg_major && pgwt_tf_reader_nfiles(r) > 0)
+		pg_major = (int) (pgwt_tf_reader_file_header(r, 0)->pg_version / 10000);
+	if (!pgwt_names_init(&names, pg_major))
+		pg_major = 0;
+	side_dir = strdup(a.path);
+	if (!side_dir)
+		goto done;
+	if (!S_ISDIR(sb.st_mode))
+	{
+		char	   *d = strdup(dirname(side_dir));
+
+		free(side_dir);
+		side_dir = d;
+		if (!side_dir)
+			goto done;
+	}
+	pgwt_tf_events_read(side_dir, dump_event_cb, &names, NULL, NULL);
+	pgwt_tf_backends_read(side_dir, dump_backend_cb, eng, NULL);
+	queries.q = malloc(DUMP_MAX_QUERIES * sizeof(dump_query));
+	if (!queries.q)
+		goto done;
+	pgwt_tf_queries_read(side_dir, dump_query_cb, &queries, NULL);
+	qsort(queries.q, queries.n, sizeof(dump_query), dump_query_cmp);
+
+	if (a.event && !pgwt_event_parse(&names, a.event, &event))
+	{
+		fprintf(stderr, "pgwt-dump: unknown event '%s' (Class:Name as in IO:DataFileRead, Class:0xNN, or CPU*)\n",
+				a.event);
+		status = 2;
+		goto done;
+	}
+
+	if (dump_read(r, eng, &tr, a.path, a.only_kind) < 0)
+		goto done;
+	pgwt_engine_flush(eng);
+
+	dump_trace_info(&out, &a, r, eng, pg_major);
+	{
+		bool		columns = a.format == PGWT_OUT_TEXT && nwin > 1 &&
+			(a.view == DV_SUMMARY || a.view == DV_TIME_MODEL);
+
+		if (columns)
+			dump_time_model_columns(&out, eng, nwin, &names);
+		for (int w = 0; w < nwin; w++)
+			dump_render(&out, &a, eng, w, &names, event, w == 0, &queries, columns);
+	}
+	if (out.oom)
+	{
+		fprintf(stderr, "pgwt-dump: out of memory while formatting\n");
+		goto done;
+	}
+	if ((out.len && fwrite(out.data, 1, out.len, stdout) != out.len) || fflush(stdout) != 0)
+	{
+		fprintf(stderr, "pgwt-dump: writing the output failed: %s\n", strerror(errno));
+		goto done;
+	}
+	status = 0;
+done:
+	pgwt_buf_free(&out);
+	free(queries.q);
+	free(side_dir);
+	pgwt_names_free(&names);
+	if (r)
+		pgwt_tf_reader_close(r);
+	pgwt_engine_free(eng);
+	return status;
+}

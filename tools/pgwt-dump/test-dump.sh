@@ -1,0 +1,185 @@
+#!/usr/bin/env bash
+# End-to-end test of pgwt-dump: a trace with a known truth (test/dump_fixture.c
+# says what it holds) -> pgwt-dump --format json|csv|text -> the numbers.
+# Prints PASS/FAIL lines for test/run; called by test/suites/40-analysis.
+source "$(dirname "$0")/../../test/lib/common.sh"
+
+top=$PGWT_TOP
+log=$PGWT_LOGDIR/pgwt-dump-build.log
+if ! make -s -C "$top/tools/pgwt-dump" all test-tools >"$log" 2>&1; then
+  fail dump-build "$(tail -5 "$log" | tr '\n' ' ')"
+  exit 0
+fi
+pass dump-build
+# the sanitizer build: a memory error fails the check it happens in
+dump=$top/build/tools/pgwt-dump/san/pgwt-dump
+work=$(mktemp -d /tmp/pgwt-dump-test.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+"$top/build/tools/pgwt-dump/dump_fixture" "$work" || { fail dump-fixture "fixture writer failed"; exit 0; }
+export TZ=UTC
+
+# json_check NAME PYTHON-EXPR ARGS...: runs pgwt-dump ARGS --format json, loads
+# the JSON lines into `objs` (list) and `v` (dict by view name, last wins),
+# and passes when the expression is true.
+cat >"$work/check.py" <<'PY'
+import json, sys
+objs = [json.loads(l) for l in sys.stdin if l.strip()]
+v = {o["view"]: o for o in objs}
+def row(view, event, **kw):
+    for r in v[view]["rows"]:
+        if r.get("event") == event and all(r.get(k) == x for k, x in kw.items()):
+            return r
+    raise KeyError(event)
+def pid(p):
+    return [x for x in v["session_event"]["rows"] if x["pid"] == p][0]
+if not eval(sys.argv[1]):
+    print("false:", sys.argv[1][:200]); sys.exit(1)
+PY
+json_check() {
+  local name=$1 expr=$2; shift 2
+  local out
+  if ! out=$("$dump" "$work" --format json "$@" 2>&1); then
+    fail "$name" "pgwt-dump exited non-zero: $(echo "$out" | tail -2 | tr '\n' ' ')"; return
+  fi
+  if python3 "$work/check.py" "$expr" <<<"$out" >"$work/py.out" 2>&1; then
+    pass "$name"
+  else
+    fail "$name" "$(tail -2 "$work/py.out" | tr '\n' ' ')"
+  fi
+}
+
+json_check dump-trace-bad-block \
+  'v["trace"]["bad_blocks_skipped"] == 1 and v["trace"]["records"] == 31 and v["trace"]["pg_major"] == 15' \
+  --view time_model
+json_check dump-system-event-exact \
+  'row("system_event","Timeout:PgSleep") == {"event":"Timeout:PgSleep","event_id":0x09000002,"other":False,"idle":False,"fidelity":"exact","waits":10,"exact_waits":10,"total_ns":2000000000,"exact_ns":2000000000,"sampled_ns":0,"avg_ns":200000000,"max_ns":200000000,"pct_db":row("system_event","Timeout:PgSleep")["pct_db"]} and abs(row("system_event","Timeout:PgSleep")["pct_db"] - 200000/3037.0) < 1e-3' \
+  --view system_event
+json_check dump-system-event-io \
+  'row("system_event","IO:DataFileRead")["waits"] == 3 and row("system_event","IO:DataFileRead")["total_ns"] == 7000000 and row("system_event","IO:DataFileRead")["max_ns"] == 4000000 and row("system_event","CPU*")["total_ns"] == 530000000 and row("system_event","CPU*")["waits"] == 13' \
+  --view system_event
+json_check dump-system-event-sampled \
+  'row("system_event","IO:WALWrite")["waits"] is None and row("system_event","IO:WALWrite")["avg_ns"] is None and row("system_event","IO:WALWrite")["max_ns"] is None and row("system_event","IO:WALWrite")["total_ns"] == 500000000 and row("system_event","IO:WALWrite")["fidelity"] == "sampled" and v["system_event"]["fidelity"] == "mixed" and v["system_event"]["db_time_ns"] == 3037000000' \
+  --view system_event
+json_check dump-time-model \
+  '[c["class"] for c in v["time_model"]["classes"]] == ["CPU*","Timeout","IO"] and v["time_model"]["classes"][1]["total_ns"] == 2000000000 and v["time_model"]["classes"][2]["fidelity"] == "mixed"' \
+  --view time_model
+json_check dump-from-to-clips \
+  'row("system_event","Timeout:PgSleep")["waits"] == 3 and row("system_event","Timeout:PgSleep")["total_ns"] == 800000000 and row("system_event","CPU*")["waits"] == 4 and row("system_event","CPU*")["total_ns"] == 200000000' \
+  --view system_event --from 2026-02-25T14:30:01 --to '2026-02-25 14:30:02'
+json_check dump-histogram-fine \
+  '[b["waits"] for b in v["histogram"]["buckets"] if b["lo_ns"] == 134217728] == [10] and sum(b["waits"] for b in v["histogram"]["buckets"]) == 10' \
+  --view histogram --event Timeout:PgSleep --fine
+json_check dump-histogram-us \
+  '[b["waits"] for b in v["histogram"]["buckets"]][9:13] == [0, 1, 1, 1] and v["histogram"]["buckets"][10]["lo_ns"] == 512000 and v["histogram"]["waits"] == 3' \
+  --view histogram --event IO:DataFileRead
+json_check dump-histogram-requires-exact \
+  'v["histogram"]["status"] == "requires_exact" and v["histogram"]["buckets"] is None' \
+  --view histogram --event IO:WALWrite
+json_check dump-sessions \
+  'pid(100)["user"] == "app" and pid(100)["database"] == "shop" and pid(100)["db_time_ns"] == 2500000000 and abs(pid(100)["cpu_pct"] - 20.0) < 1e-9 and pid(100)["top_wait"] == "Timeout:PgSleep" and v["session_event"]["rows"][0]["pid"] == 100 and pid(300)["type"] == "-"' \
+  --view session_event
+json_check dump-session-detail \
+  '[(r["event"], r["total_ns"]) for r in v["session_detail"]["rows"]] == [("CPU*", 30000000), ("IO:DataFileRead", 7000000)]' \
+  --view session_event --pid-filter 200
+json_check dump-query-profile \
+  '[(r["event"], r["total_ns"]) for r in v["query_event"]["rows"]] == [("CPU*", 30000000), ("IO:DataFileRead", 7000000)]' \
+  --view query_event --query-id 8888
+json_check dump-query-by-event \
+  '[(r["query_id"], r["waits"], r["query"]) for r in v["query_event"]["rows"]] == [(7777, 10, "SELECT pg_sleep(0.2)")]' \
+  --view query_event --event Timeout:PgSleep
+json_check dump-windows \
+  '[o["window"] for o in objs if o["view"] == "system_event"] == ["last 5s", "last 1m"] and [o["db_time_ns"] for o in objs if o["view"] == "system_event"] == [500000000, 3037000000] and [o["fidelity"] for o in objs if o["view"] == "system_event"] == ["sampled", "mixed"]' \
+  --view system_event --window 5s,1m
+
+out=$("$dump" "$work" --view system_event --format csv 2>"$work/csv.err")
+if [ "$(echo "$out" | head -1)" = "window,fidelity,event,waits,total_ns,avg_ns,max_ns,pct_db,status" ] &&
+   echo "$out" | grep -qx 'all,exact,Timeout:PgSleep,10,2000000000,200000000,200000000,65.8545,ok' &&
+   echo "$out" | grep -qx 'all,sampled,IO:WALWrite,,500000000,,,16.4636,ok' &&
+   grep -q '1 bad blocks skipped' "$work/csv.err"; then
+  pass dump-csv
+else
+  fail dump-csv "$(echo "$out" | head -3 | tr '\n' ' ')"
+fi
+
+out=$("$top/bin/pgwt-dump" "$work" 2>&1)
+if echo "$out" | grep -q '1 bad blocks skipped' && echo "$out" | grep -q '== Time model' &&
+   echo "$out" | grep -q '== Sessions' && echo "$out" | grep -q '== Query events' &&
+   echo "$out" | grep -Eq 'IO:WALWrite +\? '; then
+  pass dump-text-summary
+else
+  fail dump-text-summary "$(echo "$out" | head -3 | tr '\n' ' ')"
+fi
+
+# Several windows side by side in text: PgSleep is 0 in the last 5 s (only
+# samples there) and 2000 ms in the last minute.
+out=$("$dump" "$work" --view time_model --window 5s,1m 2>&1)
+if echo "$out" | grep -q '== Time model by window  \[last 5s: sampled\] \[last 1m: mixed\]' &&
+   echo "$out" | grep -Eq '^ +Timeout:PgSleep +0\.000 +0\.0% +2000\.000 +65\.9%$'; then
+  pass dump-window-columns
+else
+  fail dump-window-columns "$(echo "$out" | sed -n 3,5p | tr '\n' ' ')"
+fi
+
+# A pgwt-synth trace (transitions and samples of the same backends, with the
+# truth printed by the generator) read back one tier at a time.
+synth=$top/bin/pgwt-synth
+make -s -C "$top/tools" all >"$PGWT_LOGDIR/pgwt-synth-build.log" 2>&1
+if [ ! -x "$synth" ]; then
+  fail dump-synth "bin/pgwt-synth not built: $(tail -3 "$PGWT_LOGDIR/pgwt-synth-build.log" | tr '\n' ' ')"
+elif ! "$synth" -o "$work/synth" "$top/tools/pgwt-synth/scenarios/small.scn" >"$work/truth.json" 2>"$work/synth.err"; then
+  fail dump-synth "pgwt-synth failed: $(tail -2 "$work/synth.err" | tr '\n' ' ')"
+else
+  "$dump" "$work/synth" --only exact --view system_event --format json >"$work/exact.json" 2>&1 &&
+  "$dump" "$work/synth" --only sampled --view system_event --format json >"$work/sampled.json" 2>&1
+  if python3 - "$work" <<'PY' >"$work/synth.out" 2>&1
+import json, sys
+d = sys.argv[1]
+truth = json.load(open(d + "/truth.json"))
+def rows(f):
+    objs = [json.loads(l) for l in open(f) if l.strip()]
+    o = [x for x in objs if x["view"] == "system_event"][0]
+    return o, {r["event"]: r for r in o["rows"]}
+eo, ex = rows(d + "/exact.json")
+so, sa = rows(d + "/sampled.json")
+bad = []
+def want(cond, what):
+    if not cond: bad.append(what)
+idle = {"Client:ClientRead"}
+db = truth["cpu"]["wait_ns"]
+for e in truth["events"]:
+    r = ex.get(e["name"]); s = sa.get(e["name"])
+    want(r and r["waits"] == e["waits"] and r["total_ns"] == e["wait_ns"] and r["fidelity"] == "exact", "exact " + e["name"])
+    want(s and s["waits"] is None and s["total_ns"] == e["sampled_ns"] and s["fidelity"] == "sampled", "sampled " + e["name"])
+    if e["name"] not in idle: db += e["wait_ns"]
+want(ex["CPU*"]["waits"] == truth["cpu"]["waits"] and ex["CPU*"]["total_ns"] == truth["cpu"]["wait_ns"], "exact CPU*")
+want(sa["CPU*"]["total_ns"] == truth["cpu"]["sampled_ns"], "sampled CPU*")
+want(eo["db_time_ns"] == db, "exact DB time %d != %d" % (eo["db_time_ns"], db))
+want(eo["backends"] == truth["backends"], "backends")
+if bad:
+    print("mismatch:", ", ".join(bad)); sys.exit(1)
+PY
+  then pass dump-synth-truth; else fail dump-synth-truth "$(tail -2 "$work/synth.out" | tr '\n' ' ')"; fi
+fi
+
+# Bad input: one line on stderr, non-zero status, nothing on stdout.
+bad() {
+  local name=$1 want=$2; shift 2
+  local o e rc
+  o=$("$dump" "$@" 2>"$work/err"); rc=$?
+  e=$(cat "$work/err")
+  if [ "$rc" = "$want" ] && [ -z "$o" ] && [ "$(echo "$e" | wc -l)" = 1 ] && [[ "$e" == pgwt-dump:* ]]; then
+    pass "$name"
+  else
+    fail "$name" "rc=$rc (want $want) stdout='${o:0:60}' stderr='$e'"
+  fi
+}
+bad dump-bad-view 2 "$work" --view nope
+bad dump-bad-time 2 "$work" --from yesterday
+bad dump-bad-format 2 "$work" --format xml
+bad dump-bad-event 2 "$work" --view histogram --event IO:Nope
+bad dump-missing-dir 1 "$work/missing"
+bad dump-empty-dir 1 "$work/empty-dir-does-not-exist-either"
+mkdir "$work/empty"
+bad dump-no-traces 1 "$work/empty"
+bad dump-bad-only 2 "$work" --only both
+exit 0

@@ -1,0 +1,564 @@
+/*
+ * scenario.c
+ *		Parser of pgwt-synth scenarios and the simulation itself. Pure: no
+ *		I/O, so the truth it reports depends only on the scenario text.
+ *
+ * Each backend alternates CPU time and waits; a wait picks an event by
+ * weight and a length from the event's distribution. A transition is
+ * emitted at each change (old -> new, duration = time spent in old).
+ * The sampler ticks every sample_period_ns, each tick stretched by up to
+ * +-jitter%, and records every backend's current state, weighted by the
+ * tick's real length. Backends and the sampler are merged in time order
+ * through a binary heap.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scenario.h"
+
+/* ---- parsing ---------------------------------------------------------- */
+
+static int
+syn_duration(const char *s, uint64_t *out)
+{
+	char	   *end;
+	double		v = strtod(s, &end);
+	double		mult;
+
+	if (end == s || v < 0)
+		return -1;
+	if (strcmp(end, "ns") == 0 || *end == '\0')
+		mult = 1;
+	else if (strcmp(end, "us") == 0)
+		mult = 1e3;
+	else if (strcmp(end, "ms") == 0)
+		mult = 1e6;
+	else if (strcmp(end, "s") == 0)
+		mult = 1e9;
+	else if (strcmp(end, "m") == 0)
+		mult = 60e9;
+	else if (strcmp(end, "h") == 0)
+		mult = 3600e9;
+	else
+		return -1;
+	if (v * mult > 1.8e19)
+		return -1;
+	*out = (uint64_t) (v * mult + 0.5);
+	return 0;
+}
+
+static int
+syn_uint(const char *s, uint64_t max, uint64_t *out)
+{
+	char	   *end;
+	unsigned long long v;
+
+	if (!isdigit((unsigned char) *s))
+		return -1;
+	v = strtoull(s, &end, 0);
+	if (*end != '\0' || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int
+syn_bool(const char *s, bool *out)
+{
+	if (strcmp(s, "on") == 0 || strcmp(s, "yes") == 0 || strcmp(s, "1") == 0)
+		*out = true;
+	else if (strcmp(s, "off") == 0 || strcmp(s, "no") == 0 || strcmp(s, "0") == 0)
+		*out = false;
+	else
+		return -1;
+	return 0;
+}
+
+static int
+syn_distname(const char *s, syn_dist *d)
+{
+	if (strcmp(s, "exp") == 0)
+		*d = SYN_DIST_EXP;
+	else if (strcmp(s, "fixed") == 0)
+		*d = SYN_DIST_FIXED;
+	else if (strcmp(s, "uniform") == 0)
+		*d = SYN_DIST_UNIFORM;
+	else
+		return -1;
+	return 0;
+}
+
+int
+syn_parse(const char *text, syn_scenario *sc, char *err, size_t errlen)
+{
+	char	   *copy = strdup(text);
+	char	   *save = NULL;
+	char	   *line;
+	int			lineno = 0;
+
+	memset(sc, 0, sizeof(*sc));
+	sc->seed = 1;
+	sc->duration_ns = 10000000000ull;
+	sc->start_realtime_ns = 1700000000000000000ull;
+	sc->start_monotonic_ns = 1000000000ull;
+	sc->pg_version = 150004;
+	sc->backends = 4;
+	sc->first_pid = 1000;
+	sc->cpu_mean_ns = 50000;
+	sc->transitions = true;
+	sc->cpu_column = true;
+	if (!copy)
+	{
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+	{
+		char	   *words[16];
+		int			nw = 0;
+		char	   *hash = strchr(line, '#');
+		char	   *wsave = NULL;
+		char	   *w;
+		uint64_t	v;
+		int			bad = 0;
+
+		lineno++;
+		if (hash)
+			*hash = '\0';
+		for (w = strtok_r(line, " \t\r", &wsave); w && nw < 16; w = strtok_r(NULL, " \t\r", &wsave))
+			words[nw++] = w;
+		if (nw == 0)
+			continue;
+#define ONE_ARG() do { if (nw != 2) { bad = 1; break; } } while (0)
+		do
+		{
+			if (strcmp(words[0], "seed") == 0)
+			{
+				ONE_ARG();
+				bad = syn_uint(words[1], UINT64_MAX, &sc->seed);
+			}
+			else if (strcmp(words[0], "duration") == 0)
+			{
+				ONE_ARG();
+				bad = syn_duration(words[1], &sc->duration_ns);
+			}
+			else if (strcmp(words[0], "start_realtime") == 0)
+			{
+				ONE_ARG();
+				bad = syn_uint(words[1], UINT64_MAX / 2, &sc->start_realtime_ns);
+			}
+			else if (strcmp(words[0], "start_monotonic") == 0)
+			{
+				ONE_ARG();
+				bad = syn_uint(words[1], UINT64_MAX / 2, &sc->start_monotonic_ns);
+			}
+			else if (strcmp(words[0], "pg_version") == 0)
+			{
+				ONE_ARG();
+				bad = syn_uint(words[1], UINT32_MAX, &v);
+				sc->pg_version = (uint32_t) v;
+			}
+			else if (strcmp(words[0], "backends") == 0)
+			{
+				ONE_ARG();
+				bad = syn_uint(words[1], SYN_MAX_BACKENDS, &v) || v == 0;
+				sc->backends = (uint32_t) v;
+			}
+			else if (strcmp(words[0], "first_pid") == 0)
+			{
+				ONE_ARG();
+				bad = syn_uint(words[1], UINT32_MAX - SYN_MAX_BACKENDS, &v) || v == 0;
+				sc->first_pid = (uint32_t) v;
+			}
+			else if (strcmp(words[0], "query_ids") == 0)
+			{
+				ONE_ARG();
+				bad = syn_uint(words[1], UINT32_MAX, &v);
+				sc->query_ids = (uint32_t) v;
+			}
+			else if (strcmp(words[0], "transitions") == 0)
+			{
+				ONE_ARG();
+				bad = syn_bool(words[1], &sc->transitions);
+			}
+			else if (strcmp(words[0], "cpu_column") == 0)
+			{
+				ONE_ARG();
+				bad = syn_bool(words[1], &sc->cpu_column);
+			}
+			else if (strcmp(words[0], "sample_period") == 0)
+			{
+				ONE_ARG();
+				bad = strcmp(words[1], "off") == 0 ? (sc->sample_period_ns = 0, 0)
+					: syn_duration(words[1], &sc->sample_period_ns);
+				if (!bad && sc->sample_period_ns > 0 && sc->sample_period_ns < 1000)
+					bad = 1;	/* below 1 us the run would never end */
+			}
+			else if (strcmp(words[0], "sample_jitter") == 0)
+			{
+				size_t		l;
+
+				ONE_ARG();
+				l = strlen(words[1]);
+				if (l < 2 || words[1][l - 1] != '%')
+				{
+					bad = 1;
+					break;
+				}
+				words[1][l - 1] = '\0';
+				bad = syn_uint(words[1], 90, &v);
+				sc->sample_jitter_pct = (uint32_t) v;
+			}
+			else if (strcmp(words[0], "max_records") == 0)
+			{
+				ONE_ARG();
+				bad = syn_uint(words[1], UINT64_MAX, &sc->max_records);
+			}
+			else if (strcmp(words[0], "cpu") == 0 || strcmp(words[0], "event") == 0)
+			{
+				bool		is_event = words[0][0] == 'e';
+				syn_event	e;
+				int			i;
+
+				memset(&e, 0, sizeof(e));
+				e.weight = 1;
+				e.mean_ns = 100000;
+				i = 1;
+				if (is_event)
+				{
+					if (nw < 2 || syn_uint(words[1], UINT32_MAX, &v) || v == 0 ||
+						v >= PGWT_MARKER_FIRST)
+					{
+						bad = 1;
+						break;
+					}
+					e.id = (uint32_t) v;
+					i = 2;
+				}
+				for (; i < nw && !bad; i++)
+				{
+					char	   *eq = strchr(words[i], '=');
+
+					if (!eq)
+					{
+						bad = 1;
+						break;
+					}
+					*eq++ = '\0';
+					if (strcmp(words[i], "mean") == 0)
+						bad = syn_duration(eq, &e.mean_ns) || e.mean_ns == 0;
+					else if (strcmp(words[i], "dist") == 0)
+						bad = syn_distname(eq, &e.dist);
+					else if (is_event && strcmp(words[i], "weight") == 0)
+					{
+						bad = syn_uint(eq, 1000000, &v) || v == 0;
+						e.weight = (uint32_t) v;
+					}
+					else if (is_event && strcmp(words[i], "name") == 0 &&
+							 strlen(eq) < SYN_NAME_MAX && strchr(eq, ':'))
+						strcpy(e.name, eq);
+					else
+						bad = 1;
+				}
+				if (bad)
+					break;
+				if (!is_event)
+				{
+					sc->cpu_mean_ns = e.mean_ns;
+					sc->cpu_dist = e.dist;
+				}
+				else if (sc->nevents == SYN_MAX_EVENTS)
+					bad = 1;
+				else
+				{
+					size_t		k;
+
+					for (k = 0; k < sc->nevents; k++)
+						if (sc->events[k].id == e.id)
+							bad = 1;
+					if (!bad)
+						sc->events[sc->nevents++] = e;
+				}
+			}
+			else
+			{
+				snprintf(err, errlen, "line %d: unknown keyword '%s'", lineno, words[0]);
+				free(copy);
+				return -1;
+			}
+		} while (0);
+#undef ONE_ARG
+		if (bad)
+		{
+			snprintf(err, errlen, "line %d: bad value for '%s'", lineno, words[0]);
+			free(copy);
+			return -1;
+		}
+	}
+	free(copy);
+	if (sc->nevents == 0)
+	{
+		snprintf(err, errlen, "no 'event' line: a scenario needs at least one wait event");
+		return -1;
+	}
+	if (!sc->transitions && sc->sample_period_ns == 0)
+	{
+		snprintf(err, errlen, "nothing to write: transitions off and no sample_period");
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- simulation ------------------------------------------------------ */
+
+typedef struct syn_backend
+{
+	uint64_t	next_ts;		/* when the current state ends */
+	uint64_t	since;			/* when the current state began */
+	uint32_t	event;			/* 0 = on CPU */
+	int			event_index;	/* -1 = CPU */
+	uint64_t	query_id;
+} syn_backend;
+
+static uint64_t
+syn_rand(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 2685821657736338717ull;
+}
+
+/* Uniform in (0, 1]. */
+static double
+syn_unit(uint64_t *s)
+{
+	return ((double) (syn_rand(s) >> 11) + 1.0) / 9007199254740992.0;
+}
+
+static uint64_t
+syn_draw(uint64_t *s, uint64_t mean, syn_dist d)
+{
+	double		v;
+
+	switch (d)
+	{
+		case SYN_DIST_FIXED:
+			return mean;
+		case SYN_DIST_UNIFORM:
+			v = 2.0 * (double) mean * syn_unit(s);
+			break;
+		default:
+			v = -(double) mean * log(syn_unit(s));
+			break;
+	}
+	return v < 1.0 ? 1 : (uint64_t) v;
+}
+
+/* Heap of indices ordered by next_ts; index nb (one past the backends)
+ * stands for the sampler. */
+typedef struct syn_heap
+{
+	uint32_t   *a;
+	uint32_t	n;
+	const syn_backend *b;
+	const uint64_t *sampler_ts;
+	uint32_t	nb;
+} syn_heap;
+
+static uint64_t
+syn_key(const syn_heap *h, uint32_t i)
+{
+	return i == h->nb ? *h->sampler_ts : h->b[i].next_ts;
+}
+
+static bool
+syn_less(const syn_heap *h, uint32_t x, uint32_t y)
+{
+	uint64_t	a = syn_key(h, x),
+				b = syn_key(h, y);
+
+	return a < b || (a == b && x < y);
+}
+
+static void
+syn_sift_down(syn_heap *h, uint32_t i)
+{
+	for (;;)
+	{
+		uint32_t	l = 2 * i + 1,
+					r = l + 1,
+					m = i;
+
+		if (l < h->n && syn_less(h, h->a[l], h->a[m]))
+			m = l;
+		if (r < h->n && syn_less(h, h->a[r], h->a[m]))
+			m = r;
+		if (m == i)
+			return;
+		{
+			uint32_t	t = h->a[i];
+
+			h->a[i] = h->a[m];
+			h->a[m] = t;
+		}
+		i = m;
+	}
+}
+
+static syn_truth_event *
+syn_truth_for(syn_truth *t, int event_index)
+{
+	return event_index < 0 ? &t->cpu : &t->ev[event_index];
+}
+
+static int
+syn_emit(const syn_scenario *sc, syn_emit_fn emit, void *arg, syn_truth *t,
+		 const pgwt_record *r)
+{
+	if (t->records == 0)
+		t->first_ts = r->ts_ns;
+	t->last_ts = r->ts_ns;
+	t->records++;
+	return emit(r, arg);
+}
+
+int
+syn_run(const syn_scenario *sc, syn_emit_fn emit, void *arg, syn_truth *t)
+{
+	uint64_t	rng = sc->seed ? sc->seed : 1;
+	uint64_t	end = sc->start_monotonic_ns + sc->duration_ns;
+	uint64_t	total_weight = 0;
+	uint64_t	sampler_ts = UINT64_MAX;
+	uint64_t	last_tick = sc->start_monotonic_ns;
+	syn_backend *b;
+	syn_heap	h;
+	uint32_t	i;
+	int			rc = 0;
+
+	memset(t, 0, sizeof(*t));
+	for (i = 0; i < sc->nevents; i++)
+		total_weight += sc->events[i].weight;
+	b = calloc(sc->backends, sizeof(*b));
+	h.a = calloc(sc->backends + 1, sizeof(uint32_t));
+	if (!b || !h.a)
+	{
+		free(b);
+		free(h.a);
+		return -1;
+	}
+	/* every backend starts on CPU at a random point of its first burst */
+	for (i = 0; i < sc->backends; i++)
+	{
+		b[i].since = sc->start_monotonic_ns;
+		b[i].event_index = -1;
+		b[i].next_ts = sc->start_monotonic_ns + syn_draw(&rng, sc->cpu_mean_ns, sc->cpu_dist);
+		b[i].query_id = sc->query_ids ? 1 + syn_rand(&rng) % sc->query_ids : 0;
+	}
+	if (sc->sample_period_ns)
+		sampler_ts = sc->start_monotonic_ns + sc->sample_period_ns;
+	h.b = b;
+	h.nb = sc->backends;
+	h.sampler_ts = &sampler_ts;
+	h.n = sc->backends + 1;
+	for (i = 0; i < h.n; i++)
+		h.a[i] = i;
+	for (i = h.n / 2 + 1; i-- > 0;)
+		syn_sift_down(&h, i);
+
+	while (rc == 0)
+	{
+		uint32_t	top = h.a[0];
+		uint64_t	now = syn_key(&h, top);
+
+		if (now > end || (sc->max_records && t->records >= sc->max_records))
+			break;
+		if (top == h.nb)
+		{
+			/* sampler tick: every backend's state, weighted by the tick */
+			uint64_t	weight = now - last_tick;
+			uint64_t	next = sc->sample_period_ns;
+
+			for (i = 0; i < sc->backends && rc == 0; i++)
+			{
+				pgwt_record r;
+				syn_truth_event *te = syn_truth_for(t, b[i].event_index);
+
+				memset(&r, 0, sizeof(r));
+				r.kind = PGWT_REC_SAMPLE;
+				r.ts_ns = now;
+				r.pid = sc->first_pid + i;
+				r.new_event = b[i].event;
+				r.query_id = b[i].query_id;
+				r.weight_ns = weight;
+				r.cpu_ns = PGWT_CPU_UNKNOWN;
+				te->samples++;
+				te->sampled_ns += weight;
+				t->samples++;
+				rc = syn_emit(sc, emit, arg, t, &r);
+			}
+			last_tick = now;
+			if (sc->sample_jitter_pct)
+			{
+				uint64_t	span = sc->sample_period_ns * sc->sample_jitter_pct / 100;
+
+				next = sc->sample_period_ns - span + syn_rand(&rng) % (2 * span + 1);
+			}
+			sampler_ts = now + next;
+		}
+		else
+		{
+			syn_backend *x = &b[top];
+			pgwt_record r;
+			syn_truth_event *te = syn_truth_for(t, x->event_index);
+			uint64_t	dur = now - x->since;
+
+			memset(&r, 0, sizeof(r));
+			r.kind = PGWT_REC_TRANSITION;
+			r.ts_ns = now;
+			r.pid = sc->first_pid + top;
+			r.old_event = x->event;
+			r.duration_ns = dur;
+			r.query_id = x->query_id;
+			if (x->event_index < 0)
+			{
+				/* CPU burst over: pick a wait by weight */
+				uint64_t	pick = syn_rand(&rng) % total_weight;
+				int			k = 0;
+
+				while (pick >= sc->events[k].weight)
+					pick -= sc->events[k++].weight;
+				r.cpu_ns = sc->cpu_column ? dur : PGWT_CPU_UNKNOWN;
+				x->event_index = k;
+				x->event = sc->events[k].id;
+				x->next_ts = now + syn_draw(&rng, sc->events[k].mean_ns, sc->events[k].dist);
+			}
+			else
+			{
+				r.cpu_ns = sc->cpu_column ? 0 : PGWT_CPU_UNKNOWN;
+				x->event_index = -1;
+				x->event = PGWT_EVENT_NONE;
+				x->next_ts = now + syn_draw(&rng, sc->cpu_mean_ns, sc->cpu_dist);
+				/* a new statement now and then */
+				if (sc->query_ids && syn_rand(&rng) % 8 == 0)
+					x->query_id = 1 + syn_rand(&rng) % sc->query_ids;
+			}
+			r.new_event = x->event;
+			x->since = now;
+			if (sc->transitions)
+			{
+				te->waits++;
+				te->wait_ns += dur;
+				t->transitions++;
+				rc = syn_emit(sc, emit, arg, t, &r);
+			}
+		}
+		syn_sift_down(&h, 0);
+	}
+	free(b);
+	free(h.a);
+	return rc;
+}
