@@ -32,7 +32,7 @@ extern int	pgwt_elf_open(pgwt_elf_image *img, const uint8_t *buf, size_t len,
 						  char *errbuf, size_t errlen);
 
 /*
- * Look up a defined symbol by name in .dynsym. 0 and *value/*size on
+ * Look up a defined symbol by name in .dynsym. 0 and value, size on
  * success, -1 when absent or undefined.
  */
 extern int	pgwt_elf_lookup(const pgwt_elf_image *img, const char *name,

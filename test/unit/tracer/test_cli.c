@@ -1,0 +1,147 @@
+/*
+ * test_cli.c
+ *		Option parsing: defaults, every flag, and each bad input's message.
+ */
+#include <string.h>
+
+#include "tracer/cli.h"
+#include "unit.h"
+
+#define ARGC(a) ((int) (sizeof(a) / sizeof((a)[0])) - 1)
+
+static int
+parse(char **argv, pgwt_options *o, char *err)
+{
+	int			argc = 0;
+
+	while (argv[argc])
+		argc++;
+	return pgwt_options_parse(argc, argv, o, err, 256);
+}
+
+static void
+cli_defaults(void)
+{
+	char	   *argv[] = {"pg_wait_tracer", NULL};
+	pgwt_options o;
+	char		err[256];
+
+	UNIT_CHECK(parse(argv, &o, err) == 0);
+	UNIT_CHECK(o.sample_rate == 10);
+	UNIT_CHECK(o.interval_s == 5);
+	UNIT_CHECK(o.view == PGWT_VIEW_TIME_MODEL);
+	UNIT_CHECK(o.format == PGWT_FORMAT_AUTO);
+	UNIT_CHECK(o.retention_hours == 24);
+	UNIT_CHECK(o.pid == 0 && !o.pgdata && !o.daemon && !o.replay);
+}
+
+static void
+cli_all_flags(void)
+{
+	char	   *argv[] = {"pg_wait_tracer", "-p", "1234", "--view", "query_event",
+		"--sort", "db_time", "-f", "json", "--duration", "30", "-n", "3",
+		"--window", "5s,1m,5m", "-Q", "-8123456789", "-T", "/tmp/t", "-R", "48",
+		"--retention-gb", "1.5", "--trace-group", "dba", "--sample-rate", "100",
+		"--mode", "tiered", "--dbname", "db1", "--user", "u1", "--host", "/tmp", "-v", NULL};
+	pgwt_options o;
+	char		err[256];
+
+	UNIT_CHECK(parse(argv, &o, err) == 0);
+	UNIT_CHECK(o.pid == 1234);
+	UNIT_CHECK(o.view == PGWT_VIEW_QUERY_EVENT);
+	UNIT_CHECK(o.sort == PGWT_CLI_SORT_DB_TIME);
+	UNIT_CHECK(o.format == PGWT_FORMAT_JSON);
+	UNIT_CHECK(o.duration_s == 30 && o.count == 3);
+	UNIT_CHECK(o.nwindows == 3);
+	UNIT_CHECK(o.windows_ns[0] == 5000000000ull && o.windows_ns[2] == 300000000000ull);
+	UNIT_CHECK(o.interval_s == 5);	/* taken from the first window */
+	UNIT_CHECK(o.have_query_id && o.query_id == (uint64_t) -8123456789ll);
+	UNIT_CHECK(strcmp(o.trace_dir, "/tmp/t") == 0);
+	UNIT_CHECK(o.retention_hours == 48 && o.retention_gb == 1.5);
+	UNIT_CHECK(o.sample_rate == 100);
+	UNIT_CHECK(strcmp(o.dbname, "db1") == 0 && strcmp(o.user, "u1") == 0);
+	UNIT_CHECK(o.verbose);
+}
+
+static void
+cli_replay_and_daemon(void)
+{
+	char	   *a1[] = {"x", "--replay", "-T", "/d", "--from", "1h", "--to", "now", NULL};
+	char	   *a2[] = {"x", "--daemon", "-T", "/d", "-R", "2", NULL};
+	pgwt_options o;
+	char		err[256];
+
+	UNIT_CHECK(parse(a1, &o, err) == 0);
+	UNIT_CHECK(o.replay && strcmp(o.from, "1h") == 0 && strcmp(o.to, "now") == 0);
+	UNIT_CHECK(parse(a2, &o, err) == 0);
+	UNIT_CHECK(o.daemon && o.retention_hours == 2);
+}
+
+/* Every bad input fails with a message naming the problem. */
+static void
+cli_bad_inputs(void)
+{
+	static const struct
+	{
+		const char *args[8];
+		const char *msg;
+	}			cases[] = {
+		{{"--view", "nosuch"}, "unknown view 'nosuch'"},
+		{{"--sort", "x"}, "unknown sort"},
+		{{"--format", "xml"}, "unknown format"},
+		{{"--sample-rate", "0"}, "1 to 1000"},
+		{{"--sample-rate", "1001"}, "1 to 1000"},
+		{{"--sample-rate", "10x"}, "1 to 1000"},
+		{{"--interval", "0"}, "--interval"},
+		{{"-p", "abc"}, "not a process id"},
+		{{"-p", "-5"}, "not a process id"},
+		{{"--window", "5s,1x"}, "--window: "},
+		{{"--window", "1m,5s"}, "--window: "},
+		{{"--window", "5s,1m", "-i", "10"}, "must equal --interval"},
+		{{"--view", "histogram"}, "needs --event"},
+		{{"--daemon", "-n", "3"}, "cannot be combined"},
+		{{"--replay"}, "needs -T"},
+		{{"--replay", "-T", "/d", "-V", "active"}, "live only"},
+		{{"--from", "1h"}, "need --replay"},
+		{{"--mode", "full"}, "not available in this build"},
+		{{"--mode", "warp"}, "unknown mode"},
+		{{"--bogus"}, "unknown option --bogus"},
+		{{"--view"}, "needs a value"},
+		{{"extra"}, "unexpected argument"},
+		{{"-p", "1", "-D", "/x"}, "mutually exclusive"},
+		{{"-Q", "abc", "-V", "query_event"}, "not a query id"},
+		{{"-R", "0"}, "--trace-retention"},
+		{{"--retention-gb", "1"}, "need -T"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	{
+		char	   *argv[10];
+		int			argc = 0;
+		pgwt_options o;
+		char		err[256] = "";
+
+		argv[argc++] = "pg_wait_tracer";
+		for (int k = 0; k < 8 && cases[i].args[k]; k++)
+			argv[argc++] = (char *) cases[i].args[k];
+		argv[argc] = NULL;
+		if (pgwt_options_parse(argc, argv, &o, err, sizeof(err)) != -1 ||
+			strstr(err, cases[i].msg) == NULL)
+		{
+			printf("FAIL cli_bad_inputs: case %zu (%s): got '%s'\n", i, cases[i].args[0], err);
+			unit_current_failed = 1;
+			unit_failures++;
+			return;
+		}
+		UNIT_CHECK(strchr(err, '\n') == NULL);
+	}
+}
+
+void
+run_cli_tests(void)
+{
+	UNIT_RUN(cli_defaults);
+	UNIT_RUN(cli_all_flags);
+	UNIT_RUN(cli_replay_and_daemon);
+	UNIT_RUN(cli_bad_inputs);
+}

@@ -1,0 +1,116 @@
+/*
+ * attach.c
+ *		Symbol lookup in the postmaster's binary and load-base discovery.
+ *
+ * The binary is opened through /proc/PID/exe, so it is the file actually
+ * running even if the package was upgraded underneath; the load base comes
+ * from the postmaster's maps, matched on the exact path /proc/PID/exe
+ * names. The version check is against PG_VERSION of the data directory:
+ * before 14 there is no my_wait_event_info pointer, and after the newest
+ * version we tested the layout may have moved, so both are refused.
+ */
+#include "tracer/attach.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "tracer/elf_symbols.h"
+#include "tracer/proc_maps.h"
+
+int
+pgwt_remote_read(int pid, uint64_t addr, void *out, size_t len)
+{
+	struct iovec l = {out, len};
+	struct iovec r = {(void *) (uintptr_t) addr, len};
+	ssize_t		n = process_vm_readv(pid, &l, 1, &r, 1, 0);
+
+	if (n == (ssize_t) len)
+		return 0;
+	if (n >= 0)
+		errno = EFAULT;
+	return -1;
+}
+
+int
+pgwt_attach_resolve(const pgwt_cluster *c, pgwt_attach *a,
+					char *errbuf, size_t errlen)
+{
+	char		path[64];
+	const uint8_t *buf;
+	size_t		len;
+	pgwt_elf_image img;
+	char	   *maps;
+	uint64_t	base,
+				wait_sym,
+				be_sym;
+	int			rc = -1;
+
+	memset(a, 0, sizeof(*a));
+	a->pg_major = c->pg_major;
+	a->qid_offset = -1;
+	if (c->pg_major < PGWT_MIN_PG_MAJOR || c->pg_major > PGWT_MAX_PG_MAJOR)
+	{
+		snprintf(errbuf, errlen,
+				 "PostgreSQL %d is not supported by the sampler (supported: %d to %d)",
+				 c->pg_major, PGWT_MIN_PG_MAJOR, PGWT_MAX_PG_MAJOR);
+		return -1;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/exe", c->pid);
+	buf = pgwt_elf_map_file(path, &len, errbuf, errlen);
+	if (!buf)
+		return -1;
+	if (pgwt_elf_open(&img, buf, len, errbuf, errlen) != 0)
+		goto out;
+	if (pgwt_elf_lookup(&img, "my_wait_event_info", &wait_sym, NULL) != 0)
+	{
+		snprintf(errbuf, errlen, "%s: symbol my_wait_event_info not exported: cannot read wait events of this server", c->exe);
+		goto out;
+	}
+	if (pgwt_elf_lookup(&img, "MyBEEntry", &be_sym, NULL) != 0)
+		be_sym = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", c->pid);
+	maps = pgwt_read_text_file(path, NULL);
+	if (!maps)
+	{
+		snprintf(errbuf, errlen, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (!img.is_pie)
+		base = img.load_lo & ~(uint64_t) 0xfff;
+	else if (pgwt_maps_find_base(maps, c->exe, &base) != 0)
+	{
+		free(maps);
+		snprintf(errbuf, errlen, "%s: no mapping of %s", path, c->exe);
+		goto out;
+	}
+	free(maps);
+	a->wait_var = pgwt_runtime_addr(wait_sym, img.load_lo, base);
+	a->be_var = be_sym ? pgwt_runtime_addr(be_sym, img.load_lo, base) : 0;
+	a->image_lo = pgwt_runtime_addr(img.load_lo, img.load_lo, base);
+	a->image_hi = pgwt_runtime_addr(img.load_hi, img.load_lo, base);
+
+	/* The postmaster's own pointer must be readable and point at its dummy. */
+	{
+		uint64_t	ptr;
+
+		if (pgwt_remote_read(c->pid, a->wait_var, &ptr, sizeof(ptr)) != 0)
+		{
+			snprintf(errbuf, errlen, "cannot read postmaster %d memory: %s (root or CAP_SYS_PTRACE needed)",
+					 c->pid, strerror(errno));
+			goto out;
+		}
+		if (ptr < a->image_lo || ptr >= a->image_hi)
+		{
+			snprintf(errbuf, errlen, "postmaster %d: my_wait_event_info does not point into the binary: unexpected layout", c->pid);
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	pgwt_elf_unmap_file(buf, len);
+	return rc;
+}

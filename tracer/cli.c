@@ -1,0 +1,372 @@
+/*
+ * cli.c
+ *		Option parsing and cross-checks. Pure: getopt_long with its own
+ *		messages suppressed, every error returned as one line.
+ */
+#include "tracer/cli.h"
+
+#include "analysis/timeparse.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const cli_view_names[] = {
+	"time_model", "system_event", "session_event", "active", "histogram", "query_event"
+};
+static const char *const cli_sort_names[] = {"wait_time", "db_time", "pid", "event"};
+static const char *const cli_format_names[] = {"auto", "tui", "text", "json", "csv"};
+
+const char *
+pgwt_cli_sort_name(pgwt_cli_sort s)
+{
+	return cli_sort_names[s];
+}
+
+const char *
+pgwt_view_name(pgwt_view v)
+{
+	return cli_view_names[v];
+}
+
+static int
+cli_lookup(const char *s, const char *const *names, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(s, names[i]) == 0)
+			return i;
+	return -1;
+}
+
+static int
+cli_fail(char *err, size_t errlen, const char *fmt,...)
+{
+	va_list		ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Whole-string integer in [lo, hi]. */
+static int
+cli_long(const char *s, long lo, long hi, long *out)
+{
+	char	   *end;
+	long		v;
+
+	if (!s || !*s || isspace((unsigned char) *s))
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int
+cli_double(const char *s, double lo, double hi, double *out)
+{
+	char	   *end;
+	double		v;
+
+	if (!s || !*s || isspace((unsigned char) *s))
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || !(v >= lo && v <= hi))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+enum
+{
+	OPT_SAMPLE_RATE = 1000, OPT_RETENTION_GB, OPT_TRACE_GROUP, OPT_REPLAY,
+	OPT_FROM, OPT_TO, OPT_DAEMON, OPT_MODE, OPT_DBNAME, OPT_USER, OPT_HOST
+};
+
+static const struct option cli_long_opts[] = {
+	{"pid", required_argument, NULL, 'p'},
+	{"pgdata", required_argument, NULL, 'D'},
+	{"view", required_argument, NULL, 'V'},
+	{"sort", required_argument, NULL, 'S'},
+	{"format", required_argument, NULL, 'f'},
+	{"interval", required_argument, NULL, 'i'},
+	{"duration", required_argument, NULL, 'd'},
+	{"count", required_argument, NULL, 'n'},
+	{"window", required_argument, NULL, 'w'},
+	{"event", required_argument, NULL, 'e'},
+	{"pid-filter", required_argument, NULL, 'P'},
+	{"query-id", required_argument, NULL, 'Q'},
+	{"trace-dir", required_argument, NULL, 'T'},
+	{"trace-retention", required_argument, NULL, 'R'},
+	{"retention-gb", required_argument, NULL, OPT_RETENTION_GB},
+	{"trace-group", required_argument, NULL, OPT_TRACE_GROUP},
+	{"replay", no_argument, NULL, OPT_REPLAY},
+	{"from", required_argument, NULL, OPT_FROM},
+	{"to", required_argument, NULL, OPT_TO},
+	{"daemon", no_argument, NULL, OPT_DAEMON},
+	{"mode", required_argument, NULL, OPT_MODE},
+	{"sample-rate", required_argument, NULL, OPT_SAMPLE_RATE},
+	{"dbname", required_argument, NULL, OPT_DBNAME},
+	{"user", required_argument, NULL, OPT_USER},
+	{"host", required_argument, NULL, OPT_HOST},
+	{"verbose", no_argument, NULL, 'v'},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0}
+};
+
+static int
+cli_parse_windows(const char *spec, pgwt_options *o, char *err, size_t errlen)
+{
+	char		why[200];
+	int			n = pgwt_parse_duration_list(spec, o->windows_ns, PGWT_CLI_MAX_WINDOWS,
+										 why, sizeof(why));
+
+	if (n < 0)
+		return cli_fail(err, errlen, "--window: %s", why);
+	if (n == 0)
+		return cli_fail(err, errlen, "--window: empty list");
+	o->nwindows = n;
+	return 0;
+}
+
+int
+pgwt_options_parse(int argc, char **argv, pgwt_options *o, char *err, size_t errlen)
+{
+	int			c;
+	long		v;
+	const char *windows = NULL;
+	const char *mode = NULL;
+	int			interval_set = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->sample_rate = 10;
+	o->interval_s = 5;
+	o->retention_hours = 24;
+	o->view = PGWT_VIEW_TIME_MODEL;
+
+	optind = 0;					/* full reset, so tests can parse repeatedly */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":p:D:V:S:f:i:d:n:w:e:P:Q:T:R:vh",
+							cli_long_opts, NULL)) != -1)
+	{
+		switch (c)
+		{
+			case 'p':
+				if (cli_long(optarg, 1, INT_MAX, &v))
+					return cli_fail(err, errlen, "--pid: not a process id: '%s'", optarg);
+				o->pid = (int) v;
+				break;
+			case 'D':
+				o->pgdata = optarg;
+				break;
+			case 'V':
+				if ((c = cli_lookup(optarg, cli_view_names, 6)) < 0)
+					return cli_fail(err, errlen, "--view: unknown view '%s' (time_model, system_event, session_event, active, histogram, query_event)", optarg);
+				o->view = (pgwt_view) c;
+				break;
+			case 'S':
+				if ((c = cli_lookup(optarg, cli_sort_names, 4)) < 0)
+					return cli_fail(err, errlen, "--sort: unknown sort '%s' (wait_time, db_time, pid, event)", optarg);
+				o->sort = (pgwt_cli_sort) c;
+				o->sort_name = optarg;
+				break;
+			case 'f':
+				if ((c = cli_lookup(optarg, cli_format_names, 5)) < 0)
+					return cli_fail(err, errlen, "--format: unknown format '%s' (tui, text, json, csv)", optarg);
+				o->format = (pgwt_format) c;
+				break;
+			case 'i':
+				if (cli_long(optarg, 1, 86400, &v))
+					return cli_fail(err, errlen, "--interval: seconds from 1 to 86400, got '%s'", optarg);
+				o->interval_s = (unsigned) v;
+				interval_set = 1;
+				break;
+			case 'd':
+				if (cli_long(optarg, 1, LONG_MAX / 2, &v))
+					return cli_fail(err, errlen, "--duration: a positive number of seconds, got '%s'", optarg);
+				o->duration_s = v;
+				break;
+			case 'n':
+				if (cli_long(optarg, 1, LONG_MAX / 2, &v))
+					return cli_fail(err, errlen, "--count: a positive integer, got '%s'", optarg);
+				o->count = v;
+				break;
+			case 'w':
+				windows = optarg;
+				break;
+			case 'e':
+				o->event = optarg;
+				break;
+			case 'P':
+				if (cli_long(optarg, 1, INT_MAX, &v))
+					return cli_fail(err, errlen, "--pid-filter: not a process id: '%s'", optarg);
+				o->pid_filter = (int) v;
+				break;
+			case 'Q':
+				{
+					char	   *end;
+
+					errno = 0;
+					/* pg_stat_statements shows query ids as signed bigint */
+					if (optarg[0] == '-')
+						o->query_id = (uint64_t) strtoll(optarg, &end, 10);
+					else
+						o->query_id = strtoull(optarg, &end, 10);
+					if (errno || end == optarg || *end || o->query_id == 0)
+						return cli_fail(err, errlen, "--query-id: not a query id: '%s'", optarg);
+					o->have_query_id = 1;
+				}
+				break;
+			case 'T':
+				o->trace_dir = optarg;
+				break;
+			case 'R':
+				if (cli_long(optarg, 1, 24 * 366, &v))
+					return cli_fail(err, errlen, "--trace-retention: whole hours from 1 to 8784, got '%s'", optarg);
+				o->retention_hours = (unsigned) v;
+				break;
+			case OPT_RETENTION_GB:
+				if (cli_double(optarg, 0.001, 1e6, &o->retention_gb))
+					return cli_fail(err, errlen, "--retention-gb: a positive size in GiB, got '%s'", optarg);
+				break;
+			case OPT_TRACE_GROUP:
+				o->trace_group = optarg;
+				break;
+			case OPT_REPLAY:
+				o->replay = 1;
+				break;
+			case OPT_FROM:
+				o->from = optarg;
+				break;
+			case OPT_TO:
+				o->to = optarg;
+				break;
+			case OPT_DAEMON:
+				o->daemon = 1;
+				break;
+			case OPT_MODE:
+				mode = optarg;
+				break;
+			case OPT_SAMPLE_RATE:
+				if (cli_long(optarg, 1, 1000, &v))
+					return cli_fail(err, errlen, "--sample-rate: Hz from 1 to 1000, got '%s'", optarg);
+				o->sample_rate = (unsigned) v;
+				break;
+			case OPT_DBNAME:
+				o->dbname = optarg;
+				break;
+			case OPT_USER:
+				o->user = optarg;
+				break;
+			case OPT_HOST:
+				o->host = optarg;
+				break;
+			case 'v':
+				o->verbose = 1;
+				break;
+			case 'h':
+				o->help = 1;
+				return 0;
+			case ':':
+				return cli_fail(err, errlen, "option %s needs a value", argv[optind - 1]);
+			default:
+				return cli_fail(err, errlen, "unknown option %s", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return cli_fail(err, errlen, "unexpected argument '%s'", argv[optind]);
+
+	/* cross-checks */
+	if (mode && strcmp(mode, "sampled") != 0 && strcmp(mode, "tiered") != 0)
+	{
+		if (strcmp(mode, "full") == 0 || strcmp(mode, "coop") == 0)
+			return cli_fail(err, errlen, "--mode %s: not available in this build (sampled only)", mode);
+		return cli_fail(err, errlen, "--mode: unknown mode '%s' (sampled, tiered)", mode);
+	}
+	if (o->pid && o->pgdata)
+		return cli_fail(err, errlen, "--pid and --pgdata are mutually exclusive");
+	if (o->daemon && (o->count || o->duration_s))
+		return cli_fail(err, errlen, "--daemon cannot be combined with --count or --duration");
+	if (o->daemon && o->replay)
+		return cli_fail(err, errlen, "--daemon and --replay are mutually exclusive");
+	if (o->replay && !o->trace_dir)
+		return cli_fail(err, errlen, "--replay needs -T DIR");
+	if (o->replay && o->view == PGWT_VIEW_ACTIVE)
+		return cli_fail(err, errlen, "--view active is live only, not available in replay");
+	if (!o->replay && (o->from || o->to))
+		return cli_fail(err, errlen, "--from/--to need --replay");
+	if (o->replay && (o->pid || o->pgdata))
+		return cli_fail(err, errlen, "--replay reads trace files: --pid/--pgdata do not apply");
+	if (o->view == PGWT_VIEW_HISTOGRAM && !o->event)
+		return cli_fail(err, errlen, "--view histogram needs --event NAME");
+	if (o->pid_filter && o->view != PGWT_VIEW_SESSION_EVENT)
+		return cli_fail(err, errlen, "--pid-filter applies to --view session_event");
+	if (o->have_query_id && o->view != PGWT_VIEW_QUERY_EVENT)
+		return cli_fail(err, errlen, "--query-id applies to --view query_event");
+	if ((o->retention_gb > 0 || o->trace_group) && !o->trace_dir)
+		return cli_fail(err, errlen, "--retention-gb/--trace-group need -T DIR");
+	if (windows)
+	{
+		if (cli_parse_windows(windows, o, err, errlen) != 0)
+			return -1;
+		if (o->view == PGWT_VIEW_ACTIVE)
+			return cli_fail(err, errlen, "--window does not apply to --view active");
+		if (!interval_set)
+		{
+			if (o->windows_ns[0] % 1000000000ull)
+				return cli_fail(err, errlen, "--window: first window must be whole seconds");
+			o->interval_s = (unsigned) (o->windows_ns[0] / 1000000000ull);
+		}
+		else if (o->windows_ns[0] != (uint64_t) o->interval_s * 1000000000ull)
+			return cli_fail(err, errlen, "--window: the first window must equal --interval (%us)", o->interval_s);
+	}
+	return 0;
+}
+
+void
+pgwt_usage(FILE *out)
+{
+	fputs("Usage: pg_wait_tracer [options]\n"
+		  "Sampled wait-event tracer for PostgreSQL (reads backends with process_vm_readv).\n\n"
+		  "Target:\n"
+		  "  -p, --pid PID            postmaster pid (default: the one running cluster)\n"
+		  "  -D, --pgdata DIR         data directory (reads postmaster.pid)\n"
+		  "      --dbname/--user/--host  libpq connection for metadata (default: postgres\n"
+		  "                           over the cluster's Unix socket)\n"
+		  "Capture:\n"
+		  "      --mode sampled|tiered  capture tier (tiered = sampled in this build)\n"
+		  "      --sample-rate HZ     1-1000, default 10\n"
+		  "Output:\n"
+		  "  -V, --view VIEW          time_model (default), system_event, session_event,\n"
+		  "                           active, histogram, query_event\n"
+		  "  -S, --sort MODE          active view: wait_time, db_time, pid, event\n"
+		  "  -f, --format FMT         tui, text, json or csv (default: tui on a terminal)\n"
+		  "  -i, --interval SEC       refresh interval (default 5)\n"
+		  "  -d, --duration SEC       stop after SEC seconds\n"
+		  "  -n, --count N            stop after N intervals\n"
+		  "  -w, --window LIST        e.g. 5s,1m,5m (first equals the interval)\n"
+		  "Filters:\n"
+		  "  -e, --event NAME         Class:Event (histogram needs it)\n"
+		  "  -P, --pid-filter PID     session_event detail for one backend\n"
+		  "  -Q, --query-id ID        query_event for one query\n"
+		  "Recording:\n"
+		  "  -T, --trace-dir DIR      write trace files to DIR\n"
+		  "  -R, --trace-retention H  keep H hours (default 24)\n"
+		  "      --retention-gb G     also cap the directory at G GiB\n"
+		  "      --trace-group GROUP  group owning the files (default dba, if it exists)\n"
+		  "Modes:\n"
+		  "      --daemon             run until stopped; re-attach after restarts\n"
+		  "      --replay -T DIR [--from T] [--to T]  views from trace files\n"
+		  "  -v, --verbose            diagnostics on stderr\n"
+		  "  -h, --help\n", out);
+}

@@ -1,0 +1,95 @@
+/*
+ * cli.h
+ *		Command-line options of pg_wait_tracer, parsed and validated without
+ *		touching the system (unit-tested). Flags follow the seed tool's
+ *		documented CLI so its users can switch.
+ */
+#ifndef PGWT_TRACER_CLI_H
+#define PGWT_TRACER_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef enum pgwt_view
+{
+	PGWT_VIEW_TIME_MODEL = 0,
+	PGWT_VIEW_SYSTEM_EVENT,
+	PGWT_VIEW_SESSION_EVENT,
+	PGWT_VIEW_ACTIVE,
+	PGWT_VIEW_HISTOGRAM,
+	PGWT_VIEW_QUERY_EVENT
+} pgwt_view;
+
+/* --sort: the seed tool's modes (all also understood by analysis views). */
+typedef enum pgwt_cli_sort
+{
+	PGWT_CLI_SORT_WAIT_TIME = 0,
+	PGWT_CLI_SORT_DB_TIME,
+	PGWT_CLI_SORT_PID,
+	PGWT_CLI_SORT_EVENT
+} pgwt_cli_sort;
+
+typedef enum pgwt_format
+{
+	PGWT_FORMAT_AUTO = 0,		/* tui on a terminal, text otherwise */
+	PGWT_FORMAT_TUI,
+	PGWT_FORMAT_TEXT,
+	PGWT_FORMAT_JSON,
+	PGWT_FORMAT_CSV
+} pgwt_format;
+
+#define PGWT_CLI_MAX_WINDOWS 8
+
+typedef struct pgwt_options
+{
+	/* target */
+	int			pid;			/* 0 = auto */
+	const char *pgdata;
+	const char *dbname;
+	const char *user;
+	const char *host;
+	/* capture */
+	unsigned	sample_rate;	/* Hz */
+	/* output */
+	pgwt_view	view;
+	pgwt_cli_sort sort;
+	const char *sort_name;		/* as typed, for the analysis views */
+	pgwt_format format;
+	unsigned	interval_s;
+	long		duration_s;		/* 0 = unlimited */
+	long		count;			/* 0 = unlimited */
+	int			nwindows;
+	uint64_t	windows_ns[PGWT_CLI_MAX_WINDOWS];
+	/* filters */
+	const char *event;
+	int			pid_filter;
+	int			have_query_id;
+	uint64_t	query_id;
+	/* recording */
+	const char *trace_dir;
+	unsigned	retention_hours;
+	double		retention_gb;	/* 0 = no cap */
+	const char *trace_group;	/* NULL = default "dba" when it exists */
+	/* modes */
+	int			daemon;
+	int			replay;
+	const char *from;
+	const char *to;
+	int			verbose;
+	int			help;
+} pgwt_options;
+
+/*
+ * Parse argv into o (defaults first). 0 on success; -1 with a one-line
+ * message in err on bad input. Does not print.
+ */
+extern int	pgwt_options_parse(int argc, char **argv, pgwt_options *o,
+							   char *err, size_t errlen);
+
+extern const char *pgwt_view_name(pgwt_view v);
+extern const char *pgwt_cli_sort_name(pgwt_cli_sort s);
+
+extern void pgwt_usage(FILE *out);
+
+#endif

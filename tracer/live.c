@@ -1,0 +1,481 @@
+/*
+ * live.c
+ *		The live loop: tick the capture source on its schedule, feed the
+ *		records to the recorder and the analysis engine, refresh backend
+ *		metadata through libpq, render the view every interval. In daemon
+ *		mode a dead postmaster is waited for and the cluster re-attached.
+ *
+ * Views: without --window one engine accumulates since start; with
+ * --window the records of the longest window are kept in a ring and an
+ * engine over [now - w, now) for each window is built at each refresh.
+ *
+ * Single-threaded; signal handlers only set a flag.
+ */
+#include "tracer/live.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "analysis/engine.h"
+#include "analysis/views.h"
+#include "tracer/output.h"
+#include "tracer/record_ring.h"
+#include "tracer/recorder.h"
+#include "tracer/sampler.h"
+#include "tracer/session.h"
+
+/*
+ * pg_stat_activity is read when backends appeared since the last read (at
+ * most once a second) and otherwise every LIVE_META_IDLE_NS: it is the
+ * tracer's only cost on the server itself.
+ */
+#define LIVE_META_NS		1000000000ull
+#define LIVE_META_IDLE_NS	10000000000ull
+#define LIVE_REATTACH_POLL_NS	200000000ull
+#define LIVE_META_CACHE		8192
+#define LIVE_RING_MAX		((size_t) 1 << 21)	/* records kept for --window */
+#define LIVE_MAX_LIVE		16384
+
+static volatile sig_atomic_t live_stop = 0;
+
+/*
+ * The live stream holds samples only, in time order: nothing can supersede
+ * a sample later, so samples need not wait in the engine's reorder queue.
+ */
+static const pgwt_engine_config live_engine_cfg = {.sample_reorder_ns = 1};
+
+static void
+live_on_signal(int sig)
+{
+	(void) sig;
+	live_stop = 1;
+}
+
+typedef struct live_ctx
+{
+	const pgwt_options *o;
+	pgwt_self_metrics metrics;
+	pgwt_session sess;
+	int			attached;
+	pgwt_recorder *rec;
+	pgwt_engine *eng;			/* cumulative engine (no --window) */
+	pgwt_record_ring ring;		/* --window: recent records */
+	pgwt_names names;
+	pgwt_output out;
+	int			render;			/* print views */
+	uint64_t	start_ns;
+	uint64_t	last_meta_ns;
+	uint64_t	meta_seen;		/* backends_seen_total at the last read */
+	pgwt_backend_info *meta;	/* metadata cache, by insertion */
+	size_t		nmeta;
+	int			record_error;
+} live_ctx;
+
+static uint64_t
+live_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
+}
+
+static void
+live_sleep_until(uint64_t deadline)
+{
+	struct timespec ts = {(time_t) (deadline / 1000000000ull), (long) (deadline % 1000000000ull)};
+
+	/* returns early on a signal, which is what stopping needs */
+	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+}
+
+static void
+live_emit(void *arg, const pgwt_record *recs, size_t n)
+{
+	live_ctx   *c = arg;
+
+	/* a daemon that prints nothing needs no views: it only records */
+	if (!c->render)
+		;
+	else if (c->eng)
+		pgwt_engine_add_many(c->eng, recs, n);
+	else
+		pgwt_ring_push(&c->ring, recs, n);
+	if (c->rec && !c->record_error)
+	{
+		int			rc = pgwt_recorder_append(c->rec, recs, n);
+
+		pgwt_recorder_note_events(c->rec, recs, n);
+		if (rc < 0)
+		{
+			fprintf(stderr, "pg_wait_tracer: trace recording failed: %s\n", pgwt_recorder_error(rc));
+			c->record_error = 1;
+		}
+	}
+}
+
+static pgwt_backend_info *
+live_meta_find(live_ctx *c, uint32_t pid)
+{
+	for (size_t i = c->nmeta; i-- > 0;)
+		if (c->meta[i].pid == pid)
+			return &c->meta[i];
+	return NULL;
+}
+
+static void
+live_refresh_meta(live_ctx *c, uint64_t now)
+{
+	static pgwt_pg_backend rows[4096];
+	int			n;
+
+	if (!c->sess.pg || now - c->last_meta_ns < LIVE_META_NS)
+		return;
+	if (c->last_meta_ns && c->metrics.backends_seen_total == c->meta_seen &&
+		now - c->last_meta_ns < LIVE_META_IDLE_NS)
+		return;
+	c->last_meta_ns = now;
+	c->meta_seen = c->metrics.backends_seen_total;
+	n = pgwt_pg_backends(c->sess.pg, rows, 4096);
+	if (n < 0)
+		return;
+	/* a reset connection has a new backend: keep not sampling ourselves */
+	pgwt_sampler_ignore_pid(c->sess.src, (uint32_t) pgwt_pg_backend_pid(c->sess.pg));
+	for (int i = 0; i < n; i++)
+	{
+		pgwt_pg_backend *b = &rows[i];
+		pgwt_backend_info *bi = live_meta_find(c, b->pid);
+
+		if (b->pid == (uint32_t) pgwt_pg_backend_pid(c->sess.pg))
+			continue;
+		if (!bi || strcmp(bi->type, b->type) != 0 || strcmp(bi->user, b->user) != 0)
+		{
+			if (!bi)
+			{
+				if (c->nmeta == LIVE_META_CACHE)
+				{
+					/* forget the oldest half */
+					memmove(c->meta, c->meta + LIVE_META_CACHE / 2,
+							(LIVE_META_CACHE / 2) * sizeof(pgwt_backend_info));
+					c->nmeta = LIVE_META_CACHE / 2;
+				}
+				bi = &c->meta[c->nmeta++];
+			}
+			memset(bi, 0, sizeof(*bi));
+			bi->pid = b->pid;
+			bi->leader_pid = b->leader_pid;
+			snprintf(bi->type, sizeof(bi->type), "%s", b->type);
+			snprintf(bi->user, sizeof(bi->user), "%s", b->user);
+			snprintf(bi->database, sizeof(bi->database), "%s", b->database);
+			snprintf(bi->application, sizeof(bi->application), "%s", b->application);
+			snprintf(bi->client_addr, sizeof(bi->client_addr), "%s", b->client_addr);
+			if (c->eng)
+				pgwt_engine_set_backend(c->eng, bi);
+			if (c->rec)
+				pgwt_recorder_backend(c->rec, b);
+		}
+		if (c->rec && b->query_id)
+			pgwt_recorder_query(c->rec, b->query_id, b->query);
+	}
+}
+
+static int
+live_attach(live_ctx *c, const pgwt_cluster *cl, char *err, size_t errlen)
+{
+	if (pgwt_session_open(&c->sess, c->o, cl, &c->metrics, err, errlen) != 0)
+		return -1;
+	c->attached = 1;
+	pgwt_names_free(&c->names);
+	pgwt_names_init(&c->names, cl->pg_major);
+	c->out.names = &c->names;
+	c->out.pg_major = cl->pg_major;
+	if (c->rec)
+		pgwt_recorder_set_names(c->rec, &c->names);
+	c->last_meta_ns = 0;
+	pgwt_session_connect(&c->sess, c->o, live_now(), c->o->verbose);
+	if (c->o->verbose || c->o->daemon)
+		fprintf(stderr, "pg_wait_tracer: attached to postmaster %d (PostgreSQL %d, %s), %u Hz\n",
+				cl->pid, cl->pg_major, cl->pgdata, c->o->sample_rate);
+	return 0;
+}
+
+/* Daemon: wait for a postmaster in the same data directory. */
+static int
+live_wait_for_cluster(live_ctx *c, const char *pgdata, int old_pid)
+{
+	char		err[512];
+
+	fprintf(stderr, "pg_wait_tracer: postmaster %d exited; waiting for the cluster in %s\n",
+			old_pid, pgdata);
+	while (!live_stop)
+	{
+		pgwt_cluster cl;
+		uint64_t	now = live_now();
+
+		if (c->rec)
+			pgwt_recorder_periodic(c->rec, now);
+		if (pgwt_cluster_from_pgdata(pgdata, &cl, err, sizeof(err)) == 0 && cl.pid != old_pid)
+		{
+			if (live_attach(c, &cl, err, sizeof(err)) == 0)
+				return 0;
+			fprintf(stderr, "pg_wait_tracer: %s\n", err);
+		}
+		live_sleep_until(now + LIVE_REATTACH_POLL_NS);
+	}
+	return -1;
+}
+
+static void
+live_render(live_ctx *c, uint64_t now)
+{
+	char		note[128];
+
+	if (!c->render)
+		return;
+	if (c->o->view == PGWT_VIEW_ACTIVE)
+	{
+		static pgwt_live_backend rows[LIVE_MAX_LIVE];
+		size_t		n = c->attached ? c->sess.src->live(c->sess.src, rows, LIVE_MAX_LIVE) : 0;
+		pgwt_engine *meta_eng = c->eng;
+
+		pgwt_output_active(&c->out, rows, n, meta_eng, now, now - c->start_ns);
+	}
+	else if (c->eng)
+	{
+		pgwt_engine_flush(c->eng);
+		snprintf(note, sizeof(note), "Backends: %" PRIu64 "    Interval: %us    %u Hz sampled",
+				 c->metrics.backends_tracked, c->o->interval_s, c->o->sample_rate);
+		pgwt_output_view(&c->out, c->eng, note);
+	}
+	else
+	{
+		pgwt_window_spec ws[PGWT_CLI_MAX_WINDOWS];
+		const char *err = NULL;
+		pgwt_engine *e;
+
+		for (int i = 0; i < c->o->nwindows; i++)
+		{
+			uint64_t	w = c->o->windows_ns[i];
+
+			ws[i].from_ns = now > w ? now - w : 0;
+			ws[i].to_ns = now + 1;
+			if (w % 60000000000ull == 0)
+				snprintf(ws[i].label, sizeof(ws[i].label), "Last %" PRIu64 "m", (uint64_t) (w / 60000000000ull));
+			else
+				snprintf(ws[i].label, sizeof(ws[i].label), "Last %" PRIu64 "s", (uint64_t) (w / 1000000000ull));
+			if (now - c->start_ns + c->o->windows_ns[0] / 2 < w)
+				snprintf(ws[i].label + strlen(ws[i].label), sizeof(ws[i].label) - strlen(ws[i].label), "*");
+		}
+		e = pgwt_engine_create(&live_engine_cfg, ws, c->o->nwindows, &err);
+		if (!e)
+		{
+			fprintf(stderr, "pg_wait_tracer: %s\n", err ? err : "cannot create the analysis engine");
+			return;
+		}
+		for (size_t i = 0; i < c->nmeta; i++)
+			pgwt_engine_set_backend(e, &c->meta[i]);
+		for (size_t i = 0; i < c->ring.n; i++)
+			pgwt_engine_add(e, pgwt_ring_at(&c->ring, i));
+		pgwt_engine_flush(e);
+		snprintf(note, sizeof(note), "Backends: %" PRIu64 "    Interval: %us    (* = not full yet)",
+				 c->metrics.backends_tracked, c->o->interval_s);
+		pgwt_output_view(&c->out, e, note);
+		pgwt_engine_free(e);
+	}
+	pgwt_output_status(&c->out, &c->metrics, now, "sampled", c->attached ? c->sess.cluster.pid : 0);
+}
+
+int
+pgwt_run_live(const pgwt_options *o)
+{
+	live_ctx	c;
+	pgwt_cluster cl;
+	char		err[512];
+	char		pgdata[sizeof(cl.pgdata)];
+	uint64_t	next_render,
+				end_ns = 0;
+	long		rendered = 0;
+	int			status = 0;
+	struct sigaction sa;
+
+	memset(&c, 0, sizeof(c));
+	c.o = o;
+	c.out.out = stdout;
+	c.out.opts = o;
+	c.out.source = "live";
+	c.out.format = pgwt_output_resolve(o->format, stdout);
+	/* a daemon prints views only when asked to or on a terminal */
+	c.render = !o->daemon || isatty(STDOUT_FILENO) || o->format != PGWT_FORMAT_AUTO;
+	c.meta = calloc(LIVE_META_CACHE, sizeof(pgwt_backend_info));
+	if (!c.meta)
+	{
+		fprintf(stderr, "pg_wait_tracer: out of memory\n");
+		return 1;
+	}
+
+	if (pgwt_target_select(o, &cl, stderr, err, sizeof(err)) != 0)
+	{
+		fprintf(stderr, "pg_wait_tracer: %s\n", err);
+		free(c.meta);
+		return 1;
+	}
+	snprintf(pgdata, sizeof(pgdata), "%s", cl.pgdata);
+	c.start_ns = live_now();
+	c.metrics.start_ns = c.start_ns;
+
+	/* analysis engine (cumulative) or the ring (windows) */
+	if (o->nwindows == 0)
+	{
+		pgwt_window_spec ws;
+		const char *e = NULL;
+
+		memset(&ws, 0, sizeof(ws));
+		ws.from_ns = 0;
+		ws.to_ns = UINT64_MAX;
+		snprintf(ws.label, sizeof(ws.label), "Since start");
+		c.eng = pgwt_engine_create(&live_engine_cfg, &ws, 1, &e);
+		if (!c.eng)
+		{
+			fprintf(stderr, "pg_wait_tracer: %s\n", e ? e : "cannot create the analysis engine");
+			free(c.meta);
+			return 1;
+		}
+	}
+	else
+		pgwt_ring_init(&c.ring, LIVE_RING_MAX);
+
+	if (live_attach(&c, &cl, err, sizeof(err)) != 0)
+	{
+		fprintf(stderr, "pg_wait_tracer: %s\n", err);
+		status = 1;
+		goto done;
+	}
+	if (o->view == PGWT_VIEW_HISTOGRAM || o->event)
+	{
+		uint32_t	id;
+
+		if (!pgwt_event_parse(&c.names, o->event, &id))
+		{
+			fprintf(stderr, "pg_wait_tracer: --event: unknown wait event '%s'\n", o->event);
+			status = 1;
+			goto done;
+		}
+	}
+	if (o->trace_dir)
+	{
+		pgwt_recorder_opts ro;
+
+		memset(&ro, 0, sizeof(ro));
+		ro.retention_hours = o->retention_hours;
+		ro.retention_gb = o->retention_gb;
+		ro.group = o->trace_group;
+		ro.pg_version = (uint32_t) c.sess.server_version;
+		ro.sample_period_ns = 1000000000ull / o->sample_rate;
+		ro.metrics = &c.metrics;
+		if (pgwt_recorder_open(o->trace_dir, &ro, &c.rec, err, sizeof(err)) != 0)
+		{
+			fprintf(stderr, "pg_wait_tracer: %s\n", err);
+			status = 1;
+			goto done;
+		}
+		pgwt_recorder_set_names(c.rec, &c.names);
+	}
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = live_on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	next_render = c.start_ns + (uint64_t) o->interval_s * 1000000000ull;
+	if (o->duration_s)
+		end_ns = c.start_ns + (uint64_t) o->duration_s * 1000000000ull;
+
+	while (!live_stop)
+	{
+		uint64_t	deadline = c.sess.src->next_deadline(c.sess.src);
+		uint64_t	now;
+
+		if (end_ns && deadline > end_ns)
+			deadline = end_ns;
+		live_sleep_until(deadline);
+		if (live_stop)
+			break;
+		now = live_now();
+		if (end_ns && now >= end_ns)
+		{
+			live_render(&c, now);
+			break;
+		}
+		if (c.sess.src->tick(c.sess.src, now, live_emit, &c) != 0)
+		{
+			int			old = c.sess.cluster.pid;
+
+			pgwt_session_close(&c.sess);
+			c.attached = 0;
+			if (!o->daemon)
+			{
+				live_render(&c, now);
+				fprintf(stderr, "pg_wait_tracer: postmaster %d exited\n", old);
+				status = 1;
+				break;
+			}
+			if (live_wait_for_cluster(&c, pgdata, old) != 0)
+				break;
+			continue;
+		}
+		pgwt_session_connect(&c.sess, o, now, o->verbose);
+		live_refresh_meta(&c, now);
+		if (c.rec && !c.record_error)
+		{
+			int			rc = pgwt_recorder_periodic(c.rec, now);
+
+			if (rc < 0)
+			{
+				fprintf(stderr, "pg_wait_tracer: trace recording failed: %s\n", pgwt_recorder_error(rc));
+				c.record_error = 1;
+			}
+		}
+		if (!c.eng && o->nwindows)
+			pgwt_ring_trim(&c.ring, now > o->windows_ns[o->nwindows - 1] ? now - o->windows_ns[o->nwindows - 1] : 0);
+		if (now >= next_render)
+		{
+			live_render(&c, now);
+			rendered++;
+			next_render += (uint64_t) o->interval_s * 1000000000ull;
+			if (next_render <= now)
+				next_render = now + (uint64_t) o->interval_s * 1000000000ull;
+			if (o->count && rendered >= o->count)
+				break;
+		}
+	}
+
+done:
+	if (c.rec)
+	{
+		int			rc = pgwt_recorder_close(c.rec);
+
+		if (rc < 0)
+		{
+			fprintf(stderr, "pg_wait_tracer: closing the trace failed: %s\n", pgwt_recorder_error(rc));
+			status = 1;
+		}
+	}
+	if (c.attached)
+		pgwt_session_close(&c.sess);
+	if (c.record_error)
+		status = 1;
+	pgwt_engine_free(c.eng);
+	pgwt_ring_free(&c.ring);
+	pgwt_names_free(&c.names);
+	free(c.meta);
+	return status;
+}

@@ -1,0 +1,239 @@
+/*
+ * pgconn.c
+ *		libpq access to the attached cluster.
+ *
+ * The connection defaults to user postgres over the cluster's Unix socket
+ * (the directory postmaster.pid names), since the tracer runs as root and
+ * libpq would otherwise try a role named root.
+ *
+ * query_id offset: the tracer never trusts a hard-coded layout. It makes
+ * its own backend run statements whose query ids it learns from
+ * pg_stat_activity, reads its own PgBackendStatus after each, and keeps the
+ * offsets that held the expected id every time. Exactly one must survive.
+ */
+#include "tracer/pgconn.h"
+#include "tracer/memscan.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <libpq-fe.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct pgwt_pgconn
+{
+	PGconn	   *conn;
+	PGresult   *last;			/* keeps query texts alive for callers */
+};
+
+pgwt_pgconn *
+pgwt_pg_connect(const pgwt_cluster *c, const char *host, const char *user,
+				const char *dbname, char *errbuf, size_t errlen)
+{
+	const char *keys[8];
+	const char *vals[8];
+	char		port[16];
+	int			n = 0;
+	pgwt_pgconn *pc;
+
+	snprintf(port, sizeof(port), "%d", c->port);
+	keys[n] = "host";
+	vals[n++] = host ? host : (c->sockdir[0] ? c->sockdir : "/var/run/postgresql");
+	keys[n] = "port";
+	vals[n++] = port;
+	keys[n] = "user";
+	vals[n++] = user ? user : "postgres";
+	keys[n] = "dbname";
+	vals[n++] = dbname ? dbname : "postgres";
+	keys[n] = "application_name";
+	vals[n++] = "pg_wait_tracer";
+	keys[n] = "connect_timeout";
+	vals[n++] = "5";
+	keys[n] = NULL;
+	vals[n] = NULL;
+
+	pc = calloc(1, sizeof(*pc));
+	if (!pc)
+	{
+		snprintf(errbuf, errlen, "out of memory");
+		return NULL;
+	}
+	pc->conn = PQconnectdbParams(keys, vals, 0);
+	if (PQstatus(pc->conn) != CONNECTION_OK)
+	{
+		char	   *msg = PQerrorMessage(pc->conn);
+
+		snprintf(errbuf, errlen, "cannot connect to the cluster: %.*s",
+				 (int) strcspn(msg, "\n"), msg);
+		pgwt_pg_close(pc);
+		return NULL;
+	}
+	return pc;
+}
+
+void
+pgwt_pg_close(pgwt_pgconn *pc)
+{
+	if (!pc)
+		return;
+	if (pc->last)
+		PQclear(pc->last);
+	PQfinish(pc->conn);
+	free(pc);
+}
+
+int
+pgwt_pg_backend_pid(const pgwt_pgconn *pc)
+{
+	return PQbackendPID(pc->conn);
+}
+
+int
+pgwt_pg_server_version(const pgwt_pgconn *pc)
+{
+	return PQserverVersion(pc->conn);
+}
+
+/* Run sql (one row, one column holding a bigint); -1 on failure. */
+static int
+pg_one_int8(PGconn *conn, const char *sql, int64_t *out)
+{
+	PGresult   *res = PQexec(conn, sql);
+	int			rc = -1;
+
+	if (PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1 &&
+		!PQgetisnull(res, 0, 0))
+	{
+		*out = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+		rc = 0;
+	}
+	PQclear(res);
+	return rc;
+}
+
+#define CALIB_SCAN_BYTES 1024
+
+int
+pgwt_pg_calibrate_query_id(pgwt_pgconn *pc, pgwt_attach *a, char *errbuf, size_t errlen)
+{
+	/* distinct target lists: distinct query ids */
+	static const char *const stmts[] = {
+		"SELECT query_id FROM pg_stat_activity WHERE pid = pg_backend_pid()",
+		"SELECT query_id, 1 FROM pg_stat_activity WHERE pid = pg_backend_pid()",
+		"SELECT query_id, 1, 2 FROM pg_stat_activity WHERE pid = pg_backend_pid()",
+	};
+	int			cand[CALIB_SCAN_BYTES / 8];
+	int			ncand = -1;
+	int			pid = PQbackendPID(pc->conn);
+	uint64_t	be_ptr;
+	PGresult   *res;
+
+	a->qid_offset = -1;
+	{
+		PGresult   *r = PQexec(pc->conn, "SELECT current_setting('compute_query_id')");
+
+		if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1 &&
+			strcmp(PQgetvalue(r, 0, 0), "off") == 0)
+			fprintf(stderr, "pg_wait_tracer: note: compute_query_id is off: samples will carry no query id\n");
+		PQclear(r);
+	}
+	if (!a->be_var)
+	{
+		snprintf(errbuf, errlen, "MyBEEntry not exported: query ids unavailable");
+		return -1;
+	}
+	/* Our session computes ids even when the cluster does not. */
+	res = PQexec(pc->conn, "SET compute_query_id = on");
+	PQclear(res);
+
+	for (size_t i = 0; i < sizeof(stmts) / sizeof(stmts[0]); i++)
+	{
+		int64_t		qid;
+		uint8_t		buf[CALIB_SCAN_BYTES];
+		int			found[CALIB_SCAN_BYTES / 8];
+		int			nfound;
+
+		if (pg_one_int8(pc->conn, stmts[i], &qid) != 0 || qid == 0)
+		{
+			snprintf(errbuf, errlen, "query ids unavailable: pg_stat_activity.query_id is null (compute_query_id)");
+			return -1;
+		}
+		/* Our backend is idle now and still shows that statement's id. */
+		if (pgwt_remote_read(pid, a->be_var, &be_ptr, 8) != 0 || be_ptr == 0 ||
+			pgwt_remote_read(pid, be_ptr, buf, sizeof(buf)) != 0)
+		{
+			snprintf(errbuf, errlen, "cannot read backend %d status: %s", pid, strerror(errno));
+			return -1;
+		}
+		nfound = pgwt_find_u64(buf, sizeof(buf), (uint64_t) qid, found, CALIB_SCAN_BYTES / 8);
+		if (ncand < 0)
+		{
+			memcpy(cand, found, sizeof(int) * (size_t) nfound);
+			ncand = nfound;
+			continue;
+		}
+		ncand = pgwt_offsets_intersect(cand, ncand, found, nfound);
+	}
+	if (ncand != 1)
+	{
+		snprintf(errbuf, errlen, "cannot locate st_query_id in PgBackendStatus (%d candidates): query ids unavailable", ncand);
+		return -1;
+	}
+	a->qid_offset = cand[0];
+	return 0;
+}
+
+static void
+pg_copy(char *dst, size_t len, const char *src)
+{
+	snprintf(dst, len, "%s", src ? src : "");
+}
+
+int
+pgwt_pg_backends(pgwt_pgconn *pc, pgwt_pg_backend *out, int max)
+{
+	PGresult   *res;
+	int			n;
+
+	if (pc->last)
+	{
+		PQclear(pc->last);
+		pc->last = NULL;
+	}
+	if (PQstatus(pc->conn) != CONNECTION_OK)
+		PQreset(pc->conn);
+	res = PQexec(pc->conn,
+				 "SELECT pid, coalesce(leader_pid, 0), coalesce(backend_type, ''),"
+				 " coalesce(usename::text, ''), coalesce(datname::text, ''),"
+				 " coalesce(host(client_addr), ''), coalesce(application_name, ''),"
+				 " coalesce(query_id, 0), coalesce(query, ''),"
+				 " coalesce(extract(epoch from backend_start)::float8, 0)"
+				 " FROM pg_stat_activity");
+	if (PQresultStatus(res) != PGRES_TUPLES_OK)
+	{
+		PQclear(res);
+		return -1;
+	}
+	n = PQntuples(res);
+	if (n > max)
+		n = max;
+	for (int i = 0; i < n; i++)
+	{
+		pgwt_pg_backend *b = &out[i];
+
+		memset(b, 0, sizeof(*b));
+		b->pid = (uint32_t) strtoul(PQgetvalue(res, i, 0), NULL, 10);
+		b->leader_pid = (uint32_t) strtoul(PQgetvalue(res, i, 1), NULL, 10);
+		pg_copy(b->type, sizeof(b->type), PQgetvalue(res, i, 2));
+		pg_copy(b->user, sizeof(b->user), PQgetvalue(res, i, 3));
+		pg_copy(b->database, sizeof(b->database), PQgetvalue(res, i, 4));
+		pg_copy(b->client_addr, sizeof(b->client_addr), PQgetvalue(res, i, 5));
+		pg_copy(b->application, sizeof(b->application), PQgetvalue(res, i, 6));
+		b->query_id = (uint64_t) strtoll(PQgetvalue(res, i, 7), NULL, 10);
+		b->query = PQgetvalue(res, i, 8);
+		b->backend_start = strtod(PQgetvalue(res, i, 9), NULL);
+	}
+	pc->last = res;
+	return n;
+}

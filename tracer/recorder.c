@@ -1,0 +1,319 @@
+/*
+ * recorder.c
+ *		Trace recording: SAMPLES blocks into the trace directory through
+ *		tracefmt, plus the side files (backends, normalized query texts,
+ *		names of the wait events that occurred).
+ *
+ * Blocks are flushed about once a second, so a killed daemon loses at most
+ * that much; the next start recovers the leftover live file (tracefmt).
+ * Single-threaded: owned by the daemon loop.
+ */
+#include "tracer/recorder.h"
+
+#include <errno.h>
+#include <grp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tracefmt/tracefmt.h"
+
+#define REC_FLUSH_NS		1000000000ull
+#define REC_RETENTION_NS	60000000000ull
+#define REC_MAX_EVENTS		4096
+#define REC_QUERY_SET		8192	/* query ids remembered as written */
+
+struct pgwt_recorder
+{
+	char	   *dir;
+	pgwt_tf_dir_opts dopts;
+	pgwt_tf_dir_writer *w;
+	pgwt_self_metrics *metrics;
+	uint64_t	last_flush_ns;
+	uint64_t	last_retention_ns;
+	const pgwt_names *names;
+	uint32_t	events[REC_MAX_EVENTS];	/* distinct ids seen, unsorted */
+	unsigned	nevents;
+	unsigned	events_written;
+	uint64_t	queries[REC_QUERY_SET];	/* open addressing, 0 = empty */
+	unsigned	nqueries;
+};
+
+const char *
+pgwt_recorder_error(int rc)
+{
+	return pgwt_tf_strerror(rc);
+}
+
+int
+pgwt_recorder_open(const char *dir, const pgwt_recorder_opts *opts,
+				   pgwt_recorder **out, char *errbuf, size_t errlen)
+{
+	pgwt_recorder *r;
+	long		gid = -1;
+	int			rc;
+	struct stat st;
+
+	if (opts->group)
+	{
+		struct group *g = getgrnam(opts->group);
+
+		if (!g)
+		{
+			snprintf(errbuf, errlen, "--trace-group: no group named '%s'", opts->group);
+			return -1;
+		}
+		gid = (long) g->gr_gid;
+	}
+	else
+	{
+		struct group *g = getgrnam("dba");
+
+		if (g)
+			gid = (long) g->gr_gid;
+	}
+	if (stat(dir, &st) != 0)
+	{
+		if (errno != ENOENT || mkdir(dir, 0750) != 0)
+		{
+			snprintf(errbuf, errlen, "trace directory %s: %s", dir, strerror(errno));
+			return -1;
+		}
+		/* the group that may read the files may also list the directory */
+		if (gid >= 0 && chown(dir, (uid_t) -1, (gid_t) gid) != 0)
+		{
+			snprintf(errbuf, errlen, "trace directory %s: chgrp: %s", dir, strerror(errno));
+			return -1;
+		}
+	}
+	else if (!S_ISDIR(st.st_mode))
+	{
+		snprintf(errbuf, errlen, "trace directory %s: not a directory", dir);
+		return -1;
+	}
+
+	r = calloc(1, sizeof(*r));
+	if (!r || !(r->dir = strdup(dir)))
+	{
+		free(r);
+		snprintf(errbuf, errlen, "out of memory");
+		return -1;
+	}
+	r->metrics = opts->metrics;
+	r->dopts.file.pg_version = opts->pg_version;
+	r->dopts.file.write_meta = true;
+	r->dopts.file.group_gid = gid;
+	r->dopts.retention_hours = opts->retention_hours;
+	r->dopts.retention_bytes = (uint64_t) (opts->retention_gb * 1073741824.0);
+	rc = pgwt_tf_dir_open(dir, &r->dopts, &r->w);
+	if (rc < 0)
+	{
+		snprintf(errbuf, errlen, "trace directory %s: %s", dir, pgwt_tf_strerror(rc));
+		free(r->dir);
+		free(r);
+		return -1;
+	}
+	if (opts->sample_period_ns)
+		pgwt_tf_dir_set_sample_period(r->w, opts->sample_period_ns);
+	*out = r;
+	return 0;
+}
+
+int
+pgwt_recorder_append(pgwt_recorder *r, const pgwt_record *recs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+	{
+		int			rc = pgwt_tf_dir_append(r->w, &recs[i]);
+
+		if (rc < 0)
+			return rc;
+	}
+	if (r->metrics)
+		r->metrics->trace_records_written_total += n;
+	return 0;
+}
+
+void
+pgwt_recorder_set_names(pgwt_recorder *r, const pgwt_names *names)
+{
+	r->names = names;
+}
+
+void
+pgwt_recorder_note_events(pgwt_recorder *r, const pgwt_record *recs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+	{
+		uint32_t	ev = recs[i].new_event;
+		unsigned	k;
+
+		if (recs[i].kind != PGWT_REC_SAMPLE)
+			continue;
+		for (k = 0; k < r->nevents; k++)
+			if (r->events[k] == ev)
+				break;
+		if (k == r->nevents && r->nevents < REC_MAX_EVENTS)
+			r->events[r->nevents++] = ev;
+	}
+}
+
+/* Rewrite events.tsv when new ids appeared since the last write. */
+static int
+rec_write_events(pgwt_recorder *r)
+{
+	pgwt_tf_event_name *tab;
+	char	   *names;
+	unsigned	n = 0;
+	int			rc;
+
+	if (r->nevents == r->events_written || !r->names)
+		return 0;
+	tab = calloc(r->nevents, sizeof(*tab));
+	names = calloc(r->nevents, PGWT_EVENT_NAME_MAX);
+	if (!tab || !names)
+	{
+		free(tab);
+		free(names);
+		return PGWT_TF_NOMEM;
+	}
+	for (unsigned i = 0; i < r->nevents; i++)
+	{
+		uint32_t	id = r->events[i];
+		const char *ev = pgwt_names_lookup(r->names, id);
+		const char *cls = pgwt_class_name(pgwt_event_class(id));
+		char	   *slot = names + (size_t) i * PGWT_EVENT_NAME_MAX;
+
+		if (id == 0 || !ev || !cls)
+			continue;			/* CPU* and unnamed ids need no entry */
+		snprintf(slot, PGWT_EVENT_NAME_MAX, "%s", ev);
+		tab[n].id = id;
+		tab[n].class_name = cls;
+		tab[n].name = slot;
+		n++;
+	}
+	rc = pgwt_tf_events_write(r->dir, &r->dopts.file, r->dopts.file.pg_version, tab, n);
+	free(tab);
+	free(names);
+	if (rc >= 0)
+		r->events_written = r->nevents;
+	return rc;
+}
+
+static void
+rec_account_bytes(pgwt_recorder *r)
+{
+	char		path[4096];
+	struct stat st;
+
+	if (!r->metrics)
+		return;
+	snprintf(path, sizeof(path), "%s/%s", r->dir, PGWT_TF_CURRENT_NAME);
+	if (stat(path, &st) == 0)
+		r->metrics->trace_bytes_written_total = r->metrics->trace_bytes_archived + (uint64_t) st.st_size;
+}
+
+int
+pgwt_recorder_periodic(pgwt_recorder *r, uint64_t now_ns)
+{
+	int			rc = 0;
+
+	if (now_ns - r->last_flush_ns >= REC_FLUSH_NS)
+	{
+		uint64_t	before_rot = pgwt_tf_dir_writer_stats(r->w)->rotations;
+
+		if (r->metrics)
+		{
+			char		path[4096];
+			struct stat st;
+
+			/* remember the live file's size in case the flush rotates it */
+			snprintf(path, sizeof(path), "%s/%s", r->dir, PGWT_TF_CURRENT_NAME);
+			if (stat(path, &st) != 0)
+				st.st_size = 0;
+			rc = pgwt_tf_dir_flush(r->w);
+			if (pgwt_tf_dir_writer_stats(r->w)->rotations != before_rot)
+				r->metrics->trace_bytes_archived += (uint64_t) st.st_size;
+		}
+		else
+			rc = pgwt_tf_dir_flush(r->w);
+		if (rc >= 0)
+			rc = rec_write_events(r);
+		rec_account_bytes(r);
+		r->last_flush_ns = now_ns;
+	}
+	if (rc >= 0 && now_ns - r->last_retention_ns >= REC_RETENTION_NS)
+	{
+		rc = pgwt_tf_dir_apply_retention(r->w);
+		r->last_retention_ns = now_ns;
+	}
+	return rc < 0 ? rc : 0;
+}
+
+int
+pgwt_recorder_backend(pgwt_recorder *r, const pgwt_pg_backend *b)
+{
+	pgwt_tf_backend tb;
+
+	memset(&tb, 0, sizeof(tb));
+	tb.pid = b->pid;
+	tb.leader_pid = b->leader_pid;
+	tb.start_realtime_ns = (uint64_t) (b->backend_start * 1e9);
+	tb.type = b->type;
+	tb.user = b->user;
+	tb.database = b->database;
+	tb.client_addr = b->client_addr;
+	tb.application_name = b->application;
+	return pgwt_tf_backend_append(r->dir, &r->dopts.file, &tb);
+}
+
+int
+pgwt_recorder_query(pgwt_recorder *r, uint64_t query_id, const char *text)
+{
+	unsigned	h;
+
+	if (query_id == 0 || !text || !*text)
+		return 0;
+	/* write each query id once per run (the set forgets nothing until full) */
+	h = (unsigned) ((query_id * 0x9E3779B97F4A7C15ull) >> 51) & (REC_QUERY_SET - 1);
+	for (unsigned probe = 0; probe < REC_QUERY_SET; probe++)
+	{
+		unsigned	k = (h + probe) & (REC_QUERY_SET - 1);
+
+		if (r->queries[k] == query_id)
+			return 0;
+		if (r->queries[k] == 0)
+		{
+			if (r->nqueries >= REC_QUERY_SET * 3 / 4)
+				break;			/* full enough: write without remembering */
+			r->queries[k] = query_id;
+			r->nqueries++;
+			break;
+		}
+	}
+	return pgwt_tf_query_append(r->dir, &r->dopts.file, PGWT_TF_QUERY_NORMALIZED,
+								query_id, text);
+}
+
+int
+pgwt_recorder_close(pgwt_recorder *r)
+{
+	int			rc;
+
+	if (!r)
+		return 0;
+	rc = pgwt_tf_dir_flush(r->w);
+	if (rc >= 0)
+		rc = rec_write_events(r);
+	{
+		int			rc2 = pgwt_tf_dir_close(r->w);
+
+		if (rc >= 0)
+			rc = rc2;
+	}
+	free(r->dir);
+	free(r);
+	return rc < 0 ? rc : 0;
+}

@@ -1,0 +1,733 @@
+/*
+ * sampler.c
+ *		Sampled tier: one process_vm_readv per backend per tick.
+ *
+ * Per backend the sampler caches two pointers, read from the backend's own
+ * memory: my_wait_event_info (-> wait_event_info in its PGPROC) and
+ * MyBEEntry (-> its PgBackendStatus, where st_query_id lives). They are
+ * verified while a backend is new, once a second, and after a doubtful
+ * value, with one call to that backend that also returns its values; when
+ * a pointer changed (the backend finished InitProcess, or the pid was
+ * reused) the values are re-read through the new pointer before use.
+ *
+ * Every other backend's values are read in one batched call per tick: the
+ * PGPROC and PgBackendStatus arrays are in the shared memory segment,
+ * mapped at the same address in the postmaster and all its children, so
+ * reading a few dense address ranges out of the postmaster (read_plan.c)
+ * yields all values at once: one system call and a few page pins instead of
+ * one call and two pins per backend. If the batch fails the backends are
+ * read one by one for that tick (counted as a batch fallback). A backend whose
+ * pointer still targets the binary's own image has no PGPROC yet (or never
+ * will: syslogger) and is not sampled. A value whose class byte is not a
+ * wait class is counted as a read fault and never emitted.
+ *
+ * Backends are the postmaster's children. With the kernel's proc connector
+ * (root) a fork of the postmaster adds a backend at once and an exit drops
+ * it; /proc is still listed every 10 s (and after lost events) to resync.
+ * Without it /proc is listed at most every 10 ms (each tick at rates up to
+ * 100 Hz). Only pids not seen before have their /proc/PID/stat read. A
+ * backend also vanishes when a read fails with ESRCH.
+ *
+ * Single-threaded: the daemon loop calls tick(); nothing here locks.
+ */
+#include "tracer/sampler.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tracer/proc_events.h"
+#include "tracer/read_plan.h"
+#include "tracer/tick_clock.h"
+#include "tracer/wait_class.h"
+
+#define SAMPLER_SCAN_MIN_NS		10000000ull	/* list /proc at most every 10 ms */
+#define SAMPLER_RESYNC_NS		10000000000ull	/* with the proc connector */
+/*
+ * Cached pointers are re-verified this often. With the proc connector a
+ * reused pid is seen exiting and forking, so the check is only a safety
+ * net; listing /proc could miss an exit and a reuse between two listings.
+ */
+#define SAMPLER_RECHECK_NS		1000000000ull
+#define SAMPLER_RECHECK_CN_NS	30000000000ull
+#define SAMPLER_BATCH_GAP		16384	/* copying a gap is cheaper than a page pin */
+#define SAMPLER_BATCH_RANGES	64		/* iovecs of the batched read */
+#define SAMPLER_BATCH_MAX		(8u << 20)	/* bytes read per tick at most */
+
+typedef struct sampler_backend
+{
+	uint32_t	pid;
+	uint64_t	wait_ptr;		/* cached my_wait_event_info value, 0 = none */
+	uint64_t	be_ptr;			/* cached MyBEEntry value */
+	uint64_t	checked_ns;		/* pointers last verified */
+	int			suspect;		/* last value failed: re-verify pointers */
+	int			batched;		/* this tick: read in the batch */
+	pgwt_live_backend live;
+	int			sampled;		/* has produced at least one sample */
+} sampler_backend;
+
+typedef struct sampler_state
+{
+	pgwt_sampler_config cfg;
+	pgwt_tick_clock clock;
+	sampler_backend *be;		/* sorted by pid */
+	size_t		nbe,
+				capbe;
+	uint32_t   *notchild;		/* sorted pids known not to be ours */
+	size_t		nnot,
+				capnot;
+	uint32_t   *listing;		/* scratch: pids in /proc */
+	size_t		caplist;
+	pgwt_record *recs;			/* scratch: one tick's samples */
+	size_t		caprecs;
+	uint64_t	last_scan_ns;
+	int			dirfd;			/* /proc, kept open */
+	int			cnfd;			/* proc connector, -1 = list /proc instead */
+	pgwt_read  *reads;			/* scratch: this tick's batched reads */
+	size_t		capreads;
+	pgwt_span	spans[SAMPLER_BATCH_RANGES];
+	size_t		nspans;
+	struct iovec iov_local[SAMPLER_BATCH_RANGES];
+	struct iovec iov_remote[SAMPLER_BATCH_RANGES];
+	uint8_t    *batch_buf;
+	size_t		capbatch;
+	int			postmaster_gone;
+	int			batch_state;	/* 0 untested, 1 usable, -1 off */
+	uint32_t	ignore_pid;		/* our own libpq backend */
+	pgwt_self_metrics local_metrics;
+} sampler_state;
+
+static int
+sampler_cmp_u32(const void *a, const void *b)
+{
+	uint32_t	x = *(const uint32_t *) a,
+				y = *(const uint32_t *) b;
+
+	return (x > y) - (x < y);
+}
+
+static int
+sampler_grow(void **arr, size_t *cap, size_t need, size_t elsize)
+{
+	size_t		nc;
+	void	   *p;
+
+	if (need <= *cap)
+		return 0;
+	nc = *cap ? *cap * 2 : 64;
+	while (nc < need)
+		nc *= 2;
+	p = realloc(*arr, nc * elsize);
+	if (!p)
+		return -1;
+	*arr = p;
+	*cap = nc;
+	return 0;
+}
+
+static int
+sampler_in_sorted(const uint32_t *a, size_t n, uint32_t v)
+{
+	return n > 0 && bsearch(&v, a, n, sizeof(uint32_t), sampler_cmp_u32) != NULL;
+}
+
+/* Add pid to the sorted backend table (no-op when present). */
+static void
+sampler_add(sampler_state *s, uint32_t pid)
+{
+	size_t		lo = 0,
+				hi = s->nbe;
+
+	while (lo < hi)
+	{
+		size_t		mid = (lo + hi) / 2;
+
+		if (s->be[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < s->nbe && s->be[lo].pid == pid)
+		return;
+	if (sampler_grow((void **) &s->be, &s->capbe, s->nbe + 1, sizeof(sampler_backend)) != 0)
+		return;
+	if (lo < s->nbe)
+		memmove(&s->be[lo + 1], &s->be[lo], (s->nbe - lo) * sizeof(sampler_backend));
+	memset(&s->be[lo], 0, sizeof(sampler_backend));
+	s->be[lo].pid = pid;
+	s->be[lo].live.pid = pid;
+	s->nbe++;
+	s->cfg.metrics->backends_seen_total++;
+	s->cfg.metrics->backends_tracked = s->nbe;
+}
+
+static void
+sampler_remove(sampler_state *s, uint32_t pid)
+{
+	sampler_backend key,
+			   *hit;
+
+	key.pid = pid;
+	hit = s->nbe ? bsearch(&key, s->be, s->nbe, sizeof(sampler_backend), sampler_cmp_u32) : NULL;
+	if (!hit)
+		return;
+	memmove(hit, hit + 1, (size_t) (s->be + s->nbe - hit - 1) * sizeof(sampler_backend));
+	s->nbe--;
+	s->cfg.metrics->backends_exited_total++;
+	s->cfg.metrics->backends_tracked = s->nbe;
+}
+
+static void
+sampler_on_fork(void *arg, uint32_t parent, uint32_t child)
+{
+	sampler_state *s = arg;
+
+	if (parent == (uint32_t) s->cfg.postmaster_pid && child != s->ignore_pid)
+		sampler_add(s, child);
+}
+
+static void
+sampler_on_exit(void *arg, uint32_t pid)
+{
+	sampler_state *s = arg;
+
+	if (pid == (uint32_t) s->cfg.postmaster_pid)
+		s->postmaster_gone = 1;
+	else
+		sampler_remove(s, pid);
+}
+
+/* List /proc pids into s->listing (sorted); returns the count or -1. */
+static long
+sampler_list_proc(sampler_state *s)
+{
+	char		buf[16384];
+	size_t		n = 0;
+
+	if (lseek(s->dirfd, 0, SEEK_SET) != 0)
+		return -1;
+	for (;;)
+	{
+		long		got = syscall(SYS_getdents64, s->dirfd, buf, sizeof(buf));
+
+		if (got < 0)
+			return -1;
+		if (got == 0)
+			break;
+		for (long off = 0; off < got;)
+		{
+			/* struct linux_dirent64: ino u64, off s64, reclen u16, type u8, name */
+			unsigned short reclen;
+			const char *name = buf + off + 19;
+			uint32_t	pid = 0;
+
+			memcpy(&reclen, buf + off + 16, sizeof(reclen));
+			if (isdigit((unsigned char) name[0]))
+			{
+				for (const char *p = name; *p; p++)
+					pid = pid * 10 + (uint32_t) (*p - '0');
+				if (sampler_grow((void **) &s->listing, &s->caplist, n + 1, sizeof(uint32_t)) != 0)
+					return -1;
+				s->listing[n++] = pid;
+			}
+			off += reclen;
+		}
+	}
+	qsort(s->listing, n, sizeof(uint32_t), sampler_cmp_u32);
+	return (long) n;
+}
+
+/*
+ * Bring the backend table in line with /proc: drop pids that are gone, add
+ * new children of the postmaster. Returns -1 when the postmaster is gone.
+ */
+static int
+sampler_rescan(sampler_state *s)
+{
+	long		n = sampler_list_proc(s);
+	size_t		keep = 0,
+				nnot = 0;
+	uint32_t   *newnot;
+	size_t		i;
+
+	if (n < 0)
+		return 0;				/* transient; keep the old view */
+	s->cfg.metrics->proc_scans_total++;
+	if (!sampler_in_sorted(s->listing, (size_t) n, (uint32_t) s->cfg.postmaster_pid))
+		return -1;
+
+	/* drop exited backends */
+	for (i = 0; i < s->nbe; i++)
+	{
+		if (sampler_in_sorted(s->listing, (size_t) n, s->be[i].pid))
+			s->be[keep++] = s->be[i];
+		else
+			s->cfg.metrics->backends_exited_total++;
+	}
+	s->nbe = keep;
+
+	/* new pids: classify once, remember non-children */
+	newnot = malloc(((size_t) n + 1) * sizeof(uint32_t));
+	if (!newnot)
+		return 0;
+	for (long k = 0; k < n; k++)
+	{
+		uint32_t	pid = s->listing[k];
+		sampler_backend key,
+				   *hit;
+		int			ppid;
+
+		key.pid = pid;
+		hit = s->nbe ? bsearch(&key, s->be, s->nbe, sizeof(sampler_backend), sampler_cmp_u32) : NULL;
+		if (hit)
+			continue;
+		if (sampler_in_sorted(s->notchild, s->nnot, pid))
+		{
+			newnot[nnot++] = pid;
+			continue;
+		}
+		if (pgwt_proc_stat((int) pid, &ppid, NULL, 0) != 0)
+			continue;			/* exited meanwhile */
+		if (ppid != s->cfg.postmaster_pid || pid == s->ignore_pid)
+		{
+			newnot[nnot++] = pid;
+			continue;
+		}
+		sampler_add(s, pid);
+	}
+	free(s->notchild);
+	s->notchild = newnot;
+	s->nnot = nnot;
+	s->capnot = (size_t) n + 1;
+	s->cfg.metrics->backends_tracked = s->nbe;
+	return 0;
+}
+
+typedef struct sampler_readbuf
+{
+	uint64_t	wait_ptr;
+	uint64_t	be_ptr;
+	uint32_t	event;
+	uint64_t	query_id;
+} sampler_readbuf;
+
+/*
+ * Batched reads go through the postmaster, assuming it maps the shared
+ * memory where its children do (fork without exec). Check that once on a
+ * verified PGPROC address; if the postmaster cannot read it or reads no
+ * wait_event_info there, every backend is read on its own instead.
+ */
+static void
+sampler_test_batch(sampler_state *s, uint64_t wait_ptr)
+{
+	uint32_t	v;
+
+	if (pgwt_remote_read(s->cfg.postmaster_pid, wait_ptr, &v, sizeof(v)) == 0 &&
+		pgwt_wait_info_valid(v, s->cfg.attach.pg_major))
+		s->batch_state = 1;
+	else
+		s->batch_state = -1;
+}
+
+static int
+sampler_needs_check(const sampler_state *s, const sampler_backend *b, uint64_t now_ns)
+{
+	uint64_t	every = s->cnfd >= 0 ? SAMPLER_RECHECK_CN_NS : SAMPLER_RECHECK_NS;
+
+	/* spread the checks: each backend's phase depends on its pid */
+	return b->wait_ptr == 0 || b->suspect ||
+		now_ns - b->checked_ns >= every - (b->pid % 64) * (every / 256);
+}
+
+/*
+ * One read of backend b. Returns 1 with *rb filled when the backend is
+ * sampleable, 0 when it has no PGPROC yet, -1 when it is gone, -2 on a
+ * read fault.
+ *
+ * Steady state is one call with two iovecs (wait_event_info, st_query_id):
+ * each remote page costs a page-table walk and pin in the kernel, so the
+ * pointer variables (two more pages) are re-read only for a new backend,
+ * every SAMPLER_RECHECK_NS, and after a value failed validation.
+ */
+static int
+sampler_read(sampler_state *s, sampler_backend *b, sampler_readbuf *rb, uint64_t now_ns)
+{
+	const pgwt_attach *a = &s->cfg.attach;
+	struct iovec l[4],
+				r[4];
+	int			n,
+				pass;
+	ssize_t		want,
+				got;
+	int			check = sampler_needs_check(s, b, now_ns);
+
+	for (pass = 0; pass < 2; pass++)
+	{
+		n = 0;
+		want = 0;
+		if (check)
+		{
+			l[n] = (struct iovec) {&rb->wait_ptr, 8};
+			r[n++] = (struct iovec) {(void *) (uintptr_t) a->wait_var, 8};
+			rb->be_ptr = 0;
+			if (a->be_var)
+			{
+				l[n] = (struct iovec) {&rb->be_ptr, 8};
+				r[n++] = (struct iovec) {(void *) (uintptr_t) a->be_var, 8};
+			}
+		}
+		if (b->wait_ptr)
+		{
+			l[n] = (struct iovec) {&rb->event, 4};
+			r[n++] = (struct iovec) {(void *) (uintptr_t) b->wait_ptr, 4};
+		}
+		rb->query_id = 0;
+		if (b->wait_ptr && b->be_ptr && a->qid_offset >= 0)
+		{
+			l[n] = (struct iovec) {&rb->query_id, 8};
+			r[n++] = (struct iovec) {(void *) (uintptr_t) (b->be_ptr + (uint64_t) a->qid_offset), 8};
+		}
+		if (n == 0)
+			return 0;
+		for (int i = 0; i < n; i++)
+			want += (ssize_t) l[i].iov_len;
+		got = process_vm_readv((pid_t) b->pid, l, (unsigned long) n, r, (unsigned long) n, 0);
+		s->cfg.metrics->read_syscalls_total++;
+		if (got < 0 && errno == ESRCH)
+			return -1;
+		if (!check)
+			break;
+		if (got < (ssize_t) l[0].iov_len + (a->be_var ? 8 : 0))
+			return -2;
+		/* pointers still what we dereferenced? then the values are good */
+		if (rb->wait_ptr == b->wait_ptr && rb->be_ptr == b->be_ptr)
+		{
+			b->checked_ns = now_ns;
+			b->suspect = 0;
+			if (s->batch_state == 0 && b->wait_ptr)
+				sampler_test_batch(s, b->wait_ptr);
+			break;
+		}
+		if (rb->wait_ptr < a->image_lo || rb->wait_ptr >= a->image_hi)
+			b->wait_ptr = (rb->wait_ptr && (rb->wait_ptr & 3) == 0) ? rb->wait_ptr : 0;
+		else
+			b->wait_ptr = 0;	/* still the process-local dummy */
+		b->be_ptr = rb->be_ptr;
+		if (!b->wait_ptr)
+			return 0;
+	}
+	if (pass == 2 || !b->wait_ptr)
+		return 0;
+	if (got != want)
+	{
+		b->suspect = 1;
+		return -2;
+	}
+	return 1;
+}
+
+/* Turn one backend's values into a sample (or a counted fault). */
+static void
+sampler_account(sampler_state *s, sampler_backend *b, int rc, const sampler_readbuf *rb,
+				uint64_t now_ns, uint64_t weight, size_t *nrec)
+{
+	pgwt_self_metrics *m = s->cfg.metrics;
+	pgwt_backend_state st;
+	pgwt_record *r;
+
+	if (rc == 0)
+		return;
+	st = rc == 1 ? pgwt_wait_classify(rb->event, s->cfg.attach.pg_major) : PGWT_STATE_INVALID;
+	if (st == PGWT_STATE_INVALID)
+	{
+		b->suspect = 1;
+		m->sample_read_faults_total++;
+		return;
+	}
+	if (!b->sampled || b->live.event != rb->event)
+		b->live.state_since_ns = now_ns;
+	if (!b->sampled)
+		m->backends_sampled_total++;
+	b->sampled = 1;
+	b->live.event = rb->event;
+	b->live.query_id = rb->query_id;
+	b->live.state = st;
+	if (st != PGWT_STATE_IDLE)
+		b->live.db_time_ns += weight;
+
+	r = &s->recs[(*nrec)++];
+	memset(r, 0, sizeof(*r));
+	r->kind = PGWT_REC_SAMPLE;
+	r->ts_ns = now_ns;
+	r->pid = b->pid;
+	r->new_event = rb->event;
+	r->query_id = rb->query_id;
+	r->weight_ns = weight;
+	r->cpu_ns = PGWT_CPU_UNKNOWN;
+}
+
+/*
+ * Read the values of every backend marked batched in one call against the
+ * postmaster (the shared memory is mapped at the same address there).
+ * Returns 0 with the values stored in s->batch_buf, -1 when the batch
+ * could not be read (the caller falls back to per-backend reads).
+ */
+static int
+sampler_read_batch(sampler_state *s, size_t nreads)
+{
+	uint64_t	total;
+	size_t		nr;
+	struct iovec *l,
+			   *r;
+	ssize_t		got;
+
+	nr = pgwt_plan_ranges(s->reads, nreads, SAMPLER_BATCH_GAP, s->spans,
+						  SAMPLER_BATCH_RANGES, &total);
+	if (nr == 0 || total > SAMPLER_BATCH_MAX)
+		return -1;
+	if (sampler_grow((void **) &s->batch_buf, &s->capbatch, total, 1) != 0)
+		return -1;
+	l = s->iov_local;
+	r = s->iov_remote;
+	for (size_t i = 0; i < nr; i++)
+	{
+		l[i] = (struct iovec) {s->batch_buf + s->spans[i].buf_off, s->spans[i].len};
+		r[i] = (struct iovec) {(void *) (uintptr_t) s->spans[i].addr, s->spans[i].len};
+	}
+	got = process_vm_readv((pid_t) s->cfg.postmaster_pid, l, (unsigned long) nr, r,
+						   (unsigned long) nr, 0);
+	s->cfg.metrics->read_syscalls_total++;
+	if (got != (ssize_t) total)
+		return -1;
+	s->nspans = nr;
+	return 0;
+}
+
+static int
+sampler_tick(pgwt_capture_source *src, uint64_t now_ns, pgwt_emit_fn emit, void *arg)
+{
+	sampler_state *s = src->state;
+	pgwt_self_metrics *m = s->cfg.metrics;
+	const pgwt_attach *a = &s->cfg.attach;
+	uint64_t	weight;
+	size_t		nrec = 0,
+				keep = 0,
+				nreads = 0,
+				nbatched = 0;
+	int			resync = 0,
+				batch_ok;
+
+	if (s->cnfd >= 0)
+	{
+		pgwt_proc_event_cb cb = {sampler_on_fork, sampler_on_exit, s};
+
+		if (pgwt_proc_events_drain(s->cnfd, &cb) < 0)
+			resync = 1;			/* events were lost */
+		if (s->postmaster_gone)
+			return -1;
+	}
+	if (resync || s->last_scan_ns == 0 ||
+		now_ns - s->last_scan_ns >= (s->cnfd >= 0 ? SAMPLER_RESYNC_NS : SAMPLER_SCAN_MIN_NS))
+	{
+		if (sampler_rescan(s) != 0)
+			return -1;
+		s->last_scan_ns = now_ns;
+	}
+	weight = pgwt_tick_bill(&s->clock, now_ns);
+	m->ticks_total++;
+	m->unobserved_ns = s->clock.unobserved_ns;
+	if (sampler_grow((void **) &s->recs, &s->caprecs, s->nbe + 1, sizeof(pgwt_record)) != 0 ||
+		sampler_grow((void **) &s->reads, &s->capreads, 2 * s->nbe + 1, sizeof(pgwt_read)) != 0)
+		return 0;
+
+	/*
+	 * Pass 1: backends whose pointers need verifying are read one by one
+	 * (that read also returns their values); the others join the batch.
+	 */
+	for (size_t i = 0; i < s->nbe; i++)
+	{
+		sampler_backend *b = &s->be[i];
+		sampler_readbuf rb;
+		int			rc;
+
+		b->batched = 0;
+		if (s->batch_state == 1 && !sampler_needs_check(s, b, now_ns))
+		{
+			b->batched = 1;
+			nbatched++;
+			s->reads[nreads++] = (pgwt_read) {b->wait_ptr, 4};
+			if (b->be_ptr && a->qid_offset >= 0)
+				s->reads[nreads++] = (pgwt_read) {b->be_ptr + (uint64_t) a->qid_offset, 8};
+			s->be[keep++] = *b;
+			continue;
+		}
+		rc = sampler_read(s, b, &rb, now_ns);
+		if (rc == -1)
+		{
+			m->backends_exited_total++;
+			continue;			/* dropped from the table */
+		}
+		s->be[keep++] = *b;
+		sampler_account(s, &s->be[keep - 1], rc, &rb, now_ns, weight, &nrec);
+	}
+	s->nbe = keep;
+
+	/* Pass 2: the batch, in one call; per-backend reads if that fails. */
+	batch_ok = nbatched && sampler_read_batch(s, nreads) == 0;
+	if (nbatched)
+		m->batch_fallbacks_total += !batch_ok;
+	keep = 0;
+	for (size_t i = 0; i < s->nbe; i++)
+	{
+		sampler_backend *b = &s->be[i];
+		sampler_readbuf rb;
+		int			rc = 1;
+
+		if (b->batched && batch_ok)
+		{
+			int64_t		off = pgwt_plan_locate(s->spans, s->nspans, b->wait_ptr, 4);
+
+			rb.query_id = 0;
+			if (off < 0)
+				rc = -2;
+			else
+				memcpy(&rb.event, s->batch_buf + off, 4);
+			if (rc == 1 && b->be_ptr && a->qid_offset >= 0)
+			{
+				off = pgwt_plan_locate(s->spans, s->nspans, b->be_ptr + (uint64_t) a->qid_offset, 8);
+				if (off >= 0)
+					memcpy(&rb.query_id, s->batch_buf + off, 8);
+			}
+		}
+		else if (b->batched)
+		{
+			rc = sampler_read(s, b, &rb, now_ns);
+			if (rc == -1)
+			{
+				m->backends_exited_total++;
+				continue;
+			}
+		}
+		s->be[keep++] = *b;
+		if (b->batched)
+			sampler_account(s, &s->be[keep - 1], rc, &rb, now_ns, weight, &nrec);
+	}
+	s->nbe = keep;
+	m->backends_tracked = keep;
+	m->samples_total += nrec;
+	if (nrec && emit)
+		emit(arg, s->recs, nrec);
+	pgwt_tick_advance(&s->clock, now_ns);
+	m->late_ticks_total = s->clock.late_ticks;
+	return 0;
+}
+
+static uint64_t
+sampler_next_deadline(pgwt_capture_source *src)
+{
+	sampler_state *s = src->state;
+
+	return s->clock.next_deadline_ns;
+}
+
+static size_t
+sampler_live(pgwt_capture_source *src, pgwt_live_backend *out, size_t max)
+{
+	sampler_state *s = src->state;
+	size_t		n = 0;
+
+	for (size_t i = 0; i < s->nbe && n < max; i++)
+		if (s->be[i].sampled)
+			out[n++] = s->be[i].live;
+	return n;
+}
+
+static void
+sampler_destroy(pgwt_capture_source *src)
+{
+	sampler_state *s;
+
+	if (!src)
+		return;
+	s = src->state;
+	if (s)
+	{
+		if (s->dirfd >= 0)
+			close(s->dirfd);
+		pgwt_proc_events_close(s->cnfd);
+		free(s->be);
+		free(s->notchild);
+		free(s->listing);
+		free(s->recs);
+		free(s->reads);
+		free(s->batch_buf);
+		free(s);
+	}
+	free(src);
+}
+
+void
+pgwt_sampler_set_qid_offset(pgwt_capture_source *src, int offset)
+{
+	sampler_state *s = src->state;
+
+	s->cfg.attach.qid_offset = offset;
+}
+
+void
+pgwt_sampler_ignore_pid(pgwt_capture_source *src, uint32_t pid)
+{
+	sampler_state *s = src->state;
+	size_t		keep = 0;
+
+	if (s->ignore_pid == pid)
+		return;
+	s->ignore_pid = pid;
+	for (size_t i = 0; i < s->nbe; i++)
+		if (s->be[i].pid != pid)
+			s->be[keep++] = s->be[i];
+	s->nbe = keep;
+}
+
+pgwt_capture_source *
+pgwt_sampler_create(const pgwt_sampler_config *cfg)
+{
+	pgwt_capture_source *src = calloc(1, sizeof(*src));
+	sampler_state *s = calloc(1, sizeof(*s));
+	struct timespec ts;
+
+	if (!src || !s)
+	{
+		free(src);
+		free(s);
+		return NULL;
+	}
+	s->cfg = *cfg;
+	if (!s->cfg.metrics)
+		s->cfg.metrics = &s->local_metrics;
+	s->dirfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* subscribe before the first /proc listing so no fork falls between */
+	s->cnfd = pgwt_proc_events_open();
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	pgwt_tick_init(&s->clock, cfg->rate_hz, (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec);
+	src->name = "sampled";
+	src->state = s;
+	src->tick = sampler_tick;
+	src->next_deadline = sampler_next_deadline;
+	src->live = sampler_live;
+	src->destroy = sampler_destroy;
+	if (s->dirfd < 0)
+	{
+		sampler_destroy(src);
+		return NULL;
+	}
+	return src;
+}

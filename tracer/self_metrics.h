@@ -1,0 +1,39 @@
+/*
+ * self_metrics.h
+ *		The tracer's own counters. One instance lives in the daemon; the
+ *		capture source and the recorder update it from the single sampling
+ *		thread, so no locking. A later control socket exposes it as is;
+ *		today `--format json` prints it in the status line.
+ */
+#ifndef PGWT_TRACER_SELF_METRICS_H
+#define PGWT_TRACER_SELF_METRICS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct pgwt_self_metrics
+{
+	uint64_t	start_ns;				/* CLOCK_MONOTONIC at start */
+	uint64_t	ticks_total;
+	uint64_t	late_ticks_total;		/* ticks a whole period late */
+	uint64_t	samples_total;			/* SAMPLE records produced */
+	uint64_t	sample_read_faults_total;	/* reads failed or not trusted */
+	uint64_t	backends_tracked;		/* now */
+	uint64_t	backends_seen_total;
+	uint64_t	backends_exited_total;
+	uint64_t	proc_scans_total;
+	uint64_t	read_syscalls_total;	/* process_vm_readv calls */
+	uint64_t	batch_fallbacks_total;	/* ticks read backend by backend */
+	uint64_t	backends_sampled_total;	/* backends with >= 1 sample */
+	uint64_t	unobserved_ns;			/* gaps not billed */
+	uint64_t	attaches_total;			/* 1 + re-attaches */
+	uint64_t	trace_records_written_total;
+	uint64_t	trace_bytes_written_total;
+	uint64_t	trace_bytes_archived;	/* sizes of files rotated away */
+} pgwt_self_metrics;
+
+/* One JSON object (no newline) with the counters and derived rates. */
+extern void pgwt_self_metrics_json(FILE *out, const pgwt_self_metrics *m,
+								   uint64_t now_ns);
+
+#endif

@@ -1,0 +1,50 @@
+/*
+ * session.h
+ *		One attachment to one running cluster: target selection, address
+ *		resolution, the libpq side and the capture source. The daemon
+ *		closes a session when its postmaster dies and opens a new one when
+ *		the cluster is back.
+ */
+#ifndef PGWT_TRACER_SESSION_H
+#define PGWT_TRACER_SESSION_H
+
+#include <stdio.h>
+
+#include "tracer/attach.h"
+#include "tracer/capture.h"
+#include "tracer/cli.h"
+#include "tracer/pgconn.h"
+#include "tracer/self_metrics.h"
+#include "tracer/target.h"
+
+typedef struct pgwt_session
+{
+	pgwt_cluster cluster;
+	pgwt_attach attach;
+	pgwt_pgconn *pg;			/* NULL until a connection succeeds */
+	pgwt_capture_source *src;
+	int			server_version; /* server_version_num, or major * 10000 */
+	int			qid_status;		/* 1 located, 0 not yet tried, -1 unavailable */
+	char		qid_reason[512];
+	uint64_t	last_pg_try_ns;
+} pgwt_session;
+
+/*
+ * Pick the cluster from --pid, --pgdata or auto-discovery. With several
+ * running clusters and no choice made, lists them on `listing` and fails.
+ */
+extern int	pgwt_target_select(const pgwt_options *o, pgwt_cluster *c, FILE *listing,
+							   char *errbuf, size_t errlen);
+
+/* Resolve addresses and start sampling. -1 + errbuf when unreadable. */
+extern int	pgwt_session_open(pgwt_session *s, const pgwt_options *o,
+							  const pgwt_cluster *c, pgwt_self_metrics *m,
+							  char *errbuf, size_t errlen);
+
+/* (Re)connect libpq and locate st_query_id when not done yet. */
+extern void pgwt_session_connect(pgwt_session *s, const pgwt_options *o,
+								 uint64_t now_ns, int verbose);
+
+extern void pgwt_session_close(pgwt_session *s);
+
+#endif

@@ -1,0 +1,39 @@
+/*
+ * tick_clock.h
+ *		Sampler tick scheduling and billing (pure).
+ *
+ * Each sample stands for the time really elapsed since the previous tick
+ * (its weight), so a late or lost tick does not shrink the accounted time.
+ * A gap longer than max_weight_ns (daemon suspended, machine stalled) is not
+ * billed to one sample: the excess is counted as unobserved instead.
+ */
+#ifndef PGWT_TRACER_TICK_CLOCK_H
+#define PGWT_TRACER_TICK_CLOCK_H
+
+#include <stdint.h>
+
+typedef struct pgwt_tick_clock
+{
+	uint64_t	period_ns;		/* nominal: 1e9 / rate */
+	uint64_t	max_weight_ns;	/* cap on one tick's weight */
+	uint64_t	last_ns;		/* time of the previous tick, 0 = none */
+	uint64_t	next_deadline_ns;
+	uint64_t	ticks;
+	uint64_t	late_ticks;		/* ticks that ran a whole period late */
+	uint64_t	unobserved_ns;	/* gap time not billed (over the cap) */
+} pgwt_tick_clock;
+
+/* rate_hz must be 1..1000. */
+extern void pgwt_tick_init(pgwt_tick_clock *c, unsigned rate_hz, uint64_t now_ns);
+
+/* Bill a tick taken at now_ns: returns its weight in ns. */
+extern uint64_t pgwt_tick_bill(pgwt_tick_clock *c, uint64_t now_ns);
+
+/*
+ * Advance the deadline after a tick at now_ns and return it. Deadlines are
+ * absolute so the rate does not drift; a tick more than one period behind
+ * restarts the schedule from now instead of firing a burst.
+ */
+extern uint64_t pgwt_tick_advance(pgwt_tick_clock *c, uint64_t now_ns);
+
+#endif
