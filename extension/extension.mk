@@ -1,19 +1,28 @@
 # The extension's part of the top-level PGXS Makefile: objects, SQL scripts,
 # regression tests and the build-time probe for the wait-event hooks.
 OBJS = \
-	extension/pg_wait_tracer.o
+	extension/pg_wait_tracer.o \
+	extension/clock.o \
+	extension/coop_hooks.o \
+	extension/backend_slots.o \
+	extension/query_table.o \
+	extension/views.o
 
 DATA = \
 	extension/pg_wait_tracer.control \
-	extension/pg_wait_tracer--0.1.sql
+	extension/pg_wait_tracer--0.1.sql \
+	extension/pg_wait_tracer--0.1--0.2.sql
 
-# Regression tests for a cluster that preloads the library; the test suites
-# choose other sets (e.g. no_preload) by overriding REGRESS.
-REGRESS = setup status
+# Regression tests for a cluster that preloads the library (and loads
+# pg_stat_statements with compute_query_id = on); the test suites choose
+# other sets (e.g. no_preload) by overriding REGRESS.
+REGRESS = setup status coop_truth permissions upgrade
 REGRESS_OUTDIR ?= $(TOP)/build/regress
 REGRESS_OPTS = --inputdir=$(TOP) --outputdir=$(REGRESS_OUTDIR)
 
 # The timed-pair hooks have no #define of their own: probe the header.
+# (On PostgreSQL 18+ the coop code is compiled either way and finds the
+# hooks at run time; the probe only decides who declares them.)
 PGWT_SERVER_INC := $(shell $(PG_CONFIG) --includedir-server 2>/dev/null)
 ifneq ($(shell grep -ls 'wait_event_begin_hook' $(PGWT_SERVER_INC)/utils/wait_event.h),)
 PG_CPPFLAGS += -DPGWT_HAVE_WAIT_EVENT_HOOKS

@@ -1,32 +1,86 @@
 /*
  * pg_wait_tracer.c
- *		Module entry point of the pg_wait_tracer extension.
+ *		Module entry point of the pg_wait_tracer extension: GUCs, shared
+ *		memory reservation, hook installation and pgwt_status().
  *
  * The library must be loaded through shared_preload_libraries: it reserves
  * shared memory and installs hooks at postmaster start. Loaded any other way
  * it stays inert, and CREATE EXTENSION fails with a message saying how to
  * fix the configuration.
  *
- * Which tier runs is decided at build time (the timed-pair wait-event hooks
- * exist in the server headers or not) and reported by pgwt_status().
+ * Tiers: on PostgreSQL 18+ the coop tier is compiled in and switches on at
+ * run time when the server exports the timed-pair wait-event hooks (see
+ * coop_hooks.c); otherwise pgwt_status() says why nothing is collected.
+ * Modules: coop_hooks.c (hot path), backend_slots.c (per-backend slots,
+ * identity, reset protocol), query_table.c (bounded query table), views.c
+ * (SQL functions), wait_stats.h (pure logic).
  */
 #include "postgres.h"
 
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "storage/ipc.h"
+#include "storage/lwlock.h"
+#include "storage/shmem.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
+
+#include "extension/pgwt_clock.h"
+#include "extension/pgwt_shared.h"
 
 PG_MODULE_MAGIC;
 
-#define PGWT_LIBRARY_VERSION "0.1"
+#define PGWT_LIBRARY_VERSION "0.2"
 
-static bool pgwt_loaded_at_startup = false;
+bool		pgwt_loaded_at_startup = false;
+int			pgwt_capture = PGWT_CAPTURE_OFF;
+int			pgwt_max_queries = 5000;
+int			pgwt_max_sessions = 0;
+
+static const struct config_enum_entry pgwt_capture_options[] = {
+	{"off", PGWT_CAPTURE_OFF, false},
+	{"stats", PGWT_CAPTURE_STATS, false},
+	{"trace", PGWT_CAPTURE_TRACE, false},
+	{NULL, 0, false}
+};
 
 void		_PG_init(void);
 
 PG_FUNCTION_INFO_V1(pgwt_require_preload);
 PG_FUNCTION_INFO_V1(pgwt_status);
+PG_FUNCTION_INFO_V1(pgwt_status_0_2);
+
+#ifdef PGWT_COOP_BUILD
+static shmem_request_hook_type pgwt_prev_shmem_request_hook = NULL;
+static shmem_startup_hook_type pgwt_prev_shmem_startup_hook = NULL;
+
+static void
+pgwt_shmem_request(void)
+{
+	if (pgwt_prev_shmem_request_hook)
+		pgwt_prev_shmem_request_hook();
+	RequestAddinShmemSpace(add_size(pgwt_slots_shmem_size(), pgwt_query_shmem_size()));
+	RequestNamedLWLockTranche("pg_wait_tracer", 2);
+}
+
+static void
+pgwt_shmem_startup(void)
+{
+	if (pgwt_prev_shmem_startup_hook)
+		pgwt_prev_shmem_startup_hook();
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	pgwt_slots_shmem_init();
+	pgwt_query_shmem_init();
+	LWLockRelease(AddinShmemInitLock);
+}
+#else
+bool
+pgwt_hooks_present(void)
+{
+	return false;
+}
+#endif
 
 void
 _PG_init(void)
@@ -34,6 +88,43 @@ _PG_init(void)
 	if (!process_shared_preload_libraries_in_progress)
 		return;
 	pgwt_loaded_at_startup = true;
+
+	DefineCustomEnumVariable("pg_wait_tracer.capture",
+							 "What the extension captures: off, stats (exact aggregates) or trace.",
+							 "trace is not implemented yet and collects stats. "
+							 "Needs a server with wait-event hooks.",
+							 &pgwt_capture,
+							 pgwt_hooks_present() ? PGWT_CAPTURE_STATS : PGWT_CAPTURE_OFF,
+							 pgwt_capture_options,
+							 PGC_SUSET, 0,
+							 NULL, NULL, NULL);
+	DefineCustomIntVariable("pg_wait_tracer.max_queries",
+							"Maximum number of (query_id, wait event) entries kept.",
+							"The least-used entries are evicted when the table is full.",
+							&pgwt_max_queries,
+							5000, 100, 1000000,
+							PGC_POSTMASTER, 0,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("pg_wait_tracer.max_sessions",
+							"Number of per-backend statistics slots (0: max backends + 64).",
+							"Slots of exited backends are kept for readers until needed again.",
+							&pgwt_max_sessions,
+							0, 0, 262143,
+							PGC_POSTMASTER, 0,
+							NULL, NULL, NULL);
+	MarkGUCPrefixReserved("pg_wait_tracer");
+
+#ifdef PGWT_COOP_BUILD
+	/* Without hooks nothing is collected: no shared memory either. */
+	if (!pgwt_hooks_present())
+		return;
+	pgwt_clock_init();
+	pgwt_prev_shmem_request_hook = shmem_request_hook;
+	shmem_request_hook = pgwt_shmem_request;
+	pgwt_prev_shmem_startup_hook = shmem_startup_hook;
+	shmem_startup_hook = pgwt_shmem_startup;
+	pgwt_hooks_install();
+#endif
 }
 
 Datum
@@ -47,6 +138,38 @@ pgwt_require_preload(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();
 }
 
+/* Which tier runs for this session, and why. */
+static void
+pgwt_tier(const char **tier, const char **reason)
+{
+	if (!pgwt_loaded_at_startup)
+	{
+		*tier = "off";
+		*reason = "the library is not in shared_preload_libraries";
+	}
+	else if (!pgwt_hooks_present())
+	{
+		*tier = "none";
+		*reason = "this server has no wait-event hooks";
+	}
+	else if (pgwt_capture == PGWT_CAPTURE_OFF)
+	{
+		*tier = "off";
+		*reason = "pg_wait_tracer.capture is off";
+	}
+	else if (pgwt_capture == PGWT_CAPTURE_TRACE)
+	{
+		*tier = "coop";
+		*reason = "exact timing through the server's wait-event hooks; capture = trace is not implemented yet, collecting stats";
+	}
+	else
+	{
+		*tier = "coop";
+		*reason = "exact timing through the server's wait-event hooks";
+	}
+}
+
+/* Version 0.1 of the status row (kept for installs not yet updated). */
 Datum
 pgwt_status(PG_FUNCTION_ARGS)
 {
@@ -55,38 +178,99 @@ pgwt_status(PG_FUNCTION_ARGS)
 	bool		nulls[5] = {false};
 	const char *tier;
 	const char *reason;
-	bool		hooks;
 
-#ifdef PGWT_HAVE_WAIT_EVENT_HOOKS
-	hooks = true;
-#else
-	hooks = false;
-#endif
-
-	if (!pgwt_loaded_at_startup)
-	{
-		tier = "off";
-		reason = "the library is not in shared_preload_libraries";
-	}
-	else if (hooks)
-	{
-		tier = "coop";
-		reason = "exact timing through the server's wait-event hooks";
-	}
-	else
-	{
-		tier = "none";
-		reason = "this server has no wait-event hooks";
-	}
-
+	pgwt_tier(&tier, &reason);
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
 
 	values[0] = CStringGetTextDatum(tier);
-	values[1] = BoolGetDatum(hooks);
+	values[1] = BoolGetDatum(pgwt_hooks_present());
 	values[2] = CStringGetTextDatum(reason);
 	values[3] = CStringGetTextDatum(PGWT_LIBRARY_VERSION);
 	values[4] = Int32GetDatum(PG_VERSION_NUM);
+
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+#define PGWT_STATUS_COLS 18
+
+Datum
+pgwt_status_0_2(PG_FUNCTION_ARGS)
+{
+	TupleDesc	tupdesc;
+	Datum		values[PGWT_STATUS_COLS];
+	bool		nulls[PGWT_STATUS_COLS] = {false};
+	const char *tier;
+	const char *reason;
+
+	pgwt_tier(&tier, &reason);
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	if (tupdesc->natts != PGWT_STATUS_COLS)
+		elog(ERROR, "pgwt_status: expected %d columns, got %d", PGWT_STATUS_COLS, tupdesc->natts);
+
+	values[0] = CStringGetTextDatum(tier);
+	values[1] = BoolGetDatum(pgwt_hooks_present());
+	values[2] = CStringGetTextDatum(pgwt_capture_options[pgwt_capture].name);
+	values[3] = CStringGetTextDatum(reason);
+	values[4] = CStringGetTextDatum(PGWT_LIBRARY_VERSION);
+	values[5] = Int32GetDatum(PG_VERSION_NUM);
+	/* without the coop tier's shared memory: nothing allocated, nothing counted */
+	values[6] = values[7] = values[8] = values[12] = Int32GetDatum(0);
+	values[9] = values[10] = values[11] = values[13] = values[14] = Int64GetDatum(0);
+	nulls[15] = true;
+	values[16] = Int32GetDatum(pgwt_max_queries);
+	values[17] = CStringGetTextDatum(pgwt_clock_name());
+
+#ifdef PGWT_COOP_BUILD
+	if (pgwt_shared != NULL)
+	{
+		int			live = 0,
+					exited = 0,
+					nq,
+					i;
+		uint64		lost,
+					query_lost,
+					evictions,
+					dropped;
+		PgwtQueryEntry *q;
+
+		LWLockAcquire(pgwt_shared->slots_lock, LW_SHARED);
+		lost = pgwt_shared->retired_lost_waits;
+		query_lost = pgwt_shared->retired_query_lost_waits;
+		for (i = 0; i < pgwt_shared->nslots; i++)
+		{
+			PgwtSlot   *s = &pgwt_slots[i];
+
+			if (s->state == PGWT_SLOT_LIVE)
+				live++;
+			else if (s->state == PGWT_SLOT_EXITED)
+				exited++;
+			if (s->state != PGWT_SLOT_FREE)
+			{
+				/* racy reads of counters: a status, not an invariant */
+				lost += s->lost_waits;
+				query_lost += s->query_lost_waits;
+			}
+		}
+		values[15] = TimestampTzGetDatum(pgwt_shared->stats_reset);
+		LWLockRelease(pgwt_shared->slots_lock);
+		q = pgwt_query_snapshot(&nq, &evictions, &dropped);
+		if (q)
+			pfree(q);
+
+		values[6] = Int32GetDatum(pgwt_shared->nslots);
+		values[7] = Int32GetDatum(live);
+		values[8] = Int32GetDatum(exited);
+		values[9] = Int64GetDatum((int64) pg_atomic_read_u64(&pgwt_shared->recycled));
+		values[10] = Int64GetDatum((int64) pg_atomic_read_u64(&pgwt_shared->attach_failures));
+		values[11] = Int64GetDatum((int64) lost);
+		values[12] = Int32GetDatum(nq);
+		values[13] = Int64GetDatum((int64) evictions);
+		values[14] = Int64GetDatum((int64) (query_lost + dropped));
+		nulls[15] = false;
+	}
+#endif
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

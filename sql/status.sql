@@ -1,5 +1,28 @@
 -- pgwt_status says which tier runs and, where coop is unavailable, why.
-SELECT tier, hooks_available, reason FROM pgwt_status;
-SELECT library_version IS NOT NULL AS has_version,
+SELECT tier, hooks_available, capture, reason FROM pgwt_status;
+SELECT library_version IS NOT NULL AS has_version, clock IN ('tsc', 'monotonic') AS known_clock,
        server_version_num = current_setting('server_version_num')::int AS matches_server
 FROM pgwt_status;
+-- bounded tables: sizes are fixed at start
+SELECT (sessions_max > 0) = hooks_available AS slots_only_with_hooks,
+       max_queries = 5000 AS default_max_queries,
+       query_entries <= max_queries AS within_bound
+FROM pgwt_status;
+
+-- capture = trace is accepted, explained, and collects stats
+SET pg_wait_tracer.capture = trace;
+SELECT tier, capture, reason FROM pgwt_status;
+SET pg_wait_tracer.capture = off;
+SELECT tier, capture, reason FROM pgwt_status;
+RESET pg_wait_tracer.capture;
+
+-- bad settings give clear errors
+SET pg_wait_tracer.capture = sometimes;
+SET pg_wait_tracer.max_queries = 6000;
+ALTER SYSTEM SET pg_wait_tracer.max_queries = 10;
+ALTER SYSTEM SET pg_wait_tracer.max_sessions = -1;
+ALTER SYSTEM SET pg_wait_tracer.capture = sometimes;
+SET pg_wait_tracer.no_such_setting = 1;
+-- bad arguments
+SELECT pgwt_reset(NULL) IS NULL AS null_pid_is_null;
+SELECT pgwt_reset(0);

@@ -1,0 +1,358 @@
+/*
+ * backend_slots.c
+ *		Sparse per-backend statistics slots: claim, identity, exit,
+ *		recycling into the retired totals, and the reset protocol.
+ *
+ * A fixed pool of slots (pg_wait_tracer.max_sessions, default MaxBackends
+ * + 64) lives in shared memory; a backend claims one at its first
+ * transaction end with capture on (a safe point, never in a hook), so
+ * backends with capture off, and processes that run no transactions, own
+ * none. A slot outlives its backend (state EXITED) until the pool needs it
+ * again: then the oldest exited slot is folded into the retired totals
+ * (system views stay cumulative) and handed to the newcomer.
+ *
+ * Locking protocol:
+ *  - slots_lock (exclusive) serialises claims, recycling, the exit mark,
+ *    reset requests and pgwt_reset_all; it also guards the retired totals
+ *    (readers of system-wide numbers take it shared so a fold is never
+ *    seen twice or not at all).
+ *  - Each slot has one writer at a time: its owner while LIVE (in hooks,
+ *    without any lock), otherwise the holder of slots_lock. Every writer
+ *    brackets its writes with the slot's changecount (seqlock); readers copy
+ *    the slot and retry until the count was even and unchanged. Identity
+ *    and numbers change inside the same write, so a copy always describes
+ *    one owner: a successor never shows its predecessor's numbers.
+ *  - Reset of another backend: under slots_lock the requester checks the
+ *    target slot is LIVE with the target's identity, stores that identity
+ *    in the request and bumps reset_requests, then sets the target's latch.
+ *    The owner applies the request at its next flush only if the identity
+ *    is its own; a claim marks all earlier requests as applied. A reset
+ *    racing with slot reuse therefore never reaches the successor. Readers
+ *    show a slot with a pending request for its owner as already zeroed.
+ */
+#include "postgres.h"
+
+#include "extension/pgwt_shared.h"
+#include "extension/pgwt_clock.h"
+
+#ifdef PGWT_COOP_BUILD
+
+#include "miscadmin.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "storage/proc.h"
+#include "storage/shmem.h"
+#include "utils/timestamp.h"
+
+PgwtSharedState *pgwt_shared = NULL;
+PgwtSlot   *pgwt_slots = NULL;
+PgwtSlot   *pgwt_my_slot = NULL;
+
+/* After a failed claim, retry only once some slot has exited. */
+static bool pgwt_attach_failed = false;
+
+int
+pgwt_resolve_nslots(void)
+{
+	return pgwt_max_sessions > 0 ? pgwt_max_sessions : MaxBackends + 64;
+}
+
+Size
+pgwt_slots_shmem_size(void)
+{
+	return add_size(MAXALIGN(sizeof(PgwtSharedState)),
+					mul_size(pgwt_resolve_nslots(), sizeof(PgwtSlot)));
+}
+
+/* Called under AddinShmemInitLock from the shmem startup hook. */
+void
+pgwt_slots_shmem_init(void)
+{
+	bool		found_state,
+				found_slots;
+	int			nslots = pgwt_resolve_nslots();
+	int			i;
+
+	pgwt_shared = ShmemInitStruct("pg_wait_tracer state", sizeof(PgwtSharedState), &found_state);
+	pgwt_slots = ShmemInitStruct("pg_wait_tracer slots", mul_size(nslots, sizeof(PgwtSlot)), &found_slots);
+	if (found_state && found_slots)
+		return;
+
+	memset(pgwt_shared, 0, sizeof(PgwtSharedState));
+	{
+		LWLockPadded *locks = GetNamedLWLockTranche("pg_wait_tracer");
+
+		pgwt_shared->slots_lock = &locks[0].lock;
+		pgwt_shared->query_lock = &locks[1].lock;
+	}
+	pgwt_shared->nslots = nslots;
+	pgwt_shared->stats_reset = GetCurrentTimestamp();
+	pg_atomic_init_u64(&pgwt_shared->attach_failures, 0);
+	pg_atomic_init_u64(&pgwt_shared->recycled, 0);
+	pg_atomic_init_u32(&pgwt_shared->exited_slots, 0);
+
+	memset(pgwt_slots, 0, mul_size(nslots, sizeof(PgwtSlot)));
+	for (i = 0; i < nslots; i++)
+		pg_atomic_init_u32(&pgwt_slots[i].reset_requests, 0);
+}
+
+/* Fold an exited slot into the retired totals. Caller holds slots_lock. */
+static void
+pgwt_fold_into_retired(PgwtSlot *slot)
+{
+	int			i;
+
+	for (i = 0; i < PGWT_SLOT_EVENTS; i++)
+	{
+		PgwtEventStat *src = &slot->events[i];
+		PgwtEventStat *dst;
+
+		if (src->event == 0 || src->agg.count == 0)
+			continue;
+		dst = pgwt_event_lookup(pgwt_shared->retired, PGWT_RETIRED_EVENTS, src->event, true);
+		if (dst != NULL)
+			pgwt_agg_merge(&dst->agg, &src->agg);
+		else
+			pgwt_shared->retired_lost_waits += src->agg.count;
+	}
+	pgwt_shared->retired_cpu_ns += slot->cpu_ns;
+	pgwt_shared->retired_lost_waits += slot->lost_waits;
+	pgwt_shared->retired_query_lost_waits += slot->query_lost_waits;
+}
+
+static void
+pgwt_slot_detach(int code, Datum arg)
+{
+	PgwtSlot   *slot = pgwt_my_slot;
+
+	if (slot == NULL)
+		return;
+	pgwt_safe_point(true);
+	pgwt_my_slot = NULL;
+
+	LWLockAcquire(pgwt_shared->slots_lock, LW_EXCLUSIVE);
+	pgwt_slot_write_begin(slot);
+	slot->state = PGWT_SLOT_EXITED;
+	slot->exit_time = GetCurrentTimestamp();
+	slot->cur_event = 0;
+	pgwt_slot_write_end(slot);
+	pg_atomic_fetch_add_u32(&pgwt_shared->exited_slots, 1);
+	LWLockRelease(pgwt_shared->slots_lock);
+}
+
+/*
+ * Claim a slot for this backend: a free one, else the oldest exited one
+ * (folded first). Runs at a safe point (transaction end), never in a hook.
+ */
+void
+pgwt_slot_attach(void)
+{
+	PgwtSlot   *chosen = NULL;
+	PgwtSlot   *oldest_exited = NULL;
+	int			i;
+
+	if (pgwt_my_slot != NULL || pgwt_shared == NULL || !IsUnderPostmaster || MyProc == NULL)
+		return;
+	if (pgwt_attach_failed && pg_atomic_read_u32(&pgwt_shared->exited_slots) == 0)
+		return;
+
+	LWLockAcquire(pgwt_shared->slots_lock, LW_EXCLUSIVE);
+	for (i = 0; i < pgwt_shared->nslots; i++)
+	{
+		PgwtSlot   *s = &pgwt_slots[i];
+
+		if (s->state == PGWT_SLOT_FREE)
+		{
+			chosen = s;
+			break;
+		}
+		if (s->state == PGWT_SLOT_EXITED &&
+			(oldest_exited == NULL || s->exit_time < oldest_exited->exit_time))
+			oldest_exited = s;
+	}
+	if (chosen == NULL && oldest_exited != NULL)
+	{
+		chosen = oldest_exited;
+		pgwt_fold_into_retired(chosen);
+		pg_atomic_fetch_sub_u32(&pgwt_shared->exited_slots, 1);
+		pg_atomic_fetch_add_u64(&pgwt_shared->recycled, 1);
+	}
+	if (chosen == NULL)
+	{
+		LWLockRelease(pgwt_shared->slots_lock);
+		pg_atomic_fetch_add_u64(&pgwt_shared->attach_failures, 1);
+		pgwt_attach_failed = true;
+		return;
+	}
+
+	pgwt_slot_write_begin(chosen);
+	memset(chosen->events, 0, sizeof(chosen->events));
+	chosen->state = PGWT_SLOT_LIVE;
+	chosen->generation++;
+	chosen->pid = MyProcPid;
+	chosen->procno = MyProcNumber;
+	chosen->start_time = MyStartTimestamp;
+	chosen->backend_type = (int) MyBackendType;
+	chosen->userid = MyProc->roleId;
+	chosen->dbid = MyDatabaseId;
+	chosen->attach_time = GetCurrentTimestamp();
+	chosen->exit_time = 0;
+	chosen->stats_reset = chosen->attach_time;
+	chosen->cpu_ns = 0;
+	chosen->last_end_ns = pgwt_clock_ns();
+	chosen->lost_waits = 0;
+	chosen->query_lost_waits = 0;
+	chosen->cur_event = 0;
+	chosen->cur_start_ns = 0;
+	/* requests aimed at a predecessor are void */
+	chosen->reset_applied = pg_atomic_read_u32(&chosen->reset_requests);
+	chosen->reset_pid = 0;
+	chosen->reset_start_time = 0;
+	pgwt_slot_write_end(chosen);
+	LWLockRelease(pgwt_shared->slots_lock);
+
+	pgwt_attach_failed = false;
+	pgwt_my_slot = chosen;
+	on_shmem_exit(pgwt_slot_detach, (Datum) 0);
+}
+
+/* A consistent copy of a slot (seqlock read). */
+void
+pgwt_slot_copy(const PgwtSlot *slot, PgwtSlot *copy)
+{
+	int			attempts = 0;
+
+	for (;;)
+	{
+		uint32		before = *(volatile const uint32 *) &slot->changecount;
+		uint32		after;
+
+		pg_read_barrier();
+		memcpy(copy, (const void *) slot, sizeof(PgwtSlot));
+		pg_read_barrier();
+		after = *(volatile const uint32 *) &slot->changecount;
+		if (before == after && (before & 1) == 0)
+			return;
+		/* a writer's section is short; if it was descheduled, let it run */
+		if (++attempts % 16 == 0)
+			pg_usleep(100);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/* Does this copy carry a reset its owner has not applied yet? */
+bool
+pgwt_slot_reset_pending(const PgwtSlot *copy)
+{
+	return copy->state == PGWT_SLOT_LIVE &&
+		pg_atomic_read_u32(unconstify(pg_atomic_uint32 *, &copy->reset_requests)) != copy->reset_applied &&
+		copy->reset_pid == copy->pid &&
+		copy->reset_start_time == copy->start_time;
+}
+
+static void
+pgwt_zero_slot(PgwtSlot *slot)
+{
+	pgwt_slot_write_begin(slot);
+	memset(slot->events, 0, sizeof(slot->events));
+	slot->cpu_ns = 0;
+	slot->lost_waits = 0;
+	slot->query_lost_waits = 0;
+	slot->stats_reset = GetCurrentTimestamp();
+	if (slot == pgwt_my_slot)
+		slot->last_end_ns = pgwt_clock_ns();
+	pgwt_slot_write_end(slot);
+}
+
+/* Post a reset request to a LIVE slot. Caller holds slots_lock. */
+static void
+pgwt_request_reset(PgwtSlot *slot)
+{
+	slot->reset_pid = slot->pid;
+	slot->reset_start_time = slot->start_time;
+	pg_write_barrier();
+	pg_atomic_fetch_add_u32(&slot->reset_requests, 1);
+}
+
+/*
+ * Reset one backend's statistics (permissions are checked by the caller).
+ * Returns whether the backend had a slot.
+ */
+bool
+pgwt_reset_backend(int pid)
+{
+	ProcNumber	target = INVALID_PROC_NUMBER;
+	int			i;
+
+	if (pgwt_shared == NULL)
+		return false;
+	if (pid == MyProcPid)
+	{
+		if (pgwt_my_slot == NULL)
+			return false;
+		pgwt_flush_pending();
+		pgwt_zero_slot(pgwt_my_slot);
+		return true;
+	}
+
+	LWLockAcquire(pgwt_shared->slots_lock, LW_EXCLUSIVE);
+	for (i = 0; i < pgwt_shared->nslots; i++)
+	{
+		PgwtSlot   *s = &pgwt_slots[i];
+
+		if (s->state == PGWT_SLOT_LIVE && s->pid == pid)
+		{
+			pgwt_request_reset(s);
+			target = s->procno;
+			break;
+		}
+	}
+	LWLockRelease(pgwt_shared->slots_lock);
+
+	/* wake it so it applies the request at its next wait */
+	if (target != INVALID_PROC_NUMBER)
+		SetLatch(&GetPGProcByNumber(target)->procLatch);
+	return target != INVALID_PROC_NUMBER;
+}
+
+/* pgwt_reset_all(): every slot, the retired totals and the query table. */
+void
+pgwt_reset_everything(void)
+{
+	ProcNumber *wake;
+	int			nwake = 0;
+	int			i;
+
+	if (pgwt_shared == NULL)
+		return;
+	wake = palloc(sizeof(ProcNumber) * pgwt_shared->nslots);
+	if (pgwt_my_slot != NULL)
+		pgwt_flush_pending();
+
+	LWLockAcquire(pgwt_shared->slots_lock, LW_EXCLUSIVE);
+	memset(pgwt_shared->retired, 0, sizeof(pgwt_shared->retired));
+	pgwt_shared->retired_cpu_ns = 0;
+	pgwt_shared->retired_lost_waits = 0;
+	pgwt_shared->retired_query_lost_waits = 0;
+	pgwt_shared->stats_reset = GetCurrentTimestamp();
+	for (i = 0; i < pgwt_shared->nslots; i++)
+	{
+		PgwtSlot   *s = &pgwt_slots[i];
+
+		if (s == pgwt_my_slot || s->state == PGWT_SLOT_EXITED)
+			pgwt_zero_slot(s);	/* we are its writer */
+		else if (s->state == PGWT_SLOT_LIVE)
+		{
+			pgwt_request_reset(s);
+			wake[nwake++] = s->procno;
+		}
+	}
+	LWLockRelease(pgwt_shared->slots_lock);
+
+	for (i = 0; i < nwake; i++)
+		SetLatch(&GetPGProcByNumber(wake[i])->procLatch);
+	pfree(wake);
+	pgwt_query_reset();
+}
+
+#endif							/* PGWT_COOP_BUILD */

@@ -1,0 +1,180 @@
+/*
+ * pgwt_shared.h
+ *		Shared-memory layout of the coop tier and the interfaces between the
+ *		extension's modules (init, hooks, slots, query table, views).
+ *
+ * The coop tier is compiled for PostgreSQL 18 and later (PGWT_COOP_BUILD).
+ * Its hooks are looked up at run time, so the same library loads on a
+ * server with or without the wait-event hook patch; older servers get the
+ * SQL surface with empty views and a status that explains why.
+ */
+#ifndef PGWT_SHARED_H
+#define PGWT_SHARED_H
+
+#include "extension/wait_stats.h"
+
+#if PG_VERSION_NUM >= 180000
+#define PGWT_COOP_BUILD 1
+#endif
+
+/* Values of pg_wait_tracer.capture. */
+typedef enum PgwtCapture
+{
+	PGWT_CAPTURE_OFF = 0,
+	PGWT_CAPTURE_STATS,
+	PGWT_CAPTURE_TRACE			/* accepted; behaves as stats for now */
+} PgwtCapture;
+
+extern int	pgwt_capture;
+extern int	pgwt_max_queries;
+extern int	pgwt_max_sessions;
+extern bool pgwt_loaded_at_startup;
+
+/* True when the running server exports the wait-event hooks. */
+extern bool pgwt_hooks_present(void);
+
+#ifdef PGWT_COOP_BUILD
+
+#include "port/atomics.h"
+#include "storage/lwlock.h"
+#include "storage/procnumber.h"
+#include "storage/spin.h"
+#include "utils/timestamp.h"
+
+/* Distinct events one backend can record; more are counted as lost. */
+#define PGWT_SLOT_EVENTS 128
+/* Distinct events of the system-wide table of retired backends. */
+#define PGWT_RETIRED_EVENTS 512
+
+typedef enum PgwtSlotState
+{
+	PGWT_SLOT_FREE = 0,			/* never used, or folded into the retired totals */
+	PGWT_SLOT_LIVE,				/* its owner is running and the only writer */
+	PGWT_SLOT_EXITED			/* owner gone; kept for readers until recycled */
+} PgwtSlotState;
+
+/*
+ * One backend's statistics. Identity (pid, start_time) and numbers are
+ * written together under the seqlock 'changecount' (odd while a write is
+ * in progress), so a reader's consistent copy never mixes two owners.
+ *
+ * Writers: the owner while LIVE; while FREE or EXITED, whoever holds the
+ * slots lock exclusively (claim, recycle, reset of an exited slot).
+ * 'cur_event'/'cur_start_ns' are plain stores by the owner's hooks, read
+ * racily by pgwt_active (a torn pair only shows a wrong current wait).
+ * The reset request fields are written by other backends under the slots
+ * lock and consumed by the owner (see backend_slots.c).
+ */
+typedef struct PgwtSlot
+{
+	uint32		changecount;
+	uint32		state;			/* PgwtSlotState */
+	uint64		generation;		/* bumped on every claim */
+
+	/* identity of the owner */
+	int			pid;
+	ProcNumber	procno;
+	TimestampTz start_time;		/* MyStartTimestamp of the owner */
+	int			backend_type;	/* BackendType */
+	Oid			userid;
+	Oid			dbid;
+
+	TimestampTz attach_time;
+	TimestampTz exit_time;
+	TimestampTz stats_reset;
+
+	/* time with no wait event set, summed over gaps between waits */
+	uint64		cpu_ns;
+	uint64		last_end_ns;	/* end of the previous wait (monotonic ns) */
+	uint64		lost_waits;		/* event table full */
+	uint64		query_lost_waits;	/* backend-local query table full */
+
+	volatile uint32 cur_event;
+	volatile uint64 cur_start_ns;
+
+	pg_atomic_uint32 reset_requests;
+	uint32		reset_applied;
+	int			reset_pid;		/* identity the last request targets */
+	TimestampTz reset_start_time;
+
+	PgwtEventStat events[PGWT_SLOT_EVENTS];
+} PgwtSlot;
+
+/* Fixed-size header of the coop tier's shared memory. */
+typedef struct PgwtSharedState
+{
+	LWLock	   *slots_lock;		/* claims, recycling, retired totals */
+	LWLock	   *query_lock;		/* the query table */
+	int			nslots;
+	TimestampTz stats_reset;
+	pg_atomic_uint64 attach_failures;	/* no slot free or exited */
+	pg_atomic_uint64 recycled;	/* exited slots folded and reused */
+	pg_atomic_uint32 exited_slots;	/* hint for unattached backends */
+	uint64		query_evictions;	/* under query_lock */
+	uint64		query_dropped;	/* waits whose entry found no room, under query_lock */
+	/* totals of recycled slots, under slots_lock */
+	uint64		retired_cpu_ns;
+	uint64		retired_lost_waits;
+	uint64		retired_query_lost_waits;
+	PgwtEventStat retired[PGWT_RETIRED_EVENTS];
+} PgwtSharedState;
+
+/* One (query_id, event) entry of the bounded query table. */
+typedef struct PgwtQueryKey
+{
+	int64		query_id;
+	uint32		event;
+	uint32		pad;			/* zero: the key is hashed as bytes */
+} PgwtQueryKey;
+
+typedef struct PgwtQueryEntry
+{
+	PgwtQueryKey key;
+	slock_t		mutex;			/* shared entries: guards usage and agg */
+	double		usage;			/* eviction score, decays on eviction passes */
+	PgwtAgg		agg;
+} PgwtQueryEntry;
+
+extern PgwtSharedState *pgwt_shared;
+extern PgwtSlot *pgwt_slots;
+
+/* backend_slots.c */
+extern Size pgwt_slots_shmem_size(void);
+extern void pgwt_slots_shmem_init(void);
+extern PgwtSlot *pgwt_my_slot;
+extern void pgwt_slot_attach(void);
+extern void pgwt_slot_copy(const PgwtSlot *slot, PgwtSlot *copy);
+extern bool pgwt_slot_reset_pending(const PgwtSlot *copy);
+extern bool pgwt_reset_backend(int pid);
+extern void pgwt_reset_everything(void);
+extern int	pgwt_resolve_nslots(void);
+
+static inline void
+pgwt_slot_write_begin(PgwtSlot *slot)
+{
+	slot->changecount++;
+	pg_write_barrier();
+}
+
+static inline void
+pgwt_slot_write_end(PgwtSlot *slot)
+{
+	pg_write_barrier();
+	slot->changecount++;
+}
+
+/* query_table.c */
+extern Size pgwt_query_shmem_size(void);
+extern void pgwt_query_shmem_init(void);
+extern void pgwt_query_merge(const PgwtQueryEntry *entries, int n);
+extern void pgwt_query_reset(void);
+extern PgwtQueryEntry *pgwt_query_snapshot(int *n, uint64 *evictions, uint64 *dropped);
+
+/* coop_hooks.c */
+extern void pgwt_hooks_install(void);
+extern void pgwt_flush_pending(void);
+extern void pgwt_safe_point(bool merge_queries);
+
+#endif							/* PGWT_COOP_BUILD */
+
+#endif							/* PGWT_SHARED_H */

@@ -1,0 +1,589 @@
+/*
+ * sampler.c
+ *		The in-server sampler: settings, shared memory and the background
+ *		worker that samples every backend's wait state at a fixed rate.
+ *
+ * It reads what the server already keeps in shared memory: each PGPROC's
+ * wait_event_info (ProcGlobal->allProcs) and the backend status array
+ * (state, query id, user, database, backend type). Neither needs a lock:
+ * wait_event_info is a 4-byte store, and a status entry is copied with its
+ * changecount protocol (retried while its owner is writing it).
+ *
+ * Locking protocol: one LWLock (pgwt_sampler->lock) guards the profile
+ * tables, the history ring, the per-PGPROC "latest sample" array and the
+ * counters. The worker is the only writer: it reads every backend first,
+ * with no lock held, then takes the lock exclusively once per tick to apply
+ * the samples (microseconds for a few hundred backends). Readers take it
+ * shared just long enough to copy what they show. Resets take it
+ * exclusively.
+ *
+ * Time: each tick bills every sample it takes with the real time elapsed
+ * since the previous tick (a late tick covers more time), so totals stay
+ * right when the worker is delayed.
+ *
+ * Restarts: the worker is restarted by the postmaster one second after
+ * exiting with an error; a start less than a minute after the previous one
+ * first sleeps 2^n seconds (n = consecutive quick restarts, at most 60 s),
+ * and pgwt_sampler_status shows the starts and the backoff.
+ */
+#include "postgres.h"
+
+#include <time.h>
+
+#include "access/twophase.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "storage/proc.h"
+#include "storage/shmem.h"
+#include "tcop/tcopprot.h"
+#include "utils/backend_status.h"
+#include "utils/guc.h"
+#include "utils/timestamp.h"
+#include "utils/wait_event.h"
+
+#include "extension/pgwt_shared.h"
+#include "extension/sampler.h"
+
+int			pgwt_sampler_mode = PGWT_SAMPLER_AUTO;
+int			pgwt_sample_rate = 100;
+int			pgwt_sampler_max_entries = 10000;
+int			pgwt_sampler_history = 16384;
+
+PgwtSamplerShared *pgwt_sampler = NULL;
+PgwtSampleTable *pgwt_sampler_by_query = NULL;
+PgwtSampleTable *pgwt_sampler_by_backend = NULL;
+PgwtSampleTable *pgwt_sampler_by_event = NULL;
+PgwtHistoryRing *pgwt_sampler_ring = NULL;
+PgwtSamplerProc *pgwt_sampler_procs = NULL;
+
+/* Distinct events of the system-wide table: far more than any server has. */
+#define PGWT_SAMPLER_EVENTS 2048
+
+static const struct config_enum_entry pgwt_sampler_mode_options[] = {
+	{"auto", PGWT_SAMPLER_AUTO, false},
+	{"on", PGWT_SAMPLER_ON, false},
+	{"off", PGWT_SAMPLER_OFF, false},
+	{NULL, 0, false}
+};
+
+static bool pgwt_sampler_running = false;	/* decided once, at preload */
+static int	pgwt_sampler_nprocs = 0;
+static shmem_request_hook_type pgwt_sampler_prev_request = NULL;
+static shmem_startup_hook_type pgwt_sampler_prev_startup = NULL;
+
+const char *
+pgwt_sampler_mode_name(void)
+{
+	return pgwt_sampler_mode_options[pgwt_sampler_mode].name;
+}
+
+/* True in every process of a server whose sampler was set up at start. */
+bool
+pgwt_sampler_active(void)
+{
+	return pgwt_sampler_running && pgwt_sampler != NULL;
+}
+
+/*
+ * True when the views answer from the sampler: it runs, and exact capture
+ * does not (no hooks, or pg_wait_tracer.capture = off in this session).
+ */
+bool
+pgwt_sampler_answers(void)
+{
+	return pgwt_sampler_active() &&
+		!(pgwt_hooks_present() && pgwt_capture != PGWT_CAPTURE_OFF);
+}
+
+static int
+pgwt_sampler_procs_count(void)
+{
+	return MaxBackends + NUM_AUXILIARY_PROCS + max_prepared_xacts;
+}
+
+Size
+pgwt_sampler_shmem_size(void)
+{
+	Size		size = MAXALIGN(sizeof(PgwtSamplerShared));
+
+	size = add_size(size, MAXALIGN(pgwt_table_bytes((uint32) pgwt_sampler_max_entries)));
+	size = add_size(size, MAXALIGN(pgwt_table_bytes((uint32) pgwt_sampler_max_entries)));
+	size = add_size(size, MAXALIGN(pgwt_table_bytes(PGWT_SAMPLER_EVENTS)));
+	size = add_size(size, MAXALIGN(add_size(sizeof(PgwtHistoryRing),
+											mul_size(sizeof(PgwtHistorySample), pgwt_sampler_history))));
+	size = add_size(size, mul_size(sizeof(PgwtSamplerProc), pgwt_sampler_procs_count()));
+	return size;
+}
+
+static void
+pgwt_sampler_shmem_request(void)
+{
+	if (pgwt_sampler_prev_request)
+		pgwt_sampler_prev_request();
+	RequestAddinShmemSpace(pgwt_sampler_shmem_size());
+	RequestNamedLWLockTranche("pg_wait_tracer_sampler", 1);
+}
+
+/* Empty tables; the caller holds the lock exclusively (or is alone). */
+static void
+pgwt_sampler_clear(void)
+{
+	pgwt_table_init(pgwt_sampler_by_query, (uint32) pgwt_sampler_max_entries);
+	pgwt_table_init(pgwt_sampler_by_backend, (uint32) pgwt_sampler_max_entries);
+	pgwt_table_init(pgwt_sampler_by_event, PGWT_SAMPLER_EVENTS);
+	pgwt_sampler_ring->written = 0;
+	pgwt_sampler->ticks = pgwt_sampler->late_ticks = 0;
+	pgwt_sampler->sampled_ns = pgwt_sampler->reads_retried = 0;
+	pgwt_sampler->stats_reset = GetCurrentTimestamp();
+}
+
+static void
+pgwt_sampler_shmem_startup(void)
+{
+	bool		found;
+	char	   *p;
+
+	if (pgwt_sampler_prev_startup)
+		pgwt_sampler_prev_startup();
+
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	p = ShmemInitStruct("pg_wait_tracer sampler", pgwt_sampler_shmem_size(), &found);
+	pgwt_sampler = (PgwtSamplerShared *) p;
+	p += MAXALIGN(sizeof(PgwtSamplerShared));
+	pgwt_sampler_by_query = (PgwtSampleTable *) p;
+	p += MAXALIGN(pgwt_table_bytes((uint32) pgwt_sampler_max_entries));
+	pgwt_sampler_by_backend = (PgwtSampleTable *) p;
+	p += MAXALIGN(pgwt_table_bytes((uint32) pgwt_sampler_max_entries));
+	pgwt_sampler_by_event = (PgwtSampleTable *) p;
+	p += MAXALIGN(pgwt_table_bytes(PGWT_SAMPLER_EVENTS));
+	pgwt_sampler_ring = (PgwtHistoryRing *) p;
+	p += MAXALIGN(add_size(sizeof(PgwtHistoryRing),
+						   mul_size(sizeof(PgwtHistorySample), pgwt_sampler_history)));
+	pgwt_sampler_procs = (PgwtSamplerProc *) p;
+	pgwt_sampler_nprocs = pgwt_sampler_procs_count();
+
+	if (!found)
+	{
+		memset(pgwt_sampler, 0, sizeof(PgwtSamplerShared));
+		pgwt_sampler->lock = &(GetNamedLWLockTranche("pg_wait_tracer_sampler"))->lock;
+		pgwt_sampler->nprocs = pgwt_sampler_nprocs;
+		pgwt_sampler_ring->capacity = (uint32) pgwt_sampler_history;
+		memset(pgwt_sampler_procs, 0, sizeof(PgwtSamplerProc) * pgwt_sampler_nprocs);
+		pgwt_sampler_clear();
+	}
+	LWLockRelease(AddinShmemInitLock);
+}
+
+/*
+ * Called from _PG_init while shared_preload_libraries is processed: defines
+ * the sampler's settings and, when it is to run, reserves its shared memory
+ * and registers the worker.
+ */
+void
+pgwt_sampler_init(bool server_has_hooks)
+{
+	BackgroundWorker worker;
+
+	DefineCustomEnumVariable("pg_wait_tracer.sampler",
+							 "Whether the in-server sampler runs: auto, on or off.",
+							 "auto runs it where the server has no wait-event hooks "
+							 "(exact statistics cover the others).",
+							 &pgwt_sampler_mode,
+							 PGWT_SAMPLER_AUTO,
+							 pgwt_sampler_mode_options,
+							 PGC_POSTMASTER, 0,
+							 NULL, NULL, NULL);
+	DefineCustomIntVariable("pg_wait_tracer.sample_rate",
+							"Samples per second of every backend's wait state.",
+							NULL,
+							&pgwt_sample_rate,
+							100, 1, 1000,
+							PGC_SIGHUP, 0,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("pg_wait_tracer.sampler_max_entries",
+							"Entries of each of the sampler's profiles ((query, event) and (backend, event)).",
+							"The least-sampled entries are evicted when a profile is full.",
+							&pgwt_sampler_max_entries,
+							10000, 100, 1000000,
+							PGC_POSTMASTER, 0,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("pg_wait_tracer.sampler_history",
+							"Samples kept in the sampler's recent-history ring (0: none).",
+							NULL,
+							&pgwt_sampler_history,
+							16384, 0, 10000000,
+							PGC_POSTMASTER, 0,
+							NULL, NULL, NULL);
+
+	if (pgwt_sampler_mode == PGWT_SAMPLER_OFF ||
+		(pgwt_sampler_mode == PGWT_SAMPLER_AUTO && server_has_hooks))
+		return;
+	pgwt_sampler_running = true;
+
+	pgwt_sampler_prev_request = shmem_request_hook;
+	shmem_request_hook = pgwt_sampler_shmem_request;
+	pgwt_sampler_prev_startup = shmem_startup_hook;
+	shmem_startup_hook = pgwt_sampler_shmem_startup;
+
+	memset(&worker, 0, sizeof(worker));
+	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+	worker.bgw_start_time = BgWorkerStart_ConsistentState;
+	worker.bgw_restart_time = 1;
+	strlcpy(worker.bgw_library_name, "pg_wait_tracer", BGW_MAXLEN);
+	strlcpy(worker.bgw_function_name, "pgwt_sampler_main", BGW_MAXLEN);
+	strlcpy(worker.bgw_name, "pg_wait_tracer sampler", BGW_MAXLEN);
+	strlcpy(worker.bgw_type, "pg_wait_tracer sampler", BGW_MAXLEN);
+	RegisterBackgroundWorker(&worker);
+}
+
+void
+pgwt_sampler_reset(void)
+{
+	if (!pgwt_sampler_active())
+		return;
+	LWLockAcquire(pgwt_sampler->lock, LW_EXCLUSIVE);
+	pgwt_sampler_clear();
+	LWLockRelease(pgwt_sampler->lock);
+}
+
+/* ---- the worker ---------------------------------------------------------- */
+
+/* One backend as read at a tick, before it is applied under the lock. */
+typedef struct PgwtRawSample
+{
+	int			procno;
+	int32		pid;
+	uint32		event;
+	uint32		state;
+	uint32		backend_type;
+	Oid			userid;
+	Oid			dbid;
+	int64		query_id;
+	TimestampTz backend_start;
+} PgwtRawSample;
+
+static PgBackendStatus *pgwt_status_array = NULL;	/* derived from MyBEEntry */
+static PgwtQidCarry *pgwt_carry = NULL;	/* per PGPROC, worker-local */
+static PgwtRawSample *pgwt_raw = NULL;
+static uint32 *pgwt_prev_event = NULL;	/* per PGPROC: event+state of the last tick */
+static bool *pgwt_seen = NULL;	/* per PGPROC: sampled at this tick */
+
+static uint64
+pgwt_sampler_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64) ts.tv_sec * UINT64CONST(1000000000) + (uint64) ts.tv_nsec;
+}
+
+/*
+ * The status entry of PGPROC number 'procno', or NULL. The array is not
+ * exported; its base is derived from the worker's own entry, which the
+ * server places at a known index (PG17+: the proc number; older: backend
+ * id - 1, auxiliary processes after MaxBackends).
+ */
+static volatile PgBackendStatus *
+pgwt_status_entry(int procno, PGPROC *proc, int pid)
+{
+#if PG_VERSION_NUM >= 170000
+	if (procno >= MaxBackends + NUM_AUXILIARY_PROCS)
+		return NULL;
+	return &pgwt_status_array[procno];
+#else
+	int			i;
+
+	if (proc->backendId != InvalidBackendId)
+		return &pgwt_status_array[proc->backendId - 1];
+	for (i = MaxBackends; i < MaxBackends + NUM_AUXPROCTYPES; i++)
+		if (pgwt_status_array[i].st_procpid == pid)
+			return &pgwt_status_array[i];
+	return NULL;
+#endif
+}
+
+static PgwtSessionActivity
+pgwt_session_activity(BackendState st)
+{
+	switch (st)
+	{
+		case STATE_RUNNING:
+		case STATE_FASTPATH:
+			return PGWT_SESSION_ACTIVE;
+		case STATE_IDLE:
+		case STATE_IDLEINTRANSACTION:
+		case STATE_IDLEINTRANSACTION_ABORTED:
+		case STATE_DISABLED:
+			return PGWT_SESSION_IDLE;
+		default:
+			return PGWT_SESSION_UNTRACKED;
+	}
+}
+
+/* Read every backend (no lock held); returns the number of samples. */
+static int
+pgwt_sampler_read(uint64 *retried)
+{
+	int			n = 0,
+				i;
+	int			nprocs = Min((int) ProcGlobal->allProcCount, pgwt_sampler_nprocs);
+
+	for (i = 0; i < nprocs; i++)
+	{
+		PGPROC	   *proc = GetPGProcByNumber(i);
+		PgwtRawSample *s = &pgwt_raw[n];
+		volatile PgBackendStatus *be;
+		int			pid = proc->pid;
+		BackendState st = STATE_UNDEFINED;
+		int64		xact_start = 0;
+		uint64		qid = 0;
+		int			attempt;
+
+		if (pid == 0 || proc == MyProc)
+			continue;
+		memset(s, 0, sizeof(*s));
+		s->procno = i;
+		s->pid = pid;
+		s->event = *(volatile uint32 *) &proc->wait_event_info;
+		s->backend_type = B_INVALID;
+		be = pgwt_status_entry(i, proc, pid);
+		for (attempt = 0; be != NULL && attempt < 8; attempt++)
+		{
+			int			before,
+						after;
+
+			pgstat_begin_read_activity(be, before);
+			if (be->st_procpid == pid)
+			{
+				st = be->st_state;
+				s->backend_type = (uint32) be->st_backendType;
+				s->userid = be->st_userid;
+				s->dbid = be->st_databaseid;
+				s->backend_start = be->st_proc_start_timestamp;
+				xact_start = be->st_xact_start_timestamp;
+				qid = (uint64) be->st_query_id;
+			}
+			pgstat_end_read_activity(be, after);
+			if (pgstat_read_activity_complete(before, after))
+				break;
+			(*retried)++;
+			st = STATE_UNDEFINED;
+			qid = 0;
+		}
+		s->state = pgwt_sample_classify(s->event, pgwt_session_activity(st));
+		s->query_id = (int64) pgwt_qid_carry(&pgwt_carry[i], pid, xact_start,
+											 s->state == PGWT_SAMPLE_IDLE ? 0 : qid);
+		n++;
+	}
+	return n;
+}
+
+static void
+pgwt_sampler_bill(PgwtSampleTable *t, int64 id, int64 id2, uint32 event,
+				  const PgwtRawSample *s, uint64 ns, uint64 tick)
+{
+	PgwtSampleKey key;
+	PgwtSampleEntry *e;
+
+	memset(&key, 0, sizeof(key));
+	key.id = id;
+	key.id2 = id2;
+	key.event = event;
+	e = pgwt_table_upsert(t, &key);
+	if (e == NULL)
+		return;
+	if (e->samples == 0)
+	{
+		e->backend_type = s->backend_type;
+		e->userid = s->userid;
+		e->dbid = s->dbid;
+	}
+	pgwt_entry_bill(e, ns, tick);
+}
+
+/* Apply one tick's samples; the caller holds the lock exclusively. */
+static void
+pgwt_sampler_apply(int n, uint64 bill_ns, uint64 period_ns, TimestampTz now)
+{
+	uint64		tick = ++pgwt_sampler->ticks;
+	bool	   *seen = pgwt_seen;
+	int			i;
+
+	memset(seen, 0, sizeof(bool) * pgwt_sampler_nprocs);
+	pgwt_sampler->sampled_ns += bill_ns;
+	if (bill_ns > period_ns + period_ns / 2)
+		pgwt_sampler->late_ticks++;
+
+	for (i = 0; i < n; i++)
+	{
+		const PgwtRawSample *s = &pgwt_raw[i];
+		PgwtSamplerProc *cur = &pgwt_sampler_procs[s->procno];
+		uint32		mark = s->event ^ (s->state << 30);
+
+		seen[s->procno] = true;
+		if (cur->pid != s->pid || pgwt_prev_event[s->procno] != mark || cur->since == 0)
+			cur->since = now;
+		pgwt_prev_event[s->procno] = mark;
+		cur->pid = s->pid;
+		cur->state = s->state;
+		cur->event = s->event;
+		cur->backend_type = s->backend_type;
+		cur->userid = s->userid;
+		cur->dbid = s->dbid;
+		cur->query_id = s->query_id;
+		cur->backend_start = s->backend_start;
+
+		if (s->state == PGWT_SAMPLE_IDLE)
+		{
+			/* idle time is shown (as idle) only where an event names it */
+			if (s->event != 0)
+			{
+				pgwt_sampler_bill(pgwt_sampler_by_event, 0, 0, s->event, s, bill_ns, tick);
+				pgwt_sampler_bill(pgwt_sampler_by_backend, s->pid, s->backend_start, s->event, s, bill_ns, tick);
+			}
+			continue;
+		}
+		pgwt_sampler_bill(pgwt_sampler_by_event, 0, 0, s->event, s, bill_ns, tick);
+		pgwt_sampler_bill(pgwt_sampler_by_backend, s->pid, s->backend_start, s->event, s, bill_ns, tick);
+		pgwt_sampler_bill(pgwt_sampler_by_query, s->query_id, 0, s->event, s, bill_ns, tick);
+		{
+			PgwtHistorySample h;
+
+			memset(&h, 0, sizeof(h));
+			h.ts = now;
+			h.query_id = s->query_id;
+			h.pid = s->pid;
+			h.event = s->event;
+			h.backend_type = s->backend_type;
+			pgwt_ring_push(pgwt_sampler_ring, &h);
+		}
+	}
+	/* processes gone since the previous tick */
+	for (i = 0; i < pgwt_sampler_nprocs; i++)
+		if (!seen[i] && pgwt_sampler_procs[i].pid != 0)
+			pgwt_sampler_procs[i].pid = 0;
+}
+
+/* Delay before sampling when the worker keeps being restarted. */
+static int
+pgwt_sampler_note_start(void)
+{
+	TimestampTz now = GetCurrentTimestamp();
+	int			delay = 0;
+
+	LWLockAcquire(pgwt_sampler->lock, LW_EXCLUSIVE);
+	pgwt_sampler->worker_starts++;
+	if (pgwt_sampler->last_start != 0 &&
+		!TimestampDifferenceExceeds(pgwt_sampler->last_start, now, 60 * 1000))
+		pgwt_sampler->quick_restarts++;
+	else
+		pgwt_sampler->quick_restarts = 0;
+	if (pgwt_sampler->quick_restarts > 0)
+		delay = 1 << Min(pgwt_sampler->quick_restarts, 6);
+	delay = Min(delay, 60);
+	pgwt_sampler->backoff_s = delay;
+	pgwt_sampler->last_start = now;
+	pgwt_sampler->worker_pid = MyProcPid;
+	LWLockRelease(pgwt_sampler->lock);
+	return delay;
+}
+
+static void
+pgwt_sampler_on_exit(int code, Datum arg)
+{
+	if (pgwt_sampler == NULL)
+		return;
+	LWLockAcquire(pgwt_sampler->lock, LW_EXCLUSIVE);
+	if (pgwt_sampler->worker_pid == MyProcPid)
+		pgwt_sampler->worker_pid = 0;
+	LWLockRelease(pgwt_sampler->lock);
+}
+
+void
+pgwt_sampler_main(Datum arg)
+{
+	uint64		prev_ns = 0,
+				next_ns;
+	int			delay;
+
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	pqsignal(SIGTERM, die);
+	BackgroundWorkerUnblockSignals();
+
+	/* a status entry of our own, whose index locates the others' */
+	BackgroundWorkerInitializeConnection(NULL, NULL, 0);
+	pgstat_report_appname("pg_wait_tracer sampler");
+	if (MyBEEntry == NULL || pgwt_sampler == NULL)
+		elog(ERROR, "pg_wait_tracer sampler: no backend status entry or shared memory");
+#if PG_VERSION_NUM >= 170000
+	pgwt_status_array = MyBEEntry - MyProcNumber;
+#else
+	pgwt_status_array = MyBEEntry - (MyBackendId - 1);
+#endif
+
+	pgwt_carry = palloc0(sizeof(PgwtQidCarry) * pgwt_sampler_nprocs);
+	pgwt_raw = palloc0(sizeof(PgwtRawSample) * pgwt_sampler_nprocs);
+	pgwt_prev_event = palloc0(sizeof(uint32) * pgwt_sampler_nprocs);
+	pgwt_seen = palloc0(sizeof(bool) * pgwt_sampler_nprocs);
+	before_shmem_exit(pgwt_sampler_on_exit, (Datum) 0);
+
+	delay = pgwt_sampler_note_start();
+	if (delay > 0)
+	{
+		ereport(LOG,
+				(errmsg("pg_wait_tracer sampler restarted %d times in a row; waiting %d s before sampling",
+						pgwt_sampler->quick_restarts, delay)));
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 delay * 1000L, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+	ereport(LOG, (errmsg("pg_wait_tracer sampler started at %d Hz", pgwt_sample_rate)));
+
+	next_ns = pgwt_sampler_now_ns();
+	for (;;)
+	{
+		uint64		period_ns = UINT64CONST(1000000000) / (uint64) pgwt_sample_rate;
+		uint64		now_ns = pgwt_sampler_now_ns();
+		uint64		retried = 0;
+		int			n;
+
+		if (now_ns < next_ns)
+		{
+			long		wait_ms = (long) ((next_ns - now_ns + 999999) / 1000000);
+
+			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+							 wait_ms, PG_WAIT_EXTENSION);
+			ResetLatch(MyLatch);
+		}
+		CHECK_FOR_INTERRUPTS();
+		if (ConfigReloadPending)
+		{
+			ConfigReloadPending = false;
+			ProcessConfigFile(PGC_SIGHUP);
+		}
+		now_ns = pgwt_sampler_now_ns();
+		if (now_ns < next_ns)
+			continue;			/* woken early (latch) */
+
+		n = pgwt_sampler_read(&retried);
+		{
+			uint64		bill = pgwt_tick_bill_ns(prev_ns, now_ns, period_ns);
+			TimestampTz now = GetCurrentTimestamp();
+
+			LWLockAcquire(pgwt_sampler->lock, LW_EXCLUSIVE);
+			pgwt_sampler->reads_retried += retried;
+			pgwt_sampler_apply(n, bill, period_ns, now);
+			LWLockRelease(pgwt_sampler->lock);
+		}
+		prev_ns = now_ns;
+		/* keep the schedule; after a long stall, restart it from now */
+		next_ns += period_ns;
+		if (next_ns + period_ns < now_ns)
+			next_ns = now_ns + period_ns;
+	}
+}

@@ -1,0 +1,444 @@
+/*
+ * sampler_views.c
+ *		Rows of the pgwt_* views from the in-server sampler (fidelity
+ *		"sampled"), the sampler's status and its recent-history ring.
+ *
+ * Every reader copies what it shows while holding pgwt_sampler->lock
+ * shared (a memcpy of a bounded table), then builds rows with no lock
+ * held. Sampled time is samples x the real tick length; what only exact
+ * capture knows (wait counts, averages, maxima, histograms) is NULL, and
+ * pgwt_event_histogram says so in a notice instead of showing zeros.
+ *
+ * Visibility follows views.c: other roles' sessions appear in per-session
+ * rows only to members of pg_read_all_stats (or of the session's role).
+ */
+#include "postgres.h"
+
+#include "catalog/pg_authid.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
+#include "utils/backend_status.h"
+#include "utils/builtins.h"
+#include "utils/timestamp.h"
+#include "utils/tuplestore.h"
+#include "utils/wait_event.h"
+
+#include "extension/sampler.h"
+
+#define PGWT_SAMPLED "sampled"
+
+PG_FUNCTION_INFO_V1(pgwt_sampler_status);
+PG_FUNCTION_INFO_V1(pgwt_sample_history);
+
+static bool
+pgwt_sampler_can_see_role(Oid userid)
+{
+	if (has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS))
+		return true;
+	return OidIsValid(userid) && has_privs_of_role(GetUserId(), userid);
+}
+
+static Datum
+pgwt_sampler_text(const char *s, bool *isnull)
+{
+	*isnull = (s == NULL);
+	return s ? CStringGetTextDatum(s) : (Datum) 0;
+}
+
+/* A private copy of a table, taken under the lock. */
+static PgwtSampleTable *
+pgwt_sampler_copy_table(PgwtSampleTable *t)
+{
+	PgwtSampleTable *copy;
+	Size		bytes;
+
+	LWLockAcquire(pgwt_sampler->lock, LW_SHARED);
+	bytes = sizeof(PgwtSampleTable) + sizeof(PgwtSampleEntry) * (Size) t->size;
+	copy = palloc(bytes);
+	memcpy(copy, t, bytes);
+	LWLockRelease(pgwt_sampler->lock);
+	return copy;
+}
+
+/* DB time of a table: every non-idle row, CPU included. */
+static uint64
+pgwt_sampler_db_ns(PgwtSampleTable *t, int64 id, int64 id2, bool match)
+{
+	uint64		ns = 0;
+	uint32		i;
+
+	for (i = 0; i < t->size; i++)
+	{
+		PgwtSampleEntry *e = &pgwt_table_rows(t)[i];
+
+		if (!e->used || (e->key.event != PGWT_SAMPLE_CPU_EVENT && pgwt_event_is_idle(e->key.event)))
+			continue;
+		if (match && (e->key.id != id || e->key.id2 != id2))
+			continue;
+		ns += e->time_ns;
+	}
+	return ns;
+}
+
+/*
+ * The event columns shared with the exact views: wait_event_type,
+ * wait_event, waits (NULL), total_ms, avg_us (NULL), max_us (NULL),
+ * pct_db_time (NULL for idle events), fidelity. Returns the next column.
+ */
+static int
+pgwt_sampler_event_columns(Datum *values, bool *nulls, int col, uint32 event,
+						   uint64 time_ns, uint64 db_ns)
+{
+	values[col] = pgwt_sampler_text(pgstat_get_wait_event_type(event), &nulls[col]);
+	col++;
+	values[col] = pgwt_sampler_text(pgstat_get_wait_event(event), &nulls[col]);
+	col++;
+	nulls[col++] = true;		/* waits: a sampler does not count waits */
+	values[col++] = Float8GetDatum(time_ns / 1e6);
+	nulls[col++] = true;		/* avg_us */
+	nulls[col++] = true;		/* max_us */
+	if (pgwt_event_is_idle(event) || db_ns == 0)
+		nulls[col++] = true;
+	else
+		values[col++] = Float8GetDatum(100.0 * time_ns / db_ns);
+	values[col++] = CStringGetTextDatum(PGWT_SAMPLED);
+	return col;
+}
+
+void
+pgwt_sampler_system_event(ReturnSetInfo *rsinfo)
+{
+	PgwtSampleTable *t = pgwt_sampler_copy_table(pgwt_sampler_by_event);
+	uint64		db_ns = pgwt_sampler_db_ns(t, 0, 0, false);
+	uint32		i;
+
+	for (i = 0; i < t->size; i++)
+	{
+		PgwtSampleEntry *e = &pgwt_table_rows(t)[i];
+		Datum		values[8];
+		bool		nulls[8] = {false};
+
+		if (!e->used || e->key.event == PGWT_SAMPLE_CPU_EVENT || e->samples == 0)
+			continue;
+		pgwt_sampler_event_columns(values, nulls, 0, e->key.event, e->time_ns, db_ns);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	pfree(t);
+}
+
+void
+pgwt_sampler_event_histogram(ReturnSetInfo *rsinfo)
+{
+	ereport(NOTICE,
+			(errmsg("pgwt_event_histogram needs exact wait durations; the sampler (fidelity \"sampled\") does not measure them"),
+			 errhint("Wait-event hooks (a patched server) give exact histograms.")));
+}
+
+void
+pgwt_sampler_time_model(ReturnSetInfo *rsinfo)
+{
+	PgwtSampleTable *t = pgwt_sampler_copy_table(pgwt_sampler_by_event);
+	uint64		class_ns[256] = {0};
+	uint32		class_event[256] = {0};
+	uint64		cpu_ns = 0,
+				idle_ns = 0,
+				db_ns = pgwt_sampler_db_ns(t, 0, 0, false);
+	uint32		i;
+	Datum		values[5];
+	bool		nulls[5];
+
+	for (i = 0; i < t->size; i++)
+	{
+		PgwtSampleEntry *e = &pgwt_table_rows(t)[i];
+		uint32		ev = e->key.event;
+
+		if (!e->used)
+			continue;
+		if (ev == PGWT_SAMPLE_CPU_EVENT)
+			cpu_ns += e->time_ns;
+		else if (pgwt_event_is_idle(ev))
+			idle_ns += e->time_ns;
+		else
+		{
+			class_ns[ev >> 24] += e->time_ns;
+			class_event[ev >> 24] = ev;
+		}
+	}
+
+#define PGWT_SAMPLER_TM_ROW(name, cls, ns, show_pct) \
+	do { \
+		memset(nulls, 0, sizeof(nulls)); \
+		values[0] = CStringGetTextDatum(name); \
+		values[1] = pgwt_sampler_text(cls, &nulls[1]); \
+		values[2] = Float8GetDatum((ns) / 1e6); \
+		if ((show_pct) && db_ns > 0) \
+			values[3] = Float8GetDatum(100.0 * (ns) / db_ns); \
+		else \
+			nulls[3] = true; \
+		values[4] = CStringGetTextDatum(PGWT_SAMPLED); \
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls); \
+	} while (0)
+
+	PGWT_SAMPLER_TM_ROW("DB Time", NULL, db_ns, true);
+	PGWT_SAMPLER_TM_ROW("CPU*", NULL, cpu_ns, true);
+	for (i = 0; i < 256; i++)
+	{
+		const char *cls;
+
+		if (class_event[i] == 0)
+			continue;
+		cls = pgstat_get_wait_event_type(class_event[i]);
+		PGWT_SAMPLER_TM_ROW(cls ? cls : "?", cls, class_ns[i], true);
+	}
+	PGWT_SAMPLER_TM_ROW("Idle", NULL, idle_ns, false);
+#undef PGWT_SAMPLER_TM_ROW
+	pfree(t);
+}
+
+/* Copy of the latest-sample array, taken under the lock. */
+static PgwtSamplerProc *
+pgwt_sampler_copy_procs(int *n)
+{
+	PgwtSamplerProc *copy;
+
+	LWLockAcquire(pgwt_sampler->lock, LW_SHARED);
+	*n = pgwt_sampler->nprocs;
+	copy = palloc(sizeof(PgwtSamplerProc) * (Size) *n);
+	memcpy(copy, pgwt_sampler_procs, sizeof(PgwtSamplerProc) * (Size) *n);
+	LWLockRelease(pgwt_sampler->lock);
+	return copy;
+}
+
+static bool
+pgwt_sampler_is_live(const PgwtSamplerProc *procs, int n, int32 pid, TimestampTz start)
+{
+	int			i;
+
+	for (i = 0; i < n; i++)
+		if (procs[i].pid == pid && procs[i].backend_start == start)
+			return true;
+	return false;
+}
+
+void
+pgwt_sampler_session_event(ReturnSetInfo *rsinfo)
+{
+	PgwtSampleTable *t = pgwt_sampler_copy_table(pgwt_sampler_by_backend);
+	int			nprocs;
+	PgwtSamplerProc *procs = pgwt_sampler_copy_procs(&nprocs);
+	uint32		i;
+
+	for (i = 0; i < t->size; i++)
+	{
+		PgwtSampleEntry *e = &pgwt_table_rows(t)[i];
+		Datum		values[15];
+		bool		nulls[15] = {false};
+		int			col;
+
+		if (!e->used || e->key.event == PGWT_SAMPLE_CPU_EVENT || e->samples == 0 ||
+			!pgwt_sampler_can_see_role(e->userid))
+			continue;
+		values[0] = Int32GetDatum((int32) e->key.id);
+		values[1] = pgwt_sampler_text(e->backend_type == B_INVALID ? NULL :
+									  GetBackendTypeDesc((BackendType) e->backend_type), &nulls[1]);
+		values[2] = ObjectIdGetDatum(e->userid);
+		nulls[2] = !OidIsValid(e->userid);
+		values[3] = ObjectIdGetDatum(e->dbid);
+		nulls[3] = !OidIsValid(e->dbid);
+		values[4] = TimestampTzGetDatum(e->key.id2);
+		nulls[4] = (e->key.id2 == 0);
+		values[5] = CStringGetTextDatum(pgwt_sampler_is_live(procs, nprocs, (int32) e->key.id, e->key.id2) ?
+										"live" : "exited");
+		col = pgwt_sampler_event_columns(values, nulls, 6, e->key.event, e->time_ns,
+										 pgwt_sampler_db_ns(t, e->key.id, e->key.id2, true));
+		nulls[col] = true;		/* histogram: exact data only */
+		Assert(col == 14);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	pfree(procs);
+	pfree(t);
+}
+
+void
+pgwt_sampler_active_rows(ReturnSetInfo *rsinfo)
+{
+	PgwtSampleTable *t = pgwt_sampler_copy_table(pgwt_sampler_by_backend);
+	int			nprocs,
+				i;
+	PgwtSamplerProc *procs = pgwt_sampler_copy_procs(&nprocs);
+	TimestampTz now = GetCurrentTimestamp();
+	TimestampTz reset;
+
+	LWLockAcquire(pgwt_sampler->lock, LW_SHARED);
+	reset = pgwt_sampler->stats_reset;
+	LWLockRelease(pgwt_sampler->lock);
+
+	for (i = 0; i < nprocs; i++)
+	{
+		PgwtSamplerProc *p = &procs[i];
+		Datum		values[13];
+		bool		nulls[13] = {false};
+		PgwtSampleKey key;
+		PgwtSampleEntry *cpu;
+
+		if (p->pid == 0 || !pgwt_sampler_can_see_role(p->userid))
+			continue;
+		values[0] = Int32GetDatum(p->pid);
+		values[1] = pgwt_sampler_text(p->backend_type == B_INVALID ? NULL :
+									  GetBackendTypeDesc((BackendType) p->backend_type), &nulls[1]);
+		values[2] = ObjectIdGetDatum(p->userid);
+		nulls[2] = !OidIsValid(p->userid);
+		values[3] = ObjectIdGetDatum(p->dbid);
+		nulls[3] = !OidIsValid(p->dbid);
+		values[4] = TimestampTzGetDatum(p->backend_start);
+		nulls[4] = (p->backend_start == 0);
+		values[5] = CStringGetTextDatum(p->state == PGWT_SAMPLE_CPU ? "on cpu" :
+										p->state == PGWT_SAMPLE_IDLE ? "idle" : "waiting");
+		if (p->event == 0)
+			nulls[6] = nulls[7] = nulls[8] = true;
+		else
+		{
+			values[6] = pgwt_sampler_text(pgstat_get_wait_event_type(p->event), &nulls[6]);
+			values[7] = pgwt_sampler_text(pgstat_get_wait_event(p->event), &nulls[7]);
+			/* since the first tick that saw this wait: sampled, not exact */
+			values[8] = Float8GetDatum(now > p->since ? (now - p->since) / 1e3 : 0.0);
+		}
+		memset(&key, 0, sizeof(key));
+		key.id = p->pid;
+		key.id2 = p->backend_start;
+		key.event = PGWT_SAMPLE_CPU_EVENT;
+		cpu = pgwt_table_find(t, &key);
+		values[9] = Float8GetDatum(pgwt_sampler_db_ns(t, p->pid, p->backend_start, true) / 1e6);
+		values[10] = Float8GetDatum(cpu ? cpu->time_ns / 1e6 : 0.0);
+		values[11] = TimestampTzGetDatum(reset);
+		values[12] = CStringGetTextDatum(PGWT_SAMPLED);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	pfree(procs);
+	pfree(t);
+}
+
+void
+pgwt_sampler_query_event(ReturnSetInfo *rsinfo)
+{
+	PgwtSampleTable *t = pgwt_sampler_copy_table(pgwt_sampler_by_query);
+	uint32		i;
+
+	for (i = 0; i < t->size; i++)
+	{
+		PgwtSampleEntry *e = &pgwt_table_rows(t)[i];
+		Datum		values[10];
+		bool		nulls[10] = {false};
+		int			col;
+
+		/* like the exact view: waits only (CPU is in the time model) */
+		if (!e->used || e->key.event == PGWT_SAMPLE_CPU_EVENT || e->samples == 0)
+			continue;
+		values[0] = Int64GetDatum(e->key.id);
+		col = pgwt_sampler_event_columns(values, nulls, 1, e->key.event, e->time_ns, 0);
+		nulls[col] = true;		/* histogram: exact data only */
+		Assert(col == 9);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	pfree(t);
+}
+
+#define PGWT_SAMPLER_STATUS_COLS 21
+
+/* pgwt_sampler_status(): one row; NULL counters when the sampler is off. */
+Datum
+pgwt_sampler_status(PG_FUNCTION_ARGS)
+{
+	TupleDesc	tupdesc;
+	Datum		values[PGWT_SAMPLER_STATUS_COLS];
+	bool		nulls[PGWT_SAMPLER_STATUS_COLS] = {false};
+	int			i;
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	if (tupdesc->natts != PGWT_SAMPLER_STATUS_COLS)
+		elog(ERROR, "pgwt_sampler_status: expected %d columns, got %d",
+			 PGWT_SAMPLER_STATUS_COLS, tupdesc->natts);
+
+	values[0] = CStringGetTextDatum(pgwt_sampler_mode_name());
+	values[1] = BoolGetDatum(pgwt_sampler_active());
+	values[2] = Int32GetDatum(pgwt_sample_rate);
+	for (i = 3; i < PGWT_SAMPLER_STATUS_COLS; i++)
+		nulls[i] = true;
+	if (pgwt_sampler_active())
+	{
+		uint32		oldest;
+
+		for (i = 3; i < PGWT_SAMPLER_STATUS_COLS; i++)
+			nulls[i] = false;
+		LWLockAcquire(pgwt_sampler->lock, LW_SHARED);
+		values[3] = Int32GetDatum(pgwt_sampler->worker_pid);
+		nulls[3] = (pgwt_sampler->worker_pid == 0);
+		values[4] = Int32GetDatum(pgwt_sampler->worker_starts);
+		values[5] = Int32GetDatum(pgwt_sampler->quick_restarts);
+		values[6] = Int32GetDatum(pgwt_sampler->backoff_s);
+		values[7] = Int64GetDatum((int64) pgwt_sampler->ticks);
+		values[8] = Int64GetDatum((int64) pgwt_sampler->late_ticks);
+		values[9] = Float8GetDatum(pgwt_sampler->sampled_ns / 1e9);
+		values[10] = Int32GetDatum((int32) pgwt_sampler_by_query->used);
+		values[11] = Int32GetDatum((int32) pgwt_sampler_by_query->max_used);
+		values[12] = Int64GetDatum((int64) pgwt_sampler_by_query->evictions);
+		values[13] = Int32GetDatum((int32) pgwt_sampler_by_backend->used);
+		values[14] = Int64GetDatum((int64) pgwt_sampler_by_backend->evictions);
+		values[15] = Int32GetDatum((int32) pgwt_sampler_ring->capacity);
+		values[16] = Int32GetDatum((int32) pgwt_ring_held(pgwt_sampler_ring, &oldest));
+		values[17] = Int64GetDatum((int64) pgwt_sampler_ring->written);
+		values[18] = Int64GetDatum((int64) pgwt_sampler->reads_retried);
+		values[19] = Int64GetDatum((int64) pgwt_sampler_shmem_size());
+		values[20] = TimestampTzGetDatum(pgwt_sampler->stats_reset);
+		LWLockRelease(pgwt_sampler->lock);
+	}
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+/* pgwt_sample_history(): the ring's non-idle samples, oldest first. */
+Datum
+pgwt_sample_history(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	PgwtHistorySample *copy;
+	uint32		held,
+				oldest,
+				cap,
+				i;
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (!pgwt_sampler_active())
+		return (Datum) 0;
+
+	LWLockAcquire(pgwt_sampler->lock, LW_SHARED);
+	held = pgwt_ring_held(pgwt_sampler_ring, &oldest);
+	cap = pgwt_sampler_ring->capacity;
+	copy = palloc(sizeof(PgwtHistorySample) * (Size) Max(cap, 1));
+	memcpy(copy, pgwt_ring_slots(pgwt_sampler_ring), sizeof(PgwtHistorySample) * (Size) cap);
+	LWLockRelease(pgwt_sampler->lock);
+
+	for (i = 0; i < held; i++)
+	{
+		PgwtHistorySample *h = &copy[(oldest + i) % cap];
+		Datum		values[7];
+		bool		nulls[7] = {false};
+
+		values[0] = TimestampTzGetDatum(h->ts);
+		values[1] = Int32GetDatum(h->pid);
+		values[2] = pgwt_sampler_text(h->backend_type == B_INVALID ? NULL :
+									  GetBackendTypeDesc((BackendType) h->backend_type), &nulls[2]);
+		values[3] = CStringGetTextDatum(h->event == 0 ? "on cpu" : "waiting");
+		if (h->event == 0)
+			nulls[4] = nulls[5] = true;
+		else
+		{
+			values[4] = pgwt_sampler_text(pgstat_get_wait_event_type(h->event), &nulls[4]);
+			values[5] = pgwt_sampler_text(pgstat_get_wait_event(h->event), &nulls[5]);
+		}
+		values[6] = Int64GetDatum(h->query_id);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	pfree(copy);
+	return (Datum) 0;
+}

@@ -1,0 +1,175 @@
+/*
+ * test_wait_stats.c
+ *		Unit tests of the coop tier's pure logic (wait_stats.h): histogram
+ *		bucket bounds, aggregates, the event table and the eviction choice.
+ *		Runs without a server, built with ASan+UBSan (extension/test.mk).
+ *		Prints one PASS/FAIL line per test; exits non-zero on any failure.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "extension/wait_stats.h"
+
+static int	failures = 0;
+
+#define CHECK(cond) \
+	do { if (!(cond)) { printf("  check failed at line %d: %s\n", __LINE__, #cond); ok = 0; } } while (0)
+
+static void
+report(const char *name, int ok)
+{
+	printf("%s %s%s\n", ok ? "PASS" : "FAIL", name, ok ? "" : ": see checks above");
+	if (!ok)
+		failures++;
+}
+
+static void
+test_buckets(void)
+{
+	int			ok = 1;
+	int			b;
+
+	CHECK(pgwt_hist_bucket(0) == 0);
+	CHECK(pgwt_hist_bucket(999) == 0);
+	CHECK(pgwt_hist_bucket(1023) == 0);
+	CHECK(pgwt_hist_bucket(1024) == 1);
+	CHECK(pgwt_hist_bucket(2047) == 1);
+	CHECK(pgwt_hist_bucket(2048) == 2);
+	CHECK(pgwt_hist_bucket((UINT64_C(1) << 40) - 1) == 30);
+	CHECK(pgwt_hist_bucket(UINT64_C(1) << 40) == 31);
+	CHECK(pgwt_hist_bucket(UINT64_MAX) == 31);
+	/* 200 ms sleeps land in [2^27, 2^28) ns = bucket 18 */
+	CHECK(pgwt_hist_bucket(200000000) == 18);
+
+	/* every bucket's bounds agree with the bucket function */
+	for (b = 0; b < PGWT_HIST_BUCKETS; b++)
+	{
+		uint64_t	lo = pgwt_hist_lower_ns(b);
+		uint64_t	hi = pgwt_hist_upper_ns(b);
+
+		CHECK(pgwt_hist_bucket(lo) == b);
+		if (b < PGWT_HIST_BUCKETS - 1)
+		{
+			CHECK(hi > lo);
+			CHECK(pgwt_hist_bucket(hi - 1) == b);
+			CHECK(pgwt_hist_bucket(hi) == b + 1);
+			CHECK(pgwt_hist_lower_ns(b + 1) == hi);
+		}
+		else
+			CHECK(hi == 0);
+	}
+	report("histogram-bucket-bounds", ok);
+}
+
+static void
+test_agg(void)
+{
+	int			ok = 1;
+	PgwtAgg		a,
+				b;
+	uint64_t	sum = 0;
+	int			i;
+
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	pgwt_agg_add(&a, 500);
+	pgwt_agg_add(&a, 3000);
+	pgwt_agg_add(&a, 200000000);
+	CHECK(a.count == 3);
+	CHECK(a.total_ns == 200003500);
+	CHECK(a.max_ns == 200000000);
+	CHECK(a.hist[0] == 1 && a.hist[2] == 1 && a.hist[18] == 1);
+
+	pgwt_agg_add(&b, 7);
+	pgwt_agg_add(&b, UINT64_C(1) << 41);
+	pgwt_agg_merge(&a, &b);
+	CHECK(a.count == 5);
+	CHECK(a.max_ns == UINT64_C(1) << 41);
+	CHECK(a.hist[0] == 2 && a.hist[31] == 1);
+	for (i = 0; i < PGWT_HIST_BUCKETS; i++)
+		sum += a.hist[i];
+	CHECK(sum == a.count);
+	report("aggregate-add-merge", ok);
+}
+
+static void
+test_idle(void)
+{
+	int			ok = 1;
+
+	CHECK(pgwt_event_is_idle(0x05000000U));	/* Activity:ArchiverMain */
+	CHECK(pgwt_event_is_idle(0x0500000AU));
+	CHECK(pgwt_event_is_idle(0x06000000U));	/* Client:ClientRead */
+	CHECK(!pgwt_event_is_idle(0x06000001U));	/* Client:ClientWrite */
+	CHECK(!pgwt_event_is_idle(0x09000002U));	/* Timeout:PgSleep */
+	CHECK(!pgwt_event_is_idle(0x01000000U));
+	report("idle-classification", ok);
+}
+
+static void
+test_event_table(void)
+{
+	int			ok = 1;
+	PgwtEventStat tab[8];
+	uint32_t	ev;
+	int			n = 0;
+
+	memset(tab, 0, sizeof(tab));
+	CHECK(pgwt_event_lookup(tab, 8, 0, true) == NULL);
+	CHECK(pgwt_event_lookup(tab, 8, 0x09000002U, false) == NULL);
+	for (ev = 1; ev <= 8; ev++)
+	{
+		PgwtEventStat *row = pgwt_event_lookup(tab, 8, 0x0A000000U + ev, true);
+
+		CHECK(row != NULL && row->event == 0x0A000000U + ev);
+		if (row)
+			pgwt_agg_add(&row->agg, ev);
+	}
+	/* full: a ninth event finds no row, the eight are all still found */
+	CHECK(pgwt_event_lookup(tab, 8, 0x09000002U, true) == NULL);
+	for (ev = 1; ev <= 8; ev++)
+	{
+		PgwtEventStat *row = pgwt_event_lookup(tab, 8, 0x0A000000U + ev, false);
+
+		CHECK(row != NULL && row->agg.total_ns == ev);
+	}
+	for (ev = 0; ev < 8; ev++)
+		n += tab[ev].event != 0;
+	CHECK(n == 8);
+	report("event-table", ok);
+}
+
+static void
+test_eviction(void)
+{
+	int			ok = 1;
+	double		usage[6] = {5.0, 1.0, 3.0, 1.0, 0.5, 9.0};
+	int			order[6];
+	int			k;
+
+	k = pgwt_pick_least_used(usage, 6, 3, order);
+	CHECK(k == 3);
+	CHECK(order[0] == 4);
+	CHECK(order[1] == 1);		/* tie with index 3: lower index first */
+	CHECK(order[2] == 3);
+
+	k = pgwt_pick_least_used(usage, 6, 10, order);
+	CHECK(k == 6);
+	CHECK(order[5] == 5);
+	k = pgwt_pick_least_used(usage, 6, -1, order);
+	CHECK(k == 0);
+	k = pgwt_pick_least_used(usage, 0, 1, order);
+	CHECK(k == 0);
+	report("eviction-least-used", ok);
+}
+
+int
+main(void)
+{
+	test_buckets();
+	test_agg();
+	test_idle();
+	test_event_table();
+	test_eviction();
+	return failures ? 1 : 0;
+}

@@ -1,0 +1,549 @@
+/*
+ * views.c
+ *		SQL functions behind the pgwt_* views, and the reset functions.
+ *
+ * Readers never block the hooks: per-backend numbers are copied with the
+ * slot seqlock (backend_slots.c). System-wide numbers (retired totals plus
+ * every slot) are read under slots_lock shared, so a slot being folded into
+ * the retired totals is counted exactly once. The query table is copied
+ * under query_lock shared (query_table.c).
+ *
+ * Visibility follows pg_stat_activity: other roles' sessions appear in the
+ * per-session views only to members of pg_read_all_stats (or of the
+ * session's role). System, histogram, time-model and query views are
+ * aggregates without user data and are visible to everyone.
+ *
+ * Resets follow pg_signal_backend(): own backend always; another backend
+ * when we have the privileges of its role or of pg_signal_backend; targets
+ * owned by superusers or without a role need superuser (autovacuum workers:
+ * pg_signal_autovacuum_worker); processes that are not backends are refused.
+ * pgwt_reset_all() needs superuser.
+ *
+ * Time model (coop tier): DB time = CPU* + non-idle waits, where CPU* is
+ * the time a backend spends with no wait event set, measured as the sum of
+ * gaps between consecutive waits since its slot was claimed (or reset);
+ * idle = the Activity class and Client:ClientRead.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_authid.h"
+#include "catalog/pg_type.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "storage/proc.h"
+#include "storage/procarray.h"
+#include "utils/acl.h"
+#include "utils/array.h"
+#include "utils/backend_status.h"
+#include "utils/builtins.h"
+#include "utils/timestamp.h"
+#include "utils/wait_event.h"
+
+#include "extension/pgwt_shared.h"
+#include "extension/pgwt_clock.h"
+
+PG_FUNCTION_INFO_V1(pgwt_system_event);
+PG_FUNCTION_INFO_V1(pgwt_event_histogram);
+PG_FUNCTION_INFO_V1(pgwt_time_model);
+PG_FUNCTION_INFO_V1(pgwt_session_event);
+PG_FUNCTION_INFO_V1(pgwt_active);
+PG_FUNCTION_INFO_V1(pgwt_query_event);
+PG_FUNCTION_INFO_V1(pgwt_reset);
+PG_FUNCTION_INFO_V1(pgwt_reset_all);
+
+#define PGWT_FIDELITY "exact"
+
+#ifdef PGWT_COOP_BUILD
+
+/* system-wide event table: a power of two above retired + one slot's events */
+#define PGWT_SNAP_EVENTS 1024
+
+static bool
+pgwt_can_see_role(Oid userid)
+{
+	if (has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS))
+		return true;
+	return OidIsValid(userid) && has_privs_of_role(GetUserId(), userid);
+}
+
+static void
+pgwt_snap_add(PgwtEventStat *tab, int size, const PgwtEventStat *src, uint64 *lost)
+{
+	PgwtEventStat *dst;
+
+	if (src->event == 0 || src->agg.count == 0)
+		return;
+	dst = pgwt_event_lookup(tab, size, src->event, true);
+	if (dst)
+		pgwt_agg_merge(&dst->agg, &src->agg);
+	else
+		*lost += src->agg.count;
+}
+
+/* Retired totals + every slot; 'tab' has PGWT_SNAP_EVENTS rows. */
+static void
+pgwt_system_snapshot(PgwtEventStat *tab, uint64 *cpu_ns)
+{
+	PgwtSlot   *copy = palloc(sizeof(PgwtSlot));
+	uint64		lost = 0;
+	int			i,
+				j;
+
+	memset(tab, 0, sizeof(PgwtEventStat) * PGWT_SNAP_EVENTS);
+	*cpu_ns = 0;
+	if (pgwt_shared == NULL)
+		return;
+	LWLockAcquire(pgwt_shared->slots_lock, LW_SHARED);
+	for (i = 0; i < PGWT_RETIRED_EVENTS; i++)
+		pgwt_snap_add(tab, PGWT_SNAP_EVENTS, &pgwt_shared->retired[i], &lost);
+	*cpu_ns = pgwt_shared->retired_cpu_ns;
+	for (i = 0; i < pgwt_shared->nslots; i++)
+	{
+		if (pgwt_slots[i].state == PGWT_SLOT_FREE)
+			continue;
+		pgwt_slot_copy(&pgwt_slots[i], copy);
+		if (copy->state == PGWT_SLOT_FREE || pgwt_slot_reset_pending(copy))
+			continue;
+		for (j = 0; j < PGWT_SLOT_EVENTS; j++)
+			pgwt_snap_add(tab, PGWT_SNAP_EVENTS, &copy->events[j], &lost);
+		*cpu_ns += copy->cpu_ns;
+	}
+	LWLockRelease(pgwt_shared->slots_lock);
+	pfree(copy);
+}
+
+static uint64
+pgwt_db_time_ns(const PgwtEventStat *tab, int size, uint64 cpu_ns)
+{
+	uint64		db = cpu_ns;
+	int			i;
+
+	for (i = 0; i < size; i++)
+		if (tab[i].event != 0 && !pgwt_event_is_idle(tab[i].event))
+			db += tab[i].agg.total_ns;
+	return db;
+}
+
+static Datum
+pgwt_text_or_null(const char *s, bool *isnull)
+{
+	*isnull = (s == NULL);
+	return s ? CStringGetTextDatum(s) : (Datum) 0;
+}
+
+/*
+ * The common event columns: wait_event_type, wait_event, waits, total_ms,
+ * avg_us, max_us, pct_db_time (NULL for idle events), fidelity.
+ * Returns the next free column.
+ */
+static int
+pgwt_event_columns(Datum *values, bool *nulls, int col, uint32 event,
+				   const PgwtAgg *agg, uint64 db_time_ns)
+{
+	values[col] = pgwt_text_or_null(pgstat_get_wait_event_type(event), &nulls[col]);
+	col++;
+	values[col] = pgwt_text_or_null(pgstat_get_wait_event(event), &nulls[col]);
+	col++;
+	values[col++] = Int64GetDatum((int64) agg->count);
+	values[col++] = Float8GetDatum(agg->total_ns / 1e6);
+	values[col++] = Float8GetDatum(agg->count ? agg->total_ns / 1e3 / agg->count : 0.0);
+	values[col++] = Float8GetDatum(agg->max_ns / 1e3);
+	if (pgwt_event_is_idle(event) || db_time_ns == 0)
+		nulls[col++] = true;
+	else
+		values[col++] = Float8GetDatum(100.0 * agg->total_ns / db_time_ns);
+	values[col++] = CStringGetTextDatum(PGWT_FIDELITY);
+	return col;
+}
+
+/* The 32 histogram buckets as a bigint[] (index 1 = bucket 0). */
+static Datum
+pgwt_histogram_array(const PgwtAgg *agg)
+{
+	Datum		elems[PGWT_HIST_BUCKETS];
+	int			b;
+
+	for (b = 0; b < PGWT_HIST_BUCKETS; b++)
+		elems[b] = Int64GetDatum((int64) agg->hist[b]);
+	return PointerGetDatum(construct_array_builtin(elems, PGWT_HIST_BUCKETS, INT8OID));
+}
+
+static const char *
+pgwt_backend_type_name(int backend_type)
+{
+	return GetBackendTypeDesc((BackendType) backend_type);
+}
+
+#endif							/* PGWT_COOP_BUILD */
+
+/* pgwt_system_event: one row per event seen, all backends, since reset. */
+Datum
+pgwt_system_event(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo pg_attribute_unused() = (ReturnSetInfo *) fcinfo->resultinfo;
+
+	InitMaterializedSRF(fcinfo, 0);
+#ifdef PGWT_COOP_BUILD
+	{
+		PgwtEventStat *tab = palloc(sizeof(PgwtEventStat) * PGWT_SNAP_EVENTS);
+		uint64		cpu_ns,
+					db_ns;
+		int			i;
+
+		pgwt_system_snapshot(tab, &cpu_ns);
+		db_ns = pgwt_db_time_ns(tab, PGWT_SNAP_EVENTS, cpu_ns);
+		for (i = 0; i < PGWT_SNAP_EVENTS; i++)
+		{
+			Datum		values[8];
+			bool		nulls[8] = {false};
+
+			if (tab[i].event == 0 || tab[i].agg.count == 0)
+				continue;
+			pgwt_event_columns(values, nulls, 0, tab[i].event, &tab[i].agg, db_ns);
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		}
+		pfree(tab);
+	}
+#endif
+	return (Datum) 0;
+}
+
+/* pgwt_event_histogram: non-empty log2 buckets of every event, system-wide. */
+Datum
+pgwt_event_histogram(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo pg_attribute_unused() = (ReturnSetInfo *) fcinfo->resultinfo;
+
+	InitMaterializedSRF(fcinfo, 0);
+#ifdef PGWT_COOP_BUILD
+	{
+		PgwtEventStat *tab = palloc(sizeof(PgwtEventStat) * PGWT_SNAP_EVENTS);
+		uint64		cpu_ns;
+		int			i,
+					b;
+
+		pgwt_system_snapshot(tab, &cpu_ns);
+		for (i = 0; i < PGWT_SNAP_EVENTS; i++)
+		{
+			if (tab[i].event == 0 || tab[i].agg.count == 0)
+				continue;
+			for (b = 0; b < PGWT_HIST_BUCKETS; b++)
+			{
+				Datum		values[8];
+				bool		nulls[8] = {false};
+				uint64		n = tab[i].agg.hist[b];
+
+				if (n == 0)
+					continue;
+				values[0] = pgwt_text_or_null(pgstat_get_wait_event_type(tab[i].event), &nulls[0]);
+				values[1] = pgwt_text_or_null(pgstat_get_wait_event(tab[i].event), &nulls[1]);
+				values[2] = Int32GetDatum(b);
+				values[3] = Float8GetDatum(pgwt_hist_lower_ns(b) / 1e3);
+				if (pgwt_hist_upper_ns(b) == 0)
+					nulls[4] = true;
+				else
+					values[4] = Float8GetDatum(pgwt_hist_upper_ns(b) / 1e3);
+				values[5] = Int64GetDatum((int64) n);
+				values[6] = Float8GetDatum(100.0 * n / tab[i].agg.count);
+				values[7] = CStringGetTextDatum(PGWT_FIDELITY);
+				tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+			}
+		}
+		pfree(tab);
+	}
+#endif
+	return (Datum) 0;
+}
+
+/* pgwt_time_model: DB Time, CPU*, each non-idle class, and idle time. */
+Datum
+pgwt_time_model(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo pg_attribute_unused() = (ReturnSetInfo *) fcinfo->resultinfo;
+
+	InitMaterializedSRF(fcinfo, 0);
+#ifdef PGWT_COOP_BUILD
+	if (pgwt_shared != NULL)
+	{
+		PgwtEventStat *tab = palloc(sizeof(PgwtEventStat) * PGWT_SNAP_EVENTS);
+		uint64		class_ns[256] = {0};
+		uint32		class_event[256] = {0};
+		uint64		cpu_ns,
+					db_ns,
+					idle_ns = 0;
+		int			i;
+		Datum		values[5];
+		bool		nulls[5];
+
+		pgwt_system_snapshot(tab, &cpu_ns);
+		db_ns = pgwt_db_time_ns(tab, PGWT_SNAP_EVENTS, cpu_ns);
+		for (i = 0; i < PGWT_SNAP_EVENTS; i++)
+		{
+			uint32		ev = tab[i].event;
+
+			if (ev == 0)
+				continue;
+			if (pgwt_event_is_idle(ev))
+				idle_ns += tab[i].agg.total_ns;
+			else
+			{
+				class_ns[ev >> 24] += tab[i].agg.total_ns;
+				class_event[ev >> 24] = ev;
+			}
+		}
+
+#define PGWT_TM_ROW(name, cls, ns, show_pct) \
+		do { \
+			memset(nulls, 0, sizeof(nulls)); \
+			values[0] = CStringGetTextDatum(name); \
+			values[1] = pgwt_text_or_null(cls, &nulls[1]); \
+			values[2] = Float8GetDatum((ns) / 1e6); \
+			if ((show_pct) && db_ns > 0) \
+				values[3] = Float8GetDatum(100.0 * (ns) / db_ns); \
+			else \
+				nulls[3] = true; \
+			values[4] = CStringGetTextDatum(PGWT_FIDELITY); \
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls); \
+		} while (0)
+
+		PGWT_TM_ROW("DB Time", NULL, db_ns, true);
+		PGWT_TM_ROW("CPU*", NULL, cpu_ns, true);
+		for (i = 0; i < 256; i++)
+		{
+			const char *cls;
+
+			if (class_event[i] == 0)
+				continue;
+			cls = pgstat_get_wait_event_type(class_event[i]);
+			PGWT_TM_ROW(cls ? cls : "?", cls, class_ns[i], true);
+		}
+		PGWT_TM_ROW("Idle", NULL, idle_ns, false);
+#undef PGWT_TM_ROW
+		pfree(tab);
+	}
+#endif
+	return (Datum) 0;
+}
+
+/*
+ * pgwt_session_event: per visible session (live or exited, under the
+ * identity that recorded the numbers) and event.
+ */
+Datum
+pgwt_session_event(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo pg_attribute_unused() = (ReturnSetInfo *) fcinfo->resultinfo;
+
+	InitMaterializedSRF(fcinfo, 0);
+#ifdef PGWT_COOP_BUILD
+	if (pgwt_shared != NULL)
+	{
+		PgwtSlot   *copy = palloc(sizeof(PgwtSlot));
+		int			i,
+					j;
+
+		for (i = 0; i < pgwt_shared->nslots; i++)
+		{
+			uint64		db_ns;
+
+			if (pgwt_slots[i].state == PGWT_SLOT_FREE)
+				continue;
+			pgwt_slot_copy(&pgwt_slots[i], copy);
+			if (copy->state == PGWT_SLOT_FREE || !pgwt_can_see_role(copy->userid) ||
+				pgwt_slot_reset_pending(copy))
+				continue;
+			db_ns = pgwt_db_time_ns(copy->events, PGWT_SLOT_EVENTS, copy->cpu_ns);
+			for (j = 0; j < PGWT_SLOT_EVENTS; j++)
+			{
+				Datum		values[15];
+				bool		nulls[15] = {false};
+				PgwtEventStat *e = &copy->events[j];
+				int			col;
+
+				if (e->event == 0 || e->agg.count == 0)
+					continue;
+				values[0] = Int32GetDatum(copy->pid);
+				values[1] = CStringGetTextDatum(pgwt_backend_type_name(copy->backend_type));
+				values[2] = ObjectIdGetDatum(copy->userid);
+				nulls[2] = !OidIsValid(copy->userid);
+				values[3] = ObjectIdGetDatum(copy->dbid);
+				nulls[3] = !OidIsValid(copy->dbid);
+				values[4] = TimestampTzGetDatum(copy->start_time);
+				values[5] = CStringGetTextDatum(copy->state == PGWT_SLOT_LIVE ? "live" : "exited");
+				col = pgwt_event_columns(values, nulls, 6, e->event, &e->agg, db_ns);
+				values[col] = pgwt_histogram_array(&e->agg);
+				Assert(col == 14);
+				tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+			}
+		}
+		pfree(copy);
+	}
+#endif
+	return (Datum) 0;
+}
+
+/* pgwt_active: live sessions, their current state and DB time. */
+Datum
+pgwt_active(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo pg_attribute_unused() = (ReturnSetInfo *) fcinfo->resultinfo;
+
+	InitMaterializedSRF(fcinfo, 0);
+#ifdef PGWT_COOP_BUILD
+	if (pgwt_shared != NULL)
+	{
+		PgwtSlot   *copy = palloc(sizeof(PgwtSlot));
+		int			i;
+
+		for (i = 0; i < pgwt_shared->nslots; i++)
+		{
+			Datum		values[13];
+			bool		nulls[13] = {false};
+			uint64		now,
+						waits_ns = 0;
+			uint32		cur;
+			bool		reset;
+			int			j;
+
+			if (pgwt_slots[i].state != PGWT_SLOT_LIVE)
+				continue;
+			pgwt_slot_copy(&pgwt_slots[i], copy);
+			if (copy->state != PGWT_SLOT_LIVE || !pgwt_can_see_role(copy->userid))
+				continue;
+			/* the identity must still be the process at that ProcNumber */
+			if (GetPGProcByNumber(copy->procno)->pid != copy->pid)
+				continue;
+			reset = pgwt_slot_reset_pending(copy);
+			now = pgwt_clock_ns();
+			cur = copy->cur_event;
+			for (j = 0; j < PGWT_SLOT_EVENTS && !reset; j++)
+				if (copy->events[j].event != 0 && !pgwt_event_is_idle(copy->events[j].event))
+					waits_ns += copy->events[j].agg.total_ns;
+
+			values[0] = Int32GetDatum(copy->pid);
+			values[1] = CStringGetTextDatum(pgwt_backend_type_name(copy->backend_type));
+			values[2] = ObjectIdGetDatum(copy->userid);
+			nulls[2] = !OidIsValid(copy->userid);
+			values[3] = ObjectIdGetDatum(copy->dbid);
+			nulls[3] = !OidIsValid(copy->dbid);
+			values[4] = TimestampTzGetDatum(copy->start_time);
+			if (cur == 0)
+			{
+				values[5] = CStringGetTextDatum("on cpu");
+				nulls[6] = nulls[7] = nulls[8] = true;
+			}
+			else
+			{
+				values[5] = CStringGetTextDatum(pgwt_event_is_idle(cur) ? "idle" : "waiting");
+				values[6] = pgwt_text_or_null(pgstat_get_wait_event_type(cur), &nulls[6]);
+				values[7] = pgwt_text_or_null(pgstat_get_wait_event(cur), &nulls[7]);
+				values[8] = Float8GetDatum(now > copy->cur_start_ns ? (now - copy->cur_start_ns) / 1e6 : 0.0);
+			}
+			values[9] = Float8GetDatum(reset ? 0.0 : (copy->cpu_ns + waits_ns) / 1e6);
+			values[10] = Float8GetDatum(reset ? 0.0 : copy->cpu_ns / 1e6);
+			values[11] = TimestampTzGetDatum(copy->stats_reset);
+			values[12] = CStringGetTextDatum(PGWT_FIDELITY);
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		}
+		pfree(copy);
+	}
+#endif
+	return (Datum) 0;
+}
+
+/* pgwt_query_event: the bounded (query_id, event) table. */
+Datum
+pgwt_query_event(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo pg_attribute_unused() = (ReturnSetInfo *) fcinfo->resultinfo;
+
+	InitMaterializedSRF(fcinfo, 0);
+#ifdef PGWT_COOP_BUILD
+	{
+		int			n,
+					i;
+		uint64		evictions,
+					dropped;
+		PgwtQueryEntry *q = pgwt_query_snapshot(&n, &evictions, &dropped);
+
+		for (i = 0; i < n; i++)
+		{
+			Datum		values[10];
+			bool		nulls[10] = {false};
+			int			col;
+
+			values[0] = Int64GetDatum(q[i].key.query_id);
+			col = pgwt_event_columns(values, nulls, 1, q[i].key.event, &q[i].agg, 0);
+			values[col] = pgwt_histogram_array(&q[i].agg);
+			Assert(col == 9);
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		}
+		if (q)
+			pfree(q);
+	}
+#endif
+	return (Datum) 0;
+}
+
+/* pgwt_reset(pid): the rules of pg_signal_backend(). */
+Datum
+pgwt_reset(PG_FUNCTION_ARGS)
+{
+	int			pid = PG_GETARG_INT32(0);
+	PGPROC	   *proc;
+
+	if (pid != MyProcPid)
+	{
+		proc = BackendPidGetProc(pid);
+		if (proc == NULL)
+		{
+			ereport(WARNING,
+					(errmsg("PID %d is not a PostgreSQL backend process", pid)));
+			PG_RETURN_BOOL(false);
+		}
+		if (!OidIsValid(proc->roleId) || superuser_arg(proc->roleId))
+		{
+#if PG_VERSION_NUM >= 180000
+			if (pgstat_get_backend_type_by_proc_number(GetNumberFromPGProc(proc)) == B_AUTOVAC_WORKER)
+			{
+				if (!has_privs_of_role(GetUserId(), ROLE_PG_SIGNAL_AUTOVACUUM_WORKER))
+					ereport(ERROR,
+							(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+							 errmsg("permission denied to reset wait statistics of PID %d", pid),
+							 errdetail("Only roles with privileges of the \"pg_signal_autovacuum_worker\" role may reset statistics of autovacuum workers.")));
+			}
+			else
+#endif
+			if (!superuser())
+				ereport(ERROR,
+						(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+						 errmsg("permission denied to reset wait statistics of PID %d", pid),
+						 errdetail("Only roles with the SUPERUSER attribute may reset statistics of processes owned by superusers or without a role.")));
+		}
+		if (!has_privs_of_role(GetUserId(), proc->roleId) &&
+			!has_privs_of_role(GetUserId(), ROLE_PG_SIGNAL_BACKEND))
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("permission denied to reset wait statistics of PID %d", pid),
+					 errdetail("Only roles with privileges of the role of the target process or of the \"pg_signal_backend\" role may reset its statistics.")));
+	}
+#ifdef PGWT_COOP_BUILD
+	pgwt_reset_backend(pid);
+#endif
+	PG_RETURN_BOOL(true);
+}
+
+Datum
+pgwt_reset_all(PG_FUNCTION_ARGS)
+{
+	if (!superuser())
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to reset all wait statistics"),
+				 errdetail("Only roles with the SUPERUSER attribute may reset all wait statistics.")));
+#ifdef PGWT_COOP_BUILD
+	pgwt_reset_everything();
+#endif
+	PG_RETURN_VOID();
+}

@@ -1,0 +1,178 @@
+/*
+ * wait_stats.h
+ *		Pure logic of the coop tier: wait aggregates, the log2 histogram,
+ *		the per-backend event table and the eviction choice of the query
+ *		table.
+ *
+ * Nothing here touches the server: no locks, no allocation, no shared
+ * memory. The extension includes it for its hot path and its readers, and
+ * extension/test_wait_stats.c unit-tests it without a server (under
+ * ASan+UBSan). Types come from <stdint.h> so both sides can include it.
+ */
+#ifndef PGWT_WAIT_STATS_H
+#define PGWT_WAIT_STATS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+/*
+ * Histogram: 32 log2 buckets in nanoseconds. Bucket 0 holds waits under
+ * 2^10 ns (about 1 us); bucket b (1..30) holds [2^(9+b), 2^(10+b)) ns;
+ * bucket 31 holds everything from 2^40 ns (about 18 minutes) up.
+ */
+#define PGWT_HIST_BUCKETS 32
+#define PGWT_HIST_FIRST_SHIFT 10
+
+/* Count, total, maximum and histogram of one stream of waits. */
+typedef struct PgwtAgg
+{
+	uint64_t	count;
+	uint64_t	total_ns;
+	uint64_t	max_ns;
+	uint64_t	hist[PGWT_HIST_BUCKETS];
+} PgwtAgg;
+
+/* One row of an event table; event 0 marks an empty row. */
+typedef struct PgwtEventStat
+{
+	uint32_t	event;
+	uint32_t	pad;
+	PgwtAgg		agg;
+} PgwtEventStat;
+
+/* Wait classes that count as idle time, not DB time (PostgreSQL's values). */
+#define PGWT_CLASS_MASK 0xFF000000U
+#define PGWT_CLASS_ACTIVITY 0x05000000U
+#define PGWT_EVENT_CLIENT_READ 0x06000000U
+
+static inline int
+pgwt_hist_bucket(uint64_t ns)
+{
+	int			b;
+
+	if (ns < (UINT64_C(1) << PGWT_HIST_FIRST_SHIFT))
+		return 0;
+	/* floor(log2(ns)) is at least 10 here; bucket 1 starts at 2^10 */
+	b = 63 - __builtin_clzll(ns) - (PGWT_HIST_FIRST_SHIFT - 1);
+	return b >= PGWT_HIST_BUCKETS ? PGWT_HIST_BUCKETS - 1 : b;
+}
+
+/* Lower bound of a bucket in ns (0 for bucket 0). */
+static inline uint64_t
+pgwt_hist_lower_ns(int bucket)
+{
+	return bucket == 0 ? 0 : UINT64_C(1) << (PGWT_HIST_FIRST_SHIFT - 1 + bucket);
+}
+
+/* Exclusive upper bound of a bucket in ns; 0 means unbounded (last bucket). */
+static inline uint64_t
+pgwt_hist_upper_ns(int bucket)
+{
+	return bucket >= PGWT_HIST_BUCKETS - 1 ? 0 : UINT64_C(1) << (PGWT_HIST_FIRST_SHIFT + bucket);
+}
+
+static inline void
+pgwt_agg_add(PgwtAgg *agg, uint64_t ns)
+{
+	agg->count++;
+	agg->total_ns += ns;
+	if (ns > agg->max_ns)
+		agg->max_ns = ns;
+	agg->hist[pgwt_hist_bucket(ns)]++;
+}
+
+static inline void
+pgwt_agg_merge(PgwtAgg *dst, const PgwtAgg *src)
+{
+	int			i;
+
+	dst->count += src->count;
+	dst->total_ns += src->total_ns;
+	if (src->max_ns > dst->max_ns)
+		dst->max_ns = src->max_ns;
+	for (i = 0; i < PGWT_HIST_BUCKETS; i++)
+		dst->hist[i] += src->hist[i];
+}
+
+static inline bool
+pgwt_event_is_idle(uint32_t event)
+{
+	return (event & PGWT_CLASS_MASK) == PGWT_CLASS_ACTIVITY ||
+		event == PGWT_EVENT_CLIENT_READ;
+}
+
+/*
+ * Open-addressing lookup in an event table of 'size' rows (a power of two).
+ * Returns the row holding 'event', or when absent and 'insert' is set, a
+ * fresh row claimed for it; NULL when absent and not inserting, or when
+ * the table is full. Event 0 is never stored (it means "no wait").
+ */
+static inline PgwtEventStat *
+pgwt_event_lookup(PgwtEventStat *tab, int size, uint32_t event, bool insert)
+{
+	uint32_t	h = event * UINT32_C(2654435761);
+	int			i;
+
+	if (event == 0)
+		return NULL;
+	for (i = 0; i < size; i++)
+	{
+		PgwtEventStat *row = &tab[(h + (uint32_t) i) & (uint32_t) (size - 1)];
+
+		if (row->event == event)
+			return row;
+		if (row->event == 0)
+		{
+			if (!insert)
+				return NULL;
+			row->event = event;
+			return row;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Eviction choice of the bounded query table: the indexes of the k
+ * entries with the smallest usage (ties broken by index, so the choice is
+ * deterministic). 'order' is caller-provided scratch of n ints; on return
+ * its first k elements are the chosen indexes. k is clamped to [0, n].
+ */
+static inline int
+pgwt_pick_least_used(const double *usage, int n, int k, int *order)
+{
+	int			i,
+				j;
+
+	if (k > n)
+		k = n;
+	if (k < 0)
+		k = 0;
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	/* partial selection sort: k is a few percent of n, and this runs rarely */
+	for (i = 0; i < k; i++)
+	{
+		int			best = i;
+
+		for (j = i + 1; j < n; j++)
+		{
+			double		uj = usage[order[j]];
+			double		ub = usage[order[best]];
+
+			if (uj < ub || (uj == ub && order[j] < order[best]))
+				best = j;
+		}
+		if (best != i)
+		{
+			int			t = order[i];
+
+			order[i] = order[best];
+			order[best] = t;
+		}
+	}
+	return k;
+}
+
+#endif							/* PGWT_WAIT_STATS_H */

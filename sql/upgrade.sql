@@ -1,0 +1,21 @@
+-- Version 0.1 installs on its own and ALTER EXTENSION ... UPDATE brings it
+-- to 0.2 (the default version).
+DROP EXTENSION pg_wait_tracer;
+CREATE EXTENSION pg_wait_tracer VERSION '0.1';
+SELECT extversion FROM pg_extension WHERE extname = 'pg_wait_tracer';
+SELECT tier IN ('coop', 'none') AS tier_known, hooks_available IS NOT NULL AS ok FROM pgwt_status;
+SELECT count(*) AS v02_functions FROM pg_proc WHERE proname IN ('pgwt_reset_all', 'pgwt_system_event');
+ALTER EXTENSION pg_wait_tracer UPDATE;
+SELECT extversion FROM pg_extension WHERE extname = 'pg_wait_tracer';
+SELECT count(*) AS v02_functions FROM pg_proc WHERE proname IN ('pgwt_reset_all', 'pgwt_system_event');
+SELECT capture IS NOT NULL AS has_capture, max_queries FROM pgwt_status;
+SELECT count(*) AS views FROM pg_views
+WHERE viewname IN ('pgwt_status', 'pgwt_system_event', 'pgwt_session_event',
+                   'pgwt_event_histogram', 'pgwt_query_event', 'pgwt_time_model',
+                   'pgwt_active');
+-- nothing outside the pgwt_ prefix
+SELECT count(*) AS unprefixed FROM pg_depend d JOIN pg_extension e ON e.oid = d.refobjid
+JOIN pg_class c ON c.oid = d.objid AND d.classid = 'pg_class'::regclass
+WHERE e.extname = 'pg_wait_tracer' AND c.relname NOT LIKE 'pgwt\_%';
+-- ALTER EXTENSION to a version that does not exist fails clearly
+ALTER EXTENSION pg_wait_tracer UPDATE TO '9.9';
