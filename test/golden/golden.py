@@ -1,0 +1,381 @@
+#!/usr/bin/env python3
+"""Independent encoder/decoder of the published trace layout (v2/v3/v4).
+
+It shares no code with tracefmt/: it is written from docs/TRACE_FORMAT.md
+so the golden files test the C reader against the spec, not against the C
+writer.
+
+  golden.py make DIR      write the hand-built golden files and their
+                          expected dumps into DIR
+  golden.py dump FILE     decode FILE (own LZ4 decoder) and print the dump
+                          in tfdump's format (records and block lines only)
+  golden.py truth FILE TRUTH.json
+                          check pgwt-synth's truth against FILE's records
+"""
+import struct
+import sys
+
+MAGIC = 0x54574750
+EXIT = 0xFFFFFFFF
+CPU_UNKNOWN = (1 << 64) - 1
+
+
+def leb(v):
+    out = bytearray()
+    while v >= 0x80:
+        out.append((v & 0x7F) | 0x80)
+        v >>= 7
+    out.append(v)
+    return bytes(out)
+
+
+def read_leb(buf, pos):
+    v = shift = 0
+    while True:
+        b = buf[pos]
+        pos += 1
+        v |= (b & 0x7F) << shift
+        if not b & 0x80:
+            return v, pos
+        shift += 7
+
+
+def lz4_literals_only(data):
+    """A valid LZ4 block holding data as one run of literals (no matches)."""
+    n = len(data)
+    if n < 15:
+        return bytes([n << 4]) + data
+    out = bytearray([0xF0])
+    rest = n - 15
+    while rest >= 255:
+        out.append(255)
+        rest -= 255
+    out.append(rest)
+    return bytes(out) + data
+
+
+def lz4_decompress(src, size):
+    out = bytearray()
+    i = 0
+    while i < len(src):
+        token = src[i]
+        i += 1
+        lit = token >> 4
+        if lit == 15:
+            while True:
+                b = src[i]
+                i += 1
+                lit += b
+                if b != 255:
+                    break
+        out += src[i:i + lit]
+        i += lit
+        if i >= len(src):
+            break
+        off = src[i] | (src[i + 1] << 8)
+        i += 2
+        ml = token & 15
+        if ml == 15:
+            while True:
+                b = src[i]
+                i += 1
+                ml += b
+                if b != 255:
+                    break
+        ml += 4
+        for _ in range(ml):
+            out.append(out[-off])
+    if len(out) != size:
+        raise ValueError("lz4 size mismatch")
+    return bytes(out)
+
+
+def checksum16(data):
+    """The v4 block checksum (spec: Checksum)."""
+    m = (1 << 64) - 1
+    a = b = 0
+    padded = data + bytes((-len(data)) % 8)
+    for i in range(0, len(padded), 8):
+        a = (a + struct.unpack_from("<Q", padded, i)[0]) & m
+        b = (b + a) & m
+    def fmix(k):
+        k ^= k >> 33
+        k = (k * 0xff51afd7ed558ccd) & m
+        k ^= k >> 33
+        k = (k * 0xc4ceb9fe1a85ec53) & m
+        return k ^ (k >> 33)
+    h = fmix(a) ^ fmix(b ^ len(data))
+    h ^= h >> 32
+    h ^= h >> 16
+    return h & 0xFFFF
+
+
+def payload(version, btype, period, recs):
+    first = recs[0]["ts"]
+    p = bytearray()
+    prev = first
+    for r in recs:
+        p += leb(r["ts"] - prev)
+        prev = r["ts"]
+    p += b"".join(struct.pack("<I", r["pid"]) for r in recs)
+    if btype == 0:
+        p += b"".join(struct.pack("<I", r["old"]) for r in recs)
+        p += b"".join(struct.pack("<I", r["new"]) for r in recs)
+        p += b"".join(leb(r["dur"]) for r in recs)
+        p += b"".join(struct.pack("<Q", r["qid"]) for r in recs)
+        if version >= 3:
+            p += b"".join(leb(r["cpu"]) for r in recs)
+    else:
+        p += b"".join(struct.pack("<I", r["ev"]) for r in recs)
+        p += b"".join(struct.pack("<Q", r["qid"]) for r in recs)
+        if version >= 4:
+            for r in recs:
+                d = r["w"] - period
+                p += leb((d << 1) ^ (d >> 63) if d >= 0 else ((-d) << 1) - 1)
+    return bytes(p)
+
+
+def block(version, flags, btype, period, recs, damage=False):
+    raw = payload(version, btype, period, recs)
+    stored = lz4_literals_only(raw) if flags & 1 else raw
+    if damage:
+        # a literal run longer than the block: LZ4 must refuse it
+        stored = bytes([0xF0, 0xFF, 0xFF]) + stored[3:]
+    crc = checksum16(stored) if version >= 4 else 0
+    hdr = struct.pack("<QQIIIHHQ", recs[0]["ts"], recs[-1]["ts"], len(recs),
+                      len(stored), len(raw), btype, crc, period)
+    return hdr + stored
+
+
+def trace_file(version, flags, pg, rt, mono, blocks, footer=True):
+    out = bytearray(struct.pack("<IHHIQQ", MAGIC, version, flags, pg, rt, mono))
+    index = []
+    for b, first_ts in blocks:
+        index.append((first_ts, len(out)))
+        out += b
+    if footer:
+        for ts, off in index:
+            out += struct.pack("<QQ", ts, off)
+        out += struct.pack("<I", len(index))
+    return bytes(out)
+
+
+def T(ts, pid, old, new, dur, qid, cpu=CPU_UNKNOWN):
+    return dict(kind="T", ts=ts, pid=pid, old=old, new=new, dur=dur, qid=qid, cpu=cpu)
+
+
+def S(ts, pid, ev, qid, w=None):
+    return dict(kind="S", ts=ts, pid=pid, ev=ev, qid=qid, w=w)
+
+
+def dump_lines(version, btype, period, recs):
+    lines = ["block type=%d n=%d period=%d" % (btype, len(recs), period)]
+    for r in recs:
+        if r["kind"] == "T":
+            cpu = r["cpu"] if version >= 3 else CPU_UNKNOWN
+            lines.append("T ts=%d pid=%d old=0x%08x new=0x%08x dur=%d qid=%d cpu=%d" %
+                         (r["ts"], r["pid"], r["old"], r["new"], r["dur"], r["qid"], cpu))
+        else:
+            w = r["w"] if version >= 4 and r["w"] is not None else period
+            lines.append("S ts=%d pid=%d ev=0x%08x qid=%d w=%d" %
+                         (r["ts"], r["pid"], r["ev"], r["qid"], w))
+    return lines
+
+
+def transitions_a():
+    base = 5_000_000_000
+    return [
+        T(base, 101, 0x00000000, 0x0A000001, 1500, 0, 700),
+        T(base + 1500, 101, 0x0A000001, 0x00000000, 1500, 0x1122334455667788, CPU_UNKNOWN),
+        T(base + 1500, 102, 0x00000000, 0xFFFFFFF0, 0, 42, 0),        # exec start
+        T(base + 90_000, 102, 0x03000000, 0x00000000, 88_500, 42, 88_000),
+        T(base + 90_001, 0, 0x00000001, 0xFFFFFFF4, 30_000_000_000, 0, CPU_UNKNOWN),  # esc start
+        T(base + 2_000_000, 103, 0x06000000, EXIT, (1 << 63), (1 << 64) - 1, 5),
+        T(base + 2_000_000, 0xFFFFFFFF, 0xFFFFFFF7, 0x09000002, 127, 1, 128),
+    ]
+
+
+def samples_a(period):
+    base = 5_000_000_000
+    return [
+        S(base + 10_000_000 * i, 200 + i % 3, [0, 0x06000000, 0x0A000001][i % 3], i, period)
+        for i in range(6)
+    ]
+
+
+def order_blocks(lines):
+    """Readers deliver an archive's blocks by first_ts (stable): see the spec."""
+    groups = []
+    for l in lines:
+        if l.startswith("block "):
+            groups.append([l])
+        else:
+            groups[-1].append(l)
+    key = [int(g[1].split()[1].split("=")[1]) for g in groups]
+    order = sorted(range(len(groups)), key=lambda i: key[i])
+    return [l for i in order for l in groups[i]]
+
+
+def make(outdir):
+    files = {}
+    rt, mono, pg = 1_700_000_000_123_456_789, 4_999_000_000, 150004
+    period = 10_000_000
+
+    # v2: transitions (no cpu column) and samples, LZ4, two transition blocks
+    ta = transitions_a()
+    sa = samples_a(period)
+    blocks = [(block(2, 1, 0, 0, ta[:4]), ta[0]["ts"]),
+              (block(2, 1, 1, period, sa), sa[0]["ts"]),
+              (block(2, 1, 0, 0, ta[4:]), ta[4]["ts"])]
+    exp = dump_lines(2, 0, 0, ta[:4]) + dump_lines(2, 1, period, sa) + dump_lines(2, 0, 0, ta[4:])
+    files["v2_mixed"] = (trace_file(2, 1, pg, rt, mono, blocks), 2, 1, exp, dict(blocks=3, bad=0))
+
+    # v3: cpu column, a block of 4096 transitions (ts deltas, big values)
+    big = [T(6_000_000_000 + i * 977, 1000 + i % 37, i % 5, (i + 1) % 5,
+             (i * 2654435761) % (1 << 40), i // 100, CPU_UNKNOWN if i % 11 == 0 else i * 13)
+           for i in range(1000)]
+    blocks = [(block(3, 1, 0, 0, ta), ta[0]["ts"]),
+              (block(3, 1, 0, 0, big), big[0]["ts"]),
+              (block(3, 1, 1, period, sa), sa[0]["ts"])]
+    exp = dump_lines(3, 0, 0, ta) + dump_lines(3, 0, 0, big) + dump_lines(3, 1, period, sa)
+    files["v3_mixed"] = (trace_file(3, 1, pg, rt, mono, blocks), 3, 1, exp, dict(blocks=3, bad=0))
+
+    # v3 without LZ4 (flags bit0 clear): payloads stored raw
+    blocks = [(block(3, 0, 0, 0, ta), ta[0]["ts"]), (block(3, 0, 1, period, sa), sa[0]["ts"])]
+    exp = dump_lines(3, 0, 0, ta) + dump_lines(3, 1, period, sa)
+    files["v3_raw"] = (trace_file(3, 0, pg, rt, mono, blocks), 3, 0, exp, dict(blocks=2, bad=0))
+
+    # v3 with a damaged middle block: skipped and counted, the others read
+    blocks = [(block(3, 1, 0, 0, ta[:3]), ta[0]["ts"]),
+              (block(3, 1, 0, 0, ta[3:5], damage=True), ta[3]["ts"]),
+              (block(3, 1, 1, period, sa), sa[0]["ts"])]
+    exp = dump_lines(3, 0, 0, ta[:3]) + dump_lines(3, 1, period, sa)
+    files["v3_damaged"] = (trace_file(3, 1, pg, rt, mono, blocks), 3, 1, exp, dict(blocks=2, bad=1))
+
+    # v3 without a footer (as a crashed writer leaves it): read by scanning
+    blocks = [(block(3, 1, 0, 0, ta), ta[0]["ts"])]
+    exp = dump_lines(3, 0, 0, ta)
+    files["v3_nofooter"] = (trace_file(3, 1, pg, rt, mono, blocks, footer=False), 3, 1, exp,
+                            dict(blocks=1, bad=0, footers_bad=1))
+
+    # v4 from this encoder: per-sample weights and the CRC in the header
+    sw = [dict(r, w=period + (i * 7919) % 3_000_000 - 1_000_000) for i, r in enumerate(sa)]
+    blocks = [(block(4, 1, 0, 0, ta), ta[0]["ts"]), (block(4, 1, 1, period, sw), sw[0]["ts"])]
+    exp = dump_lines(4, 0, 0, ta) + dump_lines(4, 1, period, sw)
+    files["v4_handmade"] = (trace_file(4, 1, pg, rt, mono, blocks), 4, 1, exp, dict(blocks=2, bad=0))
+
+    for name, (data, version, flags, exp, st) in files.items():
+        exp = order_blocks(exp)
+        with open("%s/%s.trace.lz4" % (outdir, name), "wb") as f:
+            f.write(data)
+        nrec = sum(1 for l in exp if l[0] in "TS")
+        head = ["file v%d flags=%d pg=%d rt=%d mono=%d" % (version, flags, pg, rt, mono)]
+        tail = ["stats files=1 files_bad=0 footers_bad=%d blocks=%d blocks_bad=%d records=%d truncated=%d" %
+                (st.get("footers_bad", 0), st["blocks"], st["bad"], nrec, 0)]
+        with open("%s/%s.expected" % (outdir, name), "w") as f:
+            f.write("\n".join(head + exp + tail) + "\n")
+
+
+def truth(path, truth_path):
+    """Per-event totals of the decoded records must equal the synth truth."""
+    import io
+    import json
+    import contextlib
+    want = json.load(open(truth_path))
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        dump(path)
+    got = {}
+    for line in buf.getvalue().splitlines():
+        f = dict(kv.split("=") for kv in line.split()[1:])
+        if line.startswith("T "):
+            e = got.setdefault(int(f["old"], 16), [0, 0, 0, 0])
+            e[0] += 1
+            e[1] += int(f["dur"])
+        elif line.startswith("S "):
+            e = got.setdefault(int(f["ev"], 16), [0, 0, 0, 0])
+            e[2] += 1
+            e[3] += int(f["w"])
+    rows = [(0, want["cpu"])] + [(e["id"], e) for e in want["events"]]
+    bad = 0
+    for ev, t in rows:
+        g = got.get(ev, [0, 0, 0, 0])
+        exp = [t["waits"], t["wait_ns"], t["samples"], t["sampled_ns"]]
+        if g != exp:
+            print("event 0x%08x: decoded %s, truth %s" % (ev, g, exp))
+            bad += 1
+    if bad:
+        sys.exit(1)
+    print("truth matches: %d events" % len(rows))
+
+
+def dump(path):
+    """Decodes a well-formed file through its footer; prints block+record lines."""
+    data = open(path, "rb").read()
+    magic, version, flags, pg, rt, mono = struct.unpack_from("<IHHIQQ", data, 0)
+    assert magic == MAGIC
+    n = struct.unpack_from("<I", data, len(data) - 4)[0]
+    foot = len(data) - 4 - 16 * n
+    out = []
+    for i in range(n):
+        first, off = struct.unpack_from("<QQ", data, foot + 16 * i)
+        ft, lt, cnt, comp, unc, btype, crc, period = struct.unpack_from("<QQIIIHHQ", data, off)
+        stored = data[off + 40: off + 40 + comp]
+        if version >= 4:
+            assert checksum16(stored) == crc, "checksum"
+        raw = lz4_decompress(stored, unc) if flags & 1 else stored
+        pos = 0
+        ts = []
+        t = ft
+        for _ in range(cnt):
+            d, pos = read_leb(raw, pos)
+            t += d
+            ts.append(t)
+
+        def u32s(pos):
+            return list(struct.unpack_from("<%dI" % cnt, raw, pos)), pos + 4 * cnt
+
+        def u64s(pos):
+            return list(struct.unpack_from("<%dQ" % cnt, raw, pos)), pos + 8 * cnt
+
+        def lebs(pos):
+            vals = []
+            for _ in range(cnt):
+                v, pos = read_leb(raw, pos)
+                vals.append(v)
+            return vals, pos
+
+        pid, pos = u32s(pos)
+        recs = []
+        if btype == 0:
+            old, pos = u32s(pos)
+            new, pos = u32s(pos)
+            dur, pos = lebs(pos)
+            qid, pos = u64s(pos)
+            cpu, pos = lebs(pos) if version >= 3 else ([CPU_UNKNOWN] * cnt, pos)
+            recs = [T(ts[k], pid[k], old[k], new[k], dur[k], qid[k], cpu[k]) for k in range(cnt)]
+        else:
+            ev, pos = u32s(pos)
+            qid, pos = u64s(pos)
+            if version >= 4:
+                z, pos = lebs(pos)
+                w = [period + ((v >> 1) ^ -(v & 1)) for v in z]
+            else:
+                w = [period] * cnt
+            recs = [S(ts[k], pid[k], ev[k], qid[k], w[k]) for k in range(cnt)]
+        assert pos == unc, "columns do not fill the payload"
+        out += dump_lines(version, btype, period, recs)
+    for line in order_blocks(out):
+        print(line)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "make":
+        make(sys.argv[2])
+    elif len(sys.argv) == 3 and sys.argv[1] == "dump":
+        dump(sys.argv[2])
+    elif len(sys.argv) == 4 and sys.argv[1] == "truth":
+        truth(sys.argv[2], sys.argv[3])
+    else:
+        sys.stderr.write(__doc__)
+        sys.exit(2)

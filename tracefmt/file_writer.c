@@ -1,0 +1,510 @@
+/*
+ * file_writer.c
+ *		Writes one trace file: header, LZ4 blocks, footer; keeps the live
+ *		file's committed block count in <path>.meta. Also holds the small
+ *		I/O helpers the other files share.
+ *
+ * Records are buffered per block type (one open TRANSITIONS block, one
+ * open SAMPLES block). A block is written when it holds 4096 records,
+ * when a record would stretch it past max_block_span_ns, when the sample
+ * period changes, or on flush. Records are sorted by ts inside a block
+ * (the ts column is unsigned deltas); blocks may overlap in time, which
+ * the reader handles through the span bound (docs/TRACE_FORMAT.md).
+ *
+ * Durability: each block is one write() followed by the .meta update, so
+ * a reader or a crash sees either the whole block or a torn tail that
+ * .meta does not count. fsync happens at finish (and per block when
+ * fsync_each_block is set).
+ *
+ * A writer object belongs to one thread; it has no shared state.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tracefmt/tf_internal.h"
+#include "tracefmt/tf_le.h"
+
+typedef struct tf_pending
+{
+	pgwt_record recs[PGWT_TF_BLOCK_MAX_RECORDS];
+	uint32_t	n;
+	bool		sorted;
+	uint64_t	min_ts;
+	uint64_t	max_ts;
+} tf_pending;
+
+struct pgwt_tf_file_writer
+{
+	int			fd;
+	bool		failed;			/* a write failed: refuse further work */
+	char	   *path;
+	pgwt_tf_file_opts opts;
+	pgwt_tf_file_header hdr;
+	uint64_t	offset;			/* bytes in the file so far */
+	uint64_t	sample_period_ns;
+	tf_pending	pending[2];		/* indexed by block type */
+	uint8_t		raw[PGWT_TF_PAYLOAD_MAX];
+	uint8_t		out[PGWT_TF_BLOCK_HEADER_SIZE + TF_COMPRESSED_MAX];
+	uint64_t   *idx_ts;			/* footer entries */
+	uint64_t   *idx_off;
+	uint32_t	idx_n;
+	uint32_t	idx_cap;
+	pgwt_tf_writer_stats stats;
+};
+
+/* ---- shared I/O helpers ---------------------------------------------- */
+
+int
+tf_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len > 0)
+	{
+		ssize_t		w = write(fd, p, len);
+
+		if (w < 0)
+		{
+			if (errno == EINTR)
+				continue;
+			return -PGWT_TF_IO;
+		}
+		p += w;
+		len -= (size_t) w;
+	}
+	return 0;
+}
+
+int
+tf_pread_all(int fd, void *buf, size_t len, off_t off)
+{
+	char	   *p = buf;
+
+	while (len > 0)
+	{
+		ssize_t		r = pread(fd, p, len, off);
+
+		if (r < 0)
+		{
+			if (errno == EINTR)
+				continue;
+			return -PGWT_TF_IO;
+		}
+		if (r == 0)
+			return -PGWT_TF_TRUNCATED;
+		p += r;
+		off += r;
+		len -= (size_t) r;
+	}
+	return 0;
+}
+
+int
+tf_write_meta(const char *path, uint64_t count, int mode, long gid)
+{
+	char		tmp[4096];
+	char		dst[4096];
+	char		text[32];
+	int			fd;
+	int			rc;
+	int			len;
+
+	if (snprintf(tmp, sizeof(tmp), "%s%s.tmp", path, PGWT_TF_META_SUFFIX) >= (int) sizeof(tmp) ||
+		snprintf(dst, sizeof(dst), "%s%s", path, PGWT_TF_META_SUFFIX) >= (int) sizeof(dst))
+		return -PGWT_TF_INVAL;
+	len = snprintf(text, sizeof(text), "%llu\n", (unsigned long long) count);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	if (fd < 0)
+		return -PGWT_TF_IO;
+	(void) fchmod(fd, (mode_t) mode);
+	if (gid >= 0)
+		(void) fchown(fd, (uid_t) -1, (gid_t) gid);
+	rc = tf_write_all(fd, text, (size_t) len);
+	if (close(fd) < 0 && rc == 0)
+		rc = -PGWT_TF_IO;
+	if (rc == 0 && rename(tmp, dst) < 0)
+		rc = -PGWT_TF_IO;
+	if (rc < 0)
+		(void) unlink(tmp);
+	return rc;
+}
+
+int
+tf_read_meta(const char *path, uint64_t *count)
+{
+	char		name[4096];
+	char		text[32];
+	ssize_t		len;
+	uint64_t	v = 0;
+	int			fd;
+	ssize_t		i;
+
+	if (snprintf(name, sizeof(name), "%s%s", path, PGWT_TF_META_SUFFIX) >= (int) sizeof(name))
+		return -PGWT_TF_INVAL;
+	fd = open(name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -PGWT_TF_BAD_META : -PGWT_TF_IO;
+	len = read(fd, text, sizeof(text));
+	close(fd);
+	if (len <= 0 || len >= (ssize_t) sizeof(text))
+		return -PGWT_TF_BAD_META;
+	if (text[len - 1] == '\n')
+		len--;
+	if (len == 0 || len > 10)	/* at most 4294967295 blocks */
+		return -PGWT_TF_BAD_META;
+	for (i = 0; i < len; i++)
+	{
+		if (text[i] < '0' || text[i] > '9')
+			return -PGWT_TF_BAD_META;
+		v = v * 10 + (uint64_t) (text[i] - '0');
+	}
+	if (v > UINT32_MAX)
+		return -PGWT_TF_BAD_META;
+	*count = v;
+	return 0;
+}
+
+int
+tf_fsync_dir(const char *dir)
+{
+	int			fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int			rc = 0;
+
+	if (fd < 0)
+		return -PGWT_TF_IO;
+	if (fsync(fd) < 0)
+		rc = -PGWT_TF_IO;
+	close(fd);
+	return rc;
+}
+
+static uint64_t
+tf_system_clock(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
+}
+
+uint64_t
+tf_clock_realtime(const pgwt_tf_clock *c)
+{
+	return c && c->realtime_ns ? c->realtime_ns(c->arg) : tf_system_clock(CLOCK_REALTIME);
+}
+
+uint64_t
+tf_clock_monotonic(const pgwt_tf_clock *c)
+{
+	return c && c->monotonic_ns ? c->monotonic_ns(c->arg) : tf_system_clock(CLOCK_MONOTONIC);
+}
+
+int
+tf_footer_encode(const uint64_t *first_ts, const uint64_t *offsets, uint32_t n,
+				 uint8_t **buf, size_t *len)
+{
+	size_t		sz = (size_t) n * PGWT_TF_FOOTER_ENTRY_SIZE + 4;
+	uint8_t    *b = malloc(sz);
+	uint32_t	i;
+
+	if (!b)
+		return -PGWT_TF_NOMEM;
+	for (i = 0; i < n; i++)
+	{
+		tf_put_u64(b + (size_t) i * 16, first_ts[i]);
+		tf_put_u64(b + (size_t) i * 16 + 8, offsets[i]);
+	}
+	tf_put_u32(b + sz - 4, n);
+	*buf = b;
+	*len = sz;
+	return 0;
+}
+
+/* ---- the writer -------------------------------------------------------- */
+
+int
+pgwt_tf_file_writer_create(const char *path, const pgwt_tf_file_opts *opts,
+						   pgwt_tf_file_writer **out)
+{
+	pgwt_tf_file_writer *w;
+	uint8_t		buf[PGWT_TF_FILE_HEADER_SIZE];
+	int			rc;
+
+	if (!path || !opts || !out)
+		return -PGWT_TF_INVAL;
+	if (opts->version != 0 &&
+		(opts->version < PGWT_TF_VERSION_MIN || opts->version > PGWT_TF_VERSION))
+		return -PGWT_TF_INVAL;
+	w = calloc(1, sizeof(*w));
+	if (!w || !(w->path = strdup(path)))
+	{
+		free(w);
+		return -PGWT_TF_NOMEM;
+	}
+	w->opts = *opts;
+	if (w->opts.version == 0)
+		w->opts.version = PGWT_TF_VERSION;
+	if (w->opts.mode == 0)
+		w->opts.mode = 0640;
+	if (w->opts.max_block_span_ns == 0 ||
+		w->opts.max_block_span_ns > PGWT_TF_MAX_BLOCK_SPAN_NS)
+		w->opts.max_block_span_ns = PGWT_TF_MAX_BLOCK_SPAN_NS;
+
+	w->hdr.version = w->opts.version;
+	w->hdr.flags = w->opts.no_lz4 ? 0 : PGWT_TF_FLAG_LZ4;
+	w->hdr.pg_version = w->opts.pg_version;
+	w->hdr.start_realtime_ns = tf_clock_realtime(&w->opts.clock);
+	w->hdr.start_monotonic_ns = tf_clock_monotonic(&w->opts.clock);
+
+	w->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, w->opts.mode);
+	if (w->fd < 0)
+	{
+		rc = errno == EEXIST ? -PGWT_TF_EXISTS : -PGWT_TF_IO;
+		free(w->path);
+		free(w);
+		return rc;
+	}
+	/* The umask must not widen or narrow the documented mode. */
+	(void) fchmod(w->fd, (mode_t) w->opts.mode);
+	if (w->opts.group_gid >= 0)
+		(void) fchown(w->fd, (uid_t) -1, (gid_t) w->opts.group_gid);
+
+	tf_file_header_encode(&w->hdr, buf);
+	rc = tf_write_all(w->fd, buf, sizeof(buf));
+	if (rc == 0 && w->opts.write_meta)
+		rc = tf_write_meta(path, 0, w->opts.mode, w->opts.group_gid);
+	if (rc < 0)
+	{
+		close(w->fd);
+		unlink(path);
+		free(w->path);
+		free(w);
+		return rc;
+	}
+	w->offset = sizeof(buf);
+	*out = w;
+	return 0;
+}
+
+/* Stable insertion sort by ts: blocks are nearly sorted when not sorted. */
+static void
+tf_sort_records(pgwt_record *r, uint32_t n)
+{
+	uint32_t	i;
+
+	for (i = 1; i < n; i++)
+	{
+		pgwt_record tmp = r[i];
+		uint32_t	j = i;
+
+		while (j > 0 && r[j - 1].ts_ns > tmp.ts_ns)
+		{
+			r[j] = r[j - 1];
+			j--;
+		}
+		r[j] = tmp;
+	}
+}
+
+static int
+tf_write_block(pgwt_tf_file_writer *w, uint16_t type)
+{
+	tf_pending *pb = &w->pending[type];
+	pgwt_tf_block_header hdr;
+	size_t		len;
+	int			rc;
+
+	if (pb->n == 0)
+		return 0;
+	if (w->failed)
+		return -PGWT_TF_IO;
+	if (!pb->sorted)
+		tf_sort_records(pb->recs, pb->n);
+	rc = tf_block_encode(w->hdr.version, w->hdr.flags, type, w->sample_period_ns,
+						 pb->recs, pb->n, w->raw,
+						 w->out + PGWT_TF_BLOCK_HEADER_SIZE, &hdr);
+	if (rc < 0)
+		return rc;
+	tf_block_header_encode(&hdr, w->out);
+	len = PGWT_TF_BLOCK_HEADER_SIZE + hdr.compressed;
+
+	if (w->idx_n == w->idx_cap)
+	{
+		uint32_t	cap = w->idx_cap ? w->idx_cap * 2 : 256;
+		uint64_t   *a = realloc(w->idx_ts, cap * sizeof(uint64_t));
+		uint64_t   *b;
+
+		if (!a)
+			return -PGWT_TF_NOMEM;
+		w->idx_ts = a;
+		b = realloc(w->idx_off, cap * sizeof(uint64_t));
+		if (!b)
+			return -PGWT_TF_NOMEM;
+		w->idx_off = b;
+		w->idx_cap = cap;
+	}
+
+	rc = tf_write_all(w->fd, w->out, len);
+	if (rc < 0)
+	{
+		/* Cut what may have been written so the file stays well formed. */
+		if (ftruncate(w->fd, (off_t) w->offset) < 0)
+			w->failed = true;
+		return rc;
+	}
+	if (w->opts.fsync_each_block && fdatasync(w->fd) < 0)
+		return -PGWT_TF_IO;
+	w->idx_ts[w->idx_n] = hdr.first_ts;
+	w->idx_off[w->idx_n] = w->offset;
+	w->idx_n++;
+	w->offset += len;
+	w->stats.blocks++;
+	w->stats.bytes = w->offset;
+	pb->n = 0;
+	if (w->opts.write_meta)
+		return tf_write_meta(w->path, w->stats.blocks, w->opts.mode, w->opts.group_gid);
+	return 0;
+}
+
+int
+pgwt_tf_file_writer_append(pgwt_tf_file_writer *w, const pgwt_record *rec)
+{
+	tf_pending *pb;
+	uint64_t	ts = rec->ts_ns;
+	int			rc;
+
+	if (rec->kind != PGWT_REC_TRANSITION && rec->kind != PGWT_REC_SAMPLE)
+	{
+		w->stats.rejected++;
+		return -PGWT_TF_INVAL;
+	}
+	if (rec->kind == PGWT_REC_SAMPLE &&
+		(rec->new_event >= PGWT_MARKER_FIRST || rec->weight_ns > INT64_MAX))
+	{
+		w->stats.rejected++;
+		return -PGWT_TF_INVAL;
+	}
+	pb = &w->pending[rec->kind];
+	if (pb->n > 0)
+	{
+		uint64_t	lo = ts < pb->min_ts ? ts : pb->min_ts;
+		uint64_t	hi = ts > pb->max_ts ? ts : pb->max_ts;
+
+		if (hi - lo > w->opts.max_block_span_ns &&
+			(rc = tf_write_block(w, rec->kind)) < 0)
+			return rc;
+	}
+	if (pb->n == 0)
+	{
+		pb->sorted = true;
+		pb->min_ts = pb->max_ts = ts;
+	}
+	else
+	{
+		if (ts < pb->recs[pb->n - 1].ts_ns)
+			pb->sorted = false;
+		if (ts < pb->min_ts)
+			pb->min_ts = ts;
+		if (ts > pb->max_ts)
+			pb->max_ts = ts;
+	}
+	pb->recs[pb->n++] = *rec;
+	w->stats.records++;
+	if (pb->n == PGWT_TF_BLOCK_MAX_RECORDS)
+		return tf_write_block(w, rec->kind);
+	return 0;
+}
+
+int
+pgwt_tf_file_writer_set_sample_period(pgwt_tf_file_writer *w, uint64_t period_ns)
+{
+	int			rc = 0;
+
+	if (period_ns > INT64_MAX)
+		return -PGWT_TF_INVAL;
+	if (period_ns != w->sample_period_ns)
+		rc = tf_write_block(w, PGWT_TF_BLOCK_SAMPLES);
+	if (rc == 0)
+		w->sample_period_ns = period_ns;
+	return rc;
+}
+
+int
+pgwt_tf_file_writer_flush(pgwt_tf_file_writer *w)
+{
+	tf_pending *t = &w->pending[PGWT_TF_BLOCK_TRANSITIONS];
+	tf_pending *s = &w->pending[PGWT_TF_BLOCK_SAMPLES];
+	uint16_t	first = PGWT_TF_BLOCK_TRANSITIONS;
+	int			rc;
+
+	/* Older block first keeps the file close to time order. */
+	if (s->n > 0 && (t->n == 0 || s->min_ts < t->min_ts))
+		first = PGWT_TF_BLOCK_SAMPLES;
+	if ((rc = tf_write_block(w, first)) < 0)
+		return rc;
+	return tf_write_block(w, (uint16_t) (1 - first));
+}
+
+static void
+tf_writer_free(pgwt_tf_file_writer *w)
+{
+	free(w->idx_ts);
+	free(w->idx_off);
+	free(w->path);
+	free(w);
+}
+
+int
+pgwt_tf_file_writer_finish(pgwt_tf_file_writer *w)
+{
+	uint8_t    *footer = NULL;
+	size_t		len = 0;
+	int			rc;
+
+	rc = pgwt_tf_file_writer_flush(w);
+	if (rc == 0)
+		rc = tf_footer_encode(w->idx_ts, w->idx_off, w->idx_n, &footer, &len);
+	if (rc == 0)
+		rc = tf_write_all(w->fd, footer, len);
+	free(footer);
+	if (rc == 0 && fsync(w->fd) < 0)
+		rc = -PGWT_TF_IO;
+	if (close(w->fd) < 0 && rc == 0)
+		rc = -PGWT_TF_IO;
+	if (rc == 0 && w->opts.write_meta)
+	{
+		char		meta[4096];
+
+		/* The footer now describes the file; .meta only served readers
+		 * of the live file. */
+		if (snprintf(meta, sizeof(meta), "%s%s", w->path, PGWT_TF_META_SUFFIX) < (int) sizeof(meta))
+			(void) unlink(meta);
+	}
+	tf_writer_free(w);
+	return rc;
+}
+
+void
+pgwt_tf_file_writer_abandon(pgwt_tf_file_writer *w)
+{
+	close(w->fd);
+	tf_writer_free(w);
+}
+
+const pgwt_tf_writer_stats *
+pgwt_tf_file_writer_stats(const pgwt_tf_file_writer *w)
+{
+	return &w->stats;
+}
+
+const pgwt_tf_file_header *
+pgwt_tf_file_writer_header(const pgwt_tf_file_writer *w)
+{
+	return &w->hdr;
+}

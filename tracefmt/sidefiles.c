@@ -1,0 +1,626 @@
+/*
+ * sidefiles.c
+ *		Side files beside the traces, so a trace is readable on another
+ *		machine: backends.tsv (who each pid was), queries.tsv (query texts
+ *		by query_id) and events.tsv (the server's wait-event names).
+ *
+ * Format (docs/TRACE_FORMAT.md, "Side files"): UTF-8 text, one record per
+ * line, fields separated by TAB; the first line names the file kind and
+ * its version. Inside fields, backslash, TAB, LF and CR are written as
+ * \\ \t \n \r. A line is appended with a single write() on an O_APPEND
+ * descriptor, so concurrent appenders never interleave within a line;
+ * a torn last line (no LF) is ignored by readers and counted as bad.
+ * No state is kept between calls.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tracefmt/tf_internal.h"
+
+#define TF_BACKENDS_MAGIC	"#pgwt-backends\t1"
+#define TF_QUERIES_MAGIC	"#pgwt-queries\t1"
+#define TF_EVENTS_MAGIC		"#pgwt-events\t1"
+/* Longest line a reader accepts (an escaped text doubles at most). */
+#define TF_LINE_MAX			(4 * PGWT_TF_QUERY_TEXT_MAX + 1024)
+
+/* Growable line buffer for building one record. */
+typedef struct tf_line
+{
+	char		buf[TF_LINE_MAX];
+	size_t		len;
+	bool		overflow;
+} tf_line;
+
+static void
+tf_line_raw(tf_line *l, const char *s, size_t n)
+{
+	if (l->len + n >= sizeof(l->buf))
+	{
+		l->overflow = true;
+		return;
+	}
+	memcpy(l->buf + l->len, s, n);
+	l->len += n;
+}
+
+/* Length of s cut to at most max bytes without splitting a UTF-8 char. */
+static size_t
+tf_utf8_cut(const char *s, size_t max)
+{
+	size_t		n = strlen(s);
+
+	if (n <= max)
+		return n;
+	n = max;
+	while (n > 0 && ((unsigned char) s[n] & 0xC0) == 0x80)
+		n--;
+	return n;
+}
+
+/* Appends TAB (unless first) and the escaped first n bytes of s. */
+static void
+tf_line_field(tf_line *l, const char *s, size_t n, bool first)
+{
+	size_t		i;
+
+	if (!first)
+		tf_line_raw(l, "\t", 1);
+	for (i = 0; i < n; i++)
+	{
+		switch (s[i])
+		{
+			case '\\':
+				tf_line_raw(l, "\\\\", 2);
+				break;
+			case '\t':
+				tf_line_raw(l, "\\t", 2);
+				break;
+			case '\n':
+				tf_line_raw(l, "\\n", 2);
+				break;
+			case '\r':
+				tf_line_raw(l, "\\r", 2);
+				break;
+			default:
+				tf_line_raw(l, s + i, 1);
+		}
+	}
+}
+
+static void
+tf_line_str(tf_line *l, const char *s, size_t max)
+{
+	if (!s)
+		s = "";
+	tf_line_field(l, s, tf_utf8_cut(s, max), false);
+}
+
+/* Appends one finished line; writes the magic line first into a new file. */
+static int
+tf_append_line(const char *dir, const char *name, const char *magic,
+			   const pgwt_tf_file_opts *opts, tf_line *l)
+{
+	char		path[4096];
+	int			mode = opts && opts->mode ? opts->mode : 0640;
+	struct stat st;
+	int			fd;
+	int			rc = 0;
+
+	if (l->overflow)
+		return -PGWT_TF_INVAL;
+	tf_line_raw(l, "\n", 1);
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int) sizeof(path))
+		return -PGWT_TF_INVAL;
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, mode);
+	if (fd < 0)
+		return -PGWT_TF_IO;
+	if (fstat(fd, &st) < 0)
+		rc = -PGWT_TF_IO;
+	else if (st.st_size == 0)
+	{
+		char		m[64];
+		int			n = snprintf(m, sizeof(m), "%s\n", magic);
+
+		(void) fchmod(fd, (mode_t) mode);
+		if (opts && opts->group_gid >= 0)
+			(void) fchown(fd, (uid_t) -1, (gid_t) opts->group_gid);
+		rc = tf_write_all(fd, m, (size_t) n);
+	}
+	if (rc == 0)
+		rc = tf_write_all(fd, l->buf, l->len);
+	if (close(fd) < 0 && rc == 0)
+		rc = -PGWT_TF_IO;
+	return rc;
+}
+
+int
+pgwt_tf_backend_append(const char *dir, const pgwt_tf_file_opts *opts,
+					   const pgwt_tf_backend *b)
+{
+	tf_line    *l = calloc(1, sizeof(*l));
+	int			rc;
+
+	if (!l)
+		return -PGWT_TF_NOMEM;
+	l->len = (size_t) snprintf(l->buf, sizeof(l->buf), "%u\t%u\t%" PRIu64,
+							   b->pid, b->leader_pid, b->start_realtime_ns);
+	tf_line_str(l, b->type, PGWT_TF_FIELD_MAX);
+	tf_line_str(l, b->user, PGWT_TF_FIELD_MAX);
+	tf_line_str(l, b->database, PGWT_TF_FIELD_MAX);
+	tf_line_str(l, b->client_addr, PGWT_TF_FIELD_MAX);
+	tf_line_str(l, b->application_name, PGWT_TF_FIELD_MAX);
+	rc = tf_append_line(dir, PGWT_TF_BACKENDS_NAME, TF_BACKENDS_MAGIC, opts, l);
+	free(l);
+	return rc;
+}
+
+int
+pgwt_tf_query_append(const char *dir, const pgwt_tf_file_opts *opts,
+					 pgwt_tf_query_mode mode, uint64_t query_id, const char *text)
+{
+	tf_line    *l;
+	char	   *norm = NULL;
+	const char *src = text ? text : "";
+	size_t		n;
+	bool		truncated;
+	int			rc;
+
+	if (mode == PGWT_TF_QUERY_NONE)
+		return 0;
+	if (mode != PGWT_TF_QUERY_FULL && mode != PGWT_TF_QUERY_NORMALIZED)
+		return -PGWT_TF_INVAL;
+	if (mode == PGWT_TF_QUERY_NORMALIZED)
+	{
+		size_t		len = strlen(src) + 1;
+
+		if (!(norm = malloc(len)))
+			return -PGWT_TF_NOMEM;
+		pgwt_tf_normalize_query(src, norm, len);
+		src = norm;
+	}
+	l = calloc(1, sizeof(*l));
+	if (!l)
+	{
+		free(norm);
+		return -PGWT_TF_NOMEM;
+	}
+	n = tf_utf8_cut(src, PGWT_TF_QUERY_TEXT_MAX);
+	truncated = n < strlen(src);
+	l->len = (size_t) snprintf(l->buf, sizeof(l->buf), "%016" PRIx64 "\t%c\t%d",
+							   query_id, mode == PGWT_TF_QUERY_FULL ? 'F' : 'N',
+							   truncated ? 1 : 0);
+	tf_line_field(l, src, n, false);
+	rc = tf_append_line(dir, PGWT_TF_QUERIES_NAME, TF_QUERIES_MAGIC, opts, l);
+	free(l);
+	free(norm);
+	return rc;
+}
+
+int
+pgwt_tf_events_write(const char *dir, const pgwt_tf_file_opts *opts,
+					 uint32_t pg_version, const pgwt_tf_event_name *ev, size_t n)
+{
+	char		tmp[4096];
+	char		dst[4096];
+	int			mode = opts && opts->mode ? opts->mode : 0640;
+	tf_line    *l;
+	size_t		i;
+	int			fd;
+	int			rc = 0;
+
+	if (snprintf(tmp, sizeof(tmp), "%s/%s.tmp", dir, PGWT_TF_EVENTS_NAME) >= (int) sizeof(tmp) ||
+		snprintf(dst, sizeof(dst), "%s/%s", dir, PGWT_TF_EVENTS_NAME) >= (int) sizeof(dst))
+		return -PGWT_TF_INVAL;
+	if (!(l = calloc(1, sizeof(*l))))
+		return -PGWT_TF_NOMEM;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	if (fd < 0)
+	{
+		free(l);
+		return -PGWT_TF_IO;
+	}
+	(void) fchmod(fd, (mode_t) mode);
+	if (opts && opts->group_gid >= 0)
+		(void) fchown(fd, (uid_t) -1, (gid_t) opts->group_gid);
+	l->len = (size_t) snprintf(l->buf, sizeof(l->buf), "%s\t%u\n", TF_EVENTS_MAGIC, pg_version);
+	rc = tf_write_all(fd, l->buf, l->len);
+	for (i = 0; rc == 0 && i < n; i++)
+	{
+		l->len = (size_t) snprintf(l->buf, sizeof(l->buf), "0x%08x", ev[i].id);
+		l->overflow = false;
+		tf_line_str(l, ev[i].class_name, PGWT_TF_FIELD_MAX);
+		tf_line_str(l, ev[i].name, PGWT_TF_FIELD_MAX);
+		tf_line_raw(l, "\n", 1);
+		rc = l->overflow ? -PGWT_TF_INVAL : tf_write_all(fd, l->buf, l->len);
+	}
+	if (rc == 0 && fsync(fd) < 0)
+		rc = -PGWT_TF_IO;
+	if (close(fd) < 0 && rc == 0)
+		rc = -PGWT_TF_IO;
+	if (rc == 0 && rename(tmp, dst) < 0)
+		rc = -PGWT_TF_IO;
+	if (rc < 0)
+		(void) unlink(tmp);
+	free(l);
+	return rc;
+}
+
+/* ---- normalization ------------------------------------------------------- */
+
+static bool
+tf_ident_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		(c >= '0' && c <= '9') || c == '_' || c == '$' || (unsigned char) c >= 0x80;
+}
+
+static bool
+tf_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+size_t
+pgwt_tf_normalize_query(const char *in, char *out, size_t outlen)
+{
+	size_t		o = 0;
+	const char *p = in;
+
+/* the argument is always evaluated (it may advance p), even when full */
+#define TF_EMIT(c) do { char c_ = (c); if (o + 1 < outlen) out[o++] = c_; } while (0)
+	if (outlen == 0)
+		return 0;
+	while (*p)
+	{
+		char		c = *p;
+		bool		prev_ident = p > in && tf_ident_char(p[-1]);
+
+		/* string constants: '...', E'...', B'...', X'...', N'...', U&'...' */
+		if (c == '\'' ||
+			(!prev_ident && strchr("eEbBxXnN", c) && c != '\0' && p[1] == '\'') ||
+			(!prev_ident && (c == 'u' || c == 'U') && p[1] == '&' && p[2] == '\''))
+		{
+			bool		backslash = (c == 'e' || c == 'E');
+
+			while (*p != '\'')
+				p++;
+			p++;
+			for (;;)
+			{
+				if (*p == '\0')
+					break;
+				if (backslash && *p == '\\' && p[1] != '\0')
+				{
+					p += 2;
+					continue;
+				}
+				if (*p == '\'')
+				{
+					if (p[1] == '\'')
+					{
+						p += 2;
+						continue;
+					}
+					p++;
+					break;
+				}
+				p++;
+			}
+			TF_EMIT('?');
+			continue;
+		}
+		/* dollar-quoted: $tag$ ... $tag$ ($1 is a parameter, kept) */
+		if (c == '$' && !prev_ident && !tf_digit(p[1]))
+		{
+			const char *t = p + 1;
+			size_t		taglen;
+			const char *q;
+
+			while (*t && *t != '$' && tf_ident_char(*t) && !tf_digit(*t))
+				t++;
+			if (*t == '$')
+			{
+				taglen = (size_t) (t - p) + 1;
+				q = t + 1;
+				while (*q && strncmp(q, p, taglen) != 0)
+					q++;
+				p = *q ? q + taglen : q;
+				TF_EMIT('?');
+				continue;
+			}
+		}
+		/* quoted identifiers are kept */
+		if (c == '"')
+		{
+			TF_EMIT(*p++);
+			while (*p && *p != '"')
+				TF_EMIT(*p++);
+			if (*p)
+				TF_EMIT(*p++);
+			continue;
+		}
+		/* numbers not glued to an identifier: 12, 1.5, .5, 1e-3 */
+		if (!prev_ident && (tf_digit(c) || (c == '.' && tf_digit(p[1]))))
+		{
+			while (tf_digit(*p))
+				p++;
+			if (*p == '.')
+				for (p++; tf_digit(*p); p++)
+					;
+			if ((*p == 'e' || *p == 'E') &&
+				(tf_digit(p[1]) || ((p[1] == '+' || p[1] == '-') && tf_digit(p[2]))))
+				for (p += 2; tf_digit(*p); p++)
+					;
+			TF_EMIT('?');
+			continue;
+		}
+		TF_EMIT(c);
+		p++;
+	}
+#undef TF_EMIT
+	out[o] = '\0';
+	return o;
+}
+
+/* ---- readers ---------------------------------------------------------------- */
+
+/* Splits line in place into at most max fields, unescaping each. Returns
+ * the field count, or -1 on a bad escape. */
+static int
+tf_split(char *line, char **fields, int max)
+{
+	int			n = 0;
+	char	   *r = line;
+
+	while (n < max)
+	{
+		char	   *w = r;
+
+		fields[n++] = w;
+		while (*r && *r != '\t')
+		{
+			if (*r == '\\')
+			{
+				switch (r[1])
+				{
+					case '\\':
+						*w++ = '\\';
+						break;
+					case 't':
+						*w++ = '\t';
+						break;
+					case 'n':
+						*w++ = '\n';
+						break;
+					case 'r':
+						*w++ = '\r';
+						break;
+					default:
+						return -1;
+				}
+				r += 2;
+			}
+			else
+				*w++ = *r++;
+		}
+		if (*r == '\t')
+		{
+			*w = '\0';
+			r++;
+			continue;
+		}
+		*w = '\0';
+		return n;
+	}
+	return -1;					/* more fields than expected */
+}
+
+static bool
+tf_parse_u64(const char *s, int base, uint64_t max, uint64_t *out)
+{
+	char	   *end;
+	unsigned long long v;
+
+	if (*s == '\0' || *s == '-' || *s == '+' || *s == ' ')
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, base);
+	if (errno || *end != '\0' || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+typedef int (*tf_line_fn) (char **fields, int nfields, void *arg);
+
+/* Reads a side file: checks the magic line (prefix), feeds each complete
+ * line's fields to fn; lines fn refuses (returns -1) are counted bad. */
+static int
+tf_read_side(const char *dir, const char *name, const char *magic,
+			 char *magic_rest, size_t rest_len,
+			 int nfields, tf_line_fn fn, void *arg, uint64_t *bad)
+{
+	char		path[4096];
+	FILE	   *fp;
+	char	   *line = NULL;
+	size_t		cap = 0;
+	ssize_t		len;
+	bool		first = true;
+	uint64_t	nbad = 0;
+	int			rc = 0;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int) sizeof(path))
+		return -PGWT_TF_INVAL;
+	fp = fopen(path, "re");
+	if (!fp)
+		return errno == ENOENT ? -PGWT_TF_NOT_FOUND : -PGWT_TF_IO;
+	while ((len = getline(&line, &cap, fp)) >= 0)
+	{
+		char	   *fields[16];
+		int			nf;
+
+		if (len == 0 || line[len - 1] != '\n' || len > TF_LINE_MAX)
+		{
+			nbad++;				/* torn or overlong */
+			continue;
+		}
+		line[--len] = '\0';
+		if (first)
+		{
+			size_t		ml = strlen(magic);
+
+			first = false;
+			if (strncmp(line, magic, ml) != 0 || (line[ml] != '\0' && line[ml] != '\t'))
+			{
+				rc = -PGWT_TF_BAD_SIDEFILE;
+				break;
+			}
+			if (magic_rest && rest_len > 0)
+				snprintf(magic_rest, rest_len, "%s", line[ml] ? line + ml + 1 : "");
+			continue;
+		}
+		if (line[0] == '#')
+			continue;			/* a second appender's magic line */
+		nf = tf_split(line, fields, 16);
+		if (nf != nfields)
+		{
+			nbad++;
+			continue;
+		}
+		rc = fn(fields, nf, arg);
+		if (rc == -1)
+		{
+			nbad++;
+			rc = 0;
+			continue;
+		}
+		if (rc != 0)
+			break;
+	}
+	if (rc == 0 && first)
+		rc = -PGWT_TF_BAD_SIDEFILE;	/* empty file: no magic line */
+	if (rc == 0 && ferror(fp))
+		rc = -PGWT_TF_IO;
+	free(line);
+	fclose(fp);
+	if (bad)
+		*bad = nbad;
+	return rc;
+}
+
+typedef struct tf_cb_arg
+{
+	void	   *cb;
+	void	   *arg;
+} tf_cb_arg;
+
+static int
+tf_backend_line(char **f, int nf, void *a)
+{
+	tf_cb_arg  *ca = a;
+	pgwt_tf_backend b;
+	uint64_t	pid,
+				leader,
+				start;
+	int			rc;
+
+	if (!tf_parse_u64(f[0], 10, UINT32_MAX, &pid) ||
+		!tf_parse_u64(f[1], 10, UINT32_MAX, &leader) ||
+		!tf_parse_u64(f[2], 10, UINT64_MAX, &start))
+		return -1;
+	b.pid = (uint32_t) pid;
+	b.leader_pid = (uint32_t) leader;
+	b.start_realtime_ns = start;
+	b.type = f[3];
+	b.user = f[4];
+	b.database = f[5];
+	b.client_addr = f[6];
+	b.application_name = f[7];
+	rc = ((pgwt_tf_backend_cb) ca->cb) (&b, ca->arg);
+	return rc == -1 ? -2 : rc;
+}
+
+int
+pgwt_tf_backends_read(const char *dir, pgwt_tf_backend_cb cb, void *arg, uint64_t *bad)
+{
+	tf_cb_arg	ca = {(void *) cb, arg};
+
+	return tf_read_side(dir, PGWT_TF_BACKENDS_NAME, TF_BACKENDS_MAGIC, NULL, 0,
+						8, tf_backend_line, &ca, bad);
+}
+
+static int
+tf_query_line(char **f, int nf, void *a)
+{
+	tf_cb_arg  *ca = a;
+	uint64_t	qid;
+	pgwt_tf_query_mode mode;
+	int			rc;
+
+	if (strlen(f[0]) != 16 || !tf_parse_u64(f[0], 16, UINT64_MAX, &qid))
+		return -1;
+	if (strcmp(f[1], "F") == 0)
+		mode = PGWT_TF_QUERY_FULL;
+	else if (strcmp(f[1], "N") == 0)
+		mode = PGWT_TF_QUERY_NORMALIZED;
+	else
+		return -1;
+	if ((strcmp(f[2], "0") != 0 && strcmp(f[2], "1") != 0) ||
+		strlen(f[3]) > PGWT_TF_QUERY_TEXT_MAX)
+		return -1;
+	rc = ((pgwt_tf_query_cb) ca->cb) (qid, mode, f[2][0] == '1', f[3], ca->arg);
+	return rc == -1 ? -2 : rc;
+}
+
+int
+pgwt_tf_queries_read(const char *dir, pgwt_tf_query_cb cb, void *arg, uint64_t *bad)
+{
+	tf_cb_arg	ca = {(void *) cb, arg};
+
+	return tf_read_side(dir, PGWT_TF_QUERIES_NAME, TF_QUERIES_MAGIC, NULL, 0,
+						4, tf_query_line, &ca, bad);
+}
+
+static int
+tf_event_line(char **f, int nf, void *a)
+{
+	tf_cb_arg  *ca = a;
+	pgwt_tf_event_name e;
+	uint64_t	id;
+	int			rc;
+
+	if (strncmp(f[0], "0x", 2) != 0 || strlen(f[0]) != 10 ||
+		!tf_parse_u64(f[0] + 2, 16, UINT32_MAX, &id) || f[1][0] == '\0' || f[2][0] == '\0')
+		return -1;
+	e.id = (uint32_t) id;
+	e.class_name = f[1];
+	e.name = f[2];
+	rc = ((pgwt_tf_event_cb) ca->cb) (&e, ca->arg);
+	return rc == -1 ? -2 : rc;
+}
+
+int
+pgwt_tf_events_read(const char *dir, pgwt_tf_event_cb cb, void *arg,
+					uint32_t *pg_version, uint64_t *bad)
+{
+	tf_cb_arg	ca = {(void *) cb, arg};
+	char		rest[32] = "";
+	uint64_t	v = 0;
+	int			rc;
+
+	rc = tf_read_side(dir, PGWT_TF_EVENTS_NAME, TF_EVENTS_MAGIC, rest, sizeof(rest),
+					  3, tf_event_line, &ca, bad);
+	if (rc == 0 && pg_version)
+	{
+		if (!tf_parse_u64(rest, 10, UINT32_MAX, &v))
+			return -PGWT_TF_BAD_SIDEFILE;
+		*pg_version = (uint32_t) v;
+	}
+	return rc;
+}

@@ -1,0 +1,88 @@
+/*
+ * tf_internal.h
+ *		Declarations shared between the library's own files; not installed
+ *		and not for callers (they use tracefmt.h).
+ */
+#ifndef PGWT_TF_INTERNAL_H
+#define PGWT_TF_INTERNAL_H
+
+#include <sys/types.h>
+
+#include "tracefmt/tracefmt.h"
+
+/* ---- block.c: pure codec -------------------------------------------- */
+
+/* Largest compressed payload we accept or produce. */
+#define TF_COMPRESSED_MAX	(PGWT_TF_PAYLOAD_MAX + PGWT_TF_PAYLOAD_MAX / 255 + 16)
+
+/* Checksum of the stored payload (v4 block header; spec: "Checksum"). */
+extern uint16_t tf_checksum16(const uint8_t *p, size_t len);
+extern void tf_file_header_encode(const pgwt_tf_file_header *h, uint8_t *out);
+extern int	tf_file_header_decode(const uint8_t *in, pgwt_tf_file_header *h);
+extern void tf_block_header_encode(const pgwt_tf_block_header *h, uint8_t *out);
+/* Decodes and validates a block header for a file of this version/flags. */
+extern int	tf_block_header_decode(const uint8_t *in, uint16_t version,
+								   uint16_t flags, pgwt_tf_block_header *h);
+/* Bytes one record takes uncompressed at most, for this version/type. */
+extern size_t tf_record_max_bytes(uint16_t version, uint16_t type);
+
+/*
+ * Encodes n records (all of one kind, sorted by ts) into the payload
+ * columns of raw (capacity PGWT_TF_PAYLOAD_MAX), then compresses into out
+ * (capacity TF_COMPRESSED_MAX) unless flags lacks LZ4. Fills hdr.
+ */
+extern int	tf_block_encode(uint16_t version, uint16_t flags, uint16_t type,
+							uint64_t sample_period_ns,
+							const pgwt_record *recs, uint32_t n,
+							uint8_t *raw, uint8_t *out,
+							pgwt_tf_block_header *hdr);
+
+/*
+ * Decodes a validated header's payload (hdr->compressed bytes at src) into
+ * recs (capacity PGWT_TF_BLOCK_MAX_RECORDS) using raw (capacity
+ * PGWT_TF_PAYLOAD_MAX) as scratch. Every value is checked.
+ */
+extern int	tf_block_decode(uint16_t version, uint16_t flags,
+							const pgwt_tf_block_header *hdr,
+							const uint8_t *src, uint8_t *raw,
+							pgwt_record *recs);
+
+/* ---- file_reader.c: one file ------------------------------------------ */
+
+typedef struct tf_file_reader tf_file_reader;
+
+/* live: footerless file whose committed count is in path.meta. */
+extern int	tf_file_reader_open(const char *path, bool live, bool ignore_meta,
+								pgwt_tf_read_stats *stats,
+								tf_file_reader **out);
+extern void tf_file_reader_close(tf_file_reader *f);
+extern const pgwt_tf_file_header *tf_file_reader_header(const tf_file_reader *f);
+/* Restrict to records with ts in [t_start, t_end]. */
+extern void tf_file_reader_set_range(tf_file_reader *f, uint64_t t_start, uint64_t t_end);
+/* 1 = block decoded into recs (*n, *type, *period), 0 = end, < 0 fatal. */
+extern int	tf_file_reader_next(tf_file_reader *f, pgwt_record *recs, uint32_t *n,
+								uint16_t *type, uint64_t *period);
+extern int	tf_file_reader_poll(tf_file_reader *f);
+/* Offset just past the last block that decoded fully (recovery). */
+extern uint64_t tf_file_reader_valid_end(const tf_file_reader *f);
+extern uint32_t tf_file_reader_nblocks(const tf_file_reader *f);
+/* Footer entries of the blocks read so far, in file order. */
+extern void tf_file_reader_index(const tf_file_reader *f, const uint64_t **first_ts,
+								 const uint64_t **offsets, uint32_t *n);
+
+/* ---- io helpers (file_writer.c) ------------------------------------------ */
+
+extern int	tf_write_all(int fd, const void *buf, size_t len);
+extern int	tf_pread_all(int fd, void *buf, size_t len, off_t off);
+/* Write path.meta = count via path.meta.tmp + rename. */
+extern int	tf_write_meta(const char *path, uint64_t count, int mode, long gid);
+/* Parse the committed count of path.meta; PGWT_TF_BAD_META if unusable. */
+extern int	tf_read_meta(const char *path, uint64_t *count);
+extern int	tf_fsync_dir(const char *dir);
+extern uint64_t tf_clock_realtime(const pgwt_tf_clock *c);
+extern uint64_t tf_clock_monotonic(const pgwt_tf_clock *c);
+/* Encode a footer for n entries into a malloc'd buffer. */
+extern int	tf_footer_encode(const uint64_t *first_ts, const uint64_t *offsets,
+							 uint32_t n, uint8_t **buf, size_t *len);
+
+#endif							/* PGWT_TF_INTERNAL_H */

@@ -1,0 +1,451 @@
+/*
+ * tracedir.c
+ *		The trace directory: the live current.trace (+ .meta), rotation to
+ *		YYYY-MM-DD_HH.trace.lz4 every calendar hour, recovery of a leftover
+ *		live file at start, and retention by age and total size.
+ *
+ * Archives are never overwritten: a name is taken with
+ * renameat2(RENAME_NOREPLACE) (link + unlink where that is missing) and a
+ * taken name moves on to _HH.1, _HH.2 ... A live file whose header cannot
+ * be read is renamed aside to current.trace.bad-<realtime ns>, never
+ * deleted. Retention only deletes names that parse as archives, and never
+ * the live file.
+ *
+ * Rotation is checked on flush and tick, not per record: the caller ticks
+ * at least once a second (the daemon does on every sampler tick). The
+ * object belongs to one thread.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tracefmt/tf_internal.h"
+
+struct pgwt_tf_dir_writer
+{
+	char	   *dir;
+	pgwt_tf_dir_opts opts;
+	pgwt_tf_file_writer *w;
+	char		live_hour[64];	/* archive name (seq 0) of the live file */
+	char		cur_path[4096];
+	uint64_t	sample_period_ns;	/* re-applied to each new live file */
+	pgwt_tf_dir_stats stats;
+};
+
+static int
+tf_path(char *buf, size_t len, const char *dir, const char *name)
+{
+	if (snprintf(buf, len, "%s/%s", dir, name) >= (int) len)
+		return -PGWT_TF_INVAL;
+	return 0;
+}
+
+/* rename without replacing; -PGWT_TF_EXISTS when dst is taken. */
+static int
+tf_rename_noreplace(const char *src, const char *dst)
+{
+	if (renameat2(AT_FDCWD, src, AT_FDCWD, dst, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno == EEXIST)
+		return -PGWT_TF_EXISTS;
+	if (errno != EINVAL && errno != ENOSYS)
+		return -PGWT_TF_IO;
+	/* file systems without RENAME_NOREPLACE: link refuses to replace */
+	if (link(src, dst) < 0)
+		return errno == EEXIST ? -PGWT_TF_EXISTS : -PGWT_TF_IO;
+	return unlink(src) < 0 ? -PGWT_TF_IO : 0;
+}
+
+/* Moves src to the first free archive name of its start hour. */
+static int
+tf_archive_file(const char *dir, const char *src, uint64_t start_realtime_ns,
+				bool local_time, char *archived, size_t archived_len)
+{
+	unsigned	seq;
+
+	for (seq = 0; seq < 100000; seq++)
+	{
+		char		name[128];
+		char		dst[4096];
+		int			rc;
+
+		if ((rc = pgwt_tf_archive_name(start_realtime_ns, local_time, seq,
+									   name, sizeof(name))) < 0 ||
+			(rc = tf_path(dst, sizeof(dst), dir, name)) < 0)
+			return rc;
+		rc = tf_rename_noreplace(src, dst);
+		if (rc == -PGWT_TF_EXISTS)
+			continue;
+		if (rc == 0)
+		{
+			if (archived && archived_len > 0)
+				snprintf(archived, archived_len, "%s", name);
+			return tf_fsync_dir(dir);
+		}
+		return rc;
+	}
+	return -PGWT_TF_EXISTS;
+}
+
+static void
+tf_unlink_meta(const char *path)
+{
+	char		meta[4096];
+
+	if (snprintf(meta, sizeof(meta), "%s%s", path, PGWT_TF_META_SUFFIX) < (int) sizeof(meta))
+		(void) unlink(meta);
+}
+
+int
+pgwt_tf_recover_current(const char *dir, const pgwt_tf_dir_opts *opts,
+						pgwt_tf_dir_stats *stats, char *archived,
+						size_t archived_len)
+{
+	char		path[4096];
+	pgwt_tf_read_stats rs;
+	tf_file_reader *f = NULL;
+	pgwt_record *recs = NULL;
+	struct stat st;
+	uint8_t    *footer = NULL;
+	size_t		footer_len;
+	uint64_t	valid_end;
+	const uint64_t *ts;
+	const uint64_t *offs;
+	uint32_t	nblocks;
+	uint64_t	start_rt;
+	int			fd;
+	int			rc;
+
+	if ((rc = tf_path(path, sizeof(path), dir, PGWT_TF_CURRENT_NAME)) < 0)
+		return rc;
+	if (lstat(path, &st) < 0)
+	{
+		if (errno != ENOENT)
+			return -PGWT_TF_IO;
+		tf_unlink_meta(path);
+		return 0;
+	}
+	memset(&rs, 0, sizeof(rs));
+	rc = tf_file_reader_open(path, true, true, &rs, &f);
+	if (rc == -PGWT_TF_NOMEM || rc == -PGWT_TF_IO)
+		return rc;
+	if (rc < 0)
+	{
+		/* Unreadable header: keep the bytes aside for a human. */
+		char		bad[4096];
+
+		if (snprintf(bad, sizeof(bad), "%s.bad-%llu", path,
+					 (unsigned long long) tf_clock_realtime(&opts->file.clock)) >= (int) sizeof(bad))
+			return -PGWT_TF_INVAL;
+		if ((rc = tf_rename_noreplace(path, bad)) < 0)
+			return rc;
+		tf_unlink_meta(path);
+		stats->quarantined++;
+		if (archived && archived_len > 0)
+			snprintf(archived, archived_len, "%s", strrchr(bad, '/') + 1);
+		return 2;
+	}
+
+	/* Walk every block (no .meta limit): complete blocks are all kept. */
+	recs = malloc(sizeof(pgwt_record) * PGWT_TF_BLOCK_MAX_RECORDS);
+	if (!recs)
+	{
+		rc = -PGWT_TF_NOMEM;
+		goto done;
+	}
+	for (;;)
+	{
+		uint32_t	n;
+		uint16_t	type;
+		uint64_t	period;
+
+		rc = tf_file_reader_next(f, recs, &n, &type, &period);
+		if (rc <= 0)
+			break;
+	}
+	if (rc < 0)
+		goto done;
+	valid_end = tf_file_reader_valid_end(f);
+	start_rt = tf_file_reader_header(f)->start_realtime_ns;
+	tf_file_reader_index(f, &ts, &offs, &nblocks);
+	if ((rc = tf_footer_encode(ts, offs, nblocks, &footer, &footer_len)) < 0)
+		goto done;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+	{
+		rc = -PGWT_TF_IO;
+		goto done;
+	}
+	rc = ftruncate(fd, (off_t) valid_end) < 0 ? -PGWT_TF_IO : 0;
+	if (rc == 0 && lseek(fd, (off_t) valid_end, SEEK_SET) < 0)
+		rc = -PGWT_TF_IO;
+	if (rc == 0)
+		rc = tf_write_all(fd, footer, footer_len);
+	if (rc == 0 && fsync(fd) < 0)
+		rc = -PGWT_TF_IO;
+	if (close(fd) < 0 && rc == 0)
+		rc = -PGWT_TF_IO;
+	if (rc < 0)
+		goto done;
+	stats->recovered_bytes_cut += (uint64_t) st.st_size - valid_end;
+	rc = tf_archive_file(dir, path, start_rt, opts->local_time, archived, archived_len);
+	if (rc == 0)
+	{
+		tf_unlink_meta(path);
+		stats->recovered++;
+		rc = 1;
+	}
+
+done:
+	free(footer);
+	free(recs);
+	tf_file_reader_close(f);
+	return rc;
+}
+
+static int
+tf_start_live(pgwt_tf_dir_writer *d)
+{
+	pgwt_tf_file_opts fo = d->opts.file;
+	int			rc;
+
+	fo.write_meta = true;
+	rc = pgwt_tf_file_writer_create(d->cur_path, &fo, &d->w);
+	if (rc < 0)
+		return rc;
+	if ((rc = pgwt_tf_file_writer_set_sample_period(d->w, d->sample_period_ns)) < 0)
+		return rc;
+	return pgwt_tf_archive_name(pgwt_tf_file_writer_header(d->w)->start_realtime_ns,
+								d->opts.local_time, 0, d->live_hour,
+								sizeof(d->live_hour));
+}
+
+/* Finishes the live file and archives it under its start hour. */
+static int
+tf_finish_live(pgwt_tf_dir_writer *d)
+{
+	uint64_t	start_rt = pgwt_tf_file_writer_header(d->w)->start_realtime_ns;
+	int			rc;
+
+	rc = pgwt_tf_file_writer_finish(d->w);
+	d->w = NULL;
+	if (rc < 0)
+		return rc;
+	return tf_archive_file(d->dir, d->cur_path, start_rt, d->opts.local_time, NULL, 0);
+}
+
+int
+pgwt_tf_dir_open(const char *dir, const pgwt_tf_dir_opts *opts,
+				 pgwt_tf_dir_writer **out)
+{
+	pgwt_tf_dir_writer *d;
+	struct stat st;
+	int			rc;
+
+	if (!dir || !opts || !out)
+		return -PGWT_TF_INVAL;
+	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+		return -PGWT_TF_IO;
+	d = calloc(1, sizeof(*d));
+	if (!d || !(d->dir = strdup(dir)))
+	{
+		free(d);
+		return -PGWT_TF_NOMEM;
+	}
+	d->opts = *opts;
+	if ((rc = tf_path(d->cur_path, sizeof(d->cur_path), dir, PGWT_TF_CURRENT_NAME)) < 0 ||
+		(rc = pgwt_tf_recover_current(dir, opts, &d->stats, NULL, 0)) < 0 ||
+		(rc = pgwt_tf_dir_apply_retention(d)) < 0 ||
+		(rc = tf_start_live(d)) < 0)
+	{
+		free(d->dir);
+		free(d);
+		return rc;
+	}
+	*out = d;
+	return 0;
+}
+
+int
+pgwt_tf_dir_append(pgwt_tf_dir_writer *d, const pgwt_record *rec)
+{
+	if (!d->w)
+		return -PGWT_TF_CLOSED;
+	return pgwt_tf_file_writer_append(d->w, rec);
+}
+
+int
+pgwt_tf_dir_set_sample_period(pgwt_tf_dir_writer *d, uint64_t period_ns)
+{
+	int			rc;
+
+	if (!d->w)
+		return -PGWT_TF_CLOSED;
+	if ((rc = pgwt_tf_file_writer_set_sample_period(d->w, period_ns)) == 0)
+		d->sample_period_ns = period_ns;
+	return rc;
+}
+
+int
+pgwt_tf_dir_tick(pgwt_tf_dir_writer *d)
+{
+	char		now_hour[64];
+	int			rc;
+
+	if (!d->w)
+	{
+		/* A failed rotation left no writer, maybe a footerless live file:
+		 * archive that like any leftover, then start again. */
+		if ((rc = pgwt_tf_recover_current(d->dir, &d->opts, &d->stats, NULL, 0)) < 0 ||
+			(rc = tf_start_live(d)) < 0)
+			return rc;
+	}
+	if ((rc = pgwt_tf_archive_name(tf_clock_realtime(&d->opts.file.clock),
+								   d->opts.local_time, 0, now_hour,
+								   sizeof(now_hour))) < 0)
+		return rc;
+	if (strcmp(now_hour, d->live_hour) == 0)
+		return 0;
+	if ((rc = tf_finish_live(d)) < 0)
+		return rc;
+	d->stats.rotations++;
+	if ((rc = tf_start_live(d)) < 0)
+		return rc;
+	return pgwt_tf_dir_apply_retention(d);
+}
+
+int
+pgwt_tf_dir_flush(pgwt_tf_dir_writer *d)
+{
+	int			rc;
+
+	if (d->w && (rc = pgwt_tf_file_writer_flush(d->w)) < 0)
+		return rc;
+	return pgwt_tf_dir_tick(d);
+}
+
+int
+pgwt_tf_dir_apply_retention(pgwt_tf_dir_writer *d)
+{
+	DIR		   *dh;
+	struct dirent *de;
+	pgwt_tf_archive *a = NULL;
+	char	  **names = NULL;
+	bool	   *del = NULL;
+	size_t		n = 0,
+				cap = 0,
+				i;
+	uint64_t	live_bytes = 0;
+	struct stat st;
+	int			rc = 0;
+
+	if (d->opts.retention_hours == 0 && d->opts.retention_bytes == 0)
+		return 0;
+	if (stat(d->cur_path, &st) == 0)
+		live_bytes = (uint64_t) st.st_size;
+	dh = opendir(d->dir);
+	if (!dh)
+		return -PGWT_TF_IO;
+	while ((de = readdir(dh)) != NULL)
+	{
+		char		path[4096];
+		int64_t		hour;
+		unsigned	seq;
+
+		if (pgwt_tf_archive_parse(de->d_name, d->opts.local_time, &hour, &seq) < 0 ||
+			tf_path(path, sizeof(path), d->dir, de->d_name) < 0 ||
+			lstat(path, &st) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		if (n == cap)
+		{
+			size_t		c = cap ? cap * 2 : 64;
+			pgwt_tf_archive *na = realloc(a, c * sizeof(*a));
+			char	  **nn;
+
+			if (!na)
+			{
+				rc = -PGWT_TF_NOMEM;
+				break;
+			}
+			a = na;
+			nn = realloc(names, c * sizeof(*nn));
+			if (!nn)
+			{
+				rc = -PGWT_TF_NOMEM;
+				break;
+			}
+			names = nn;
+			cap = c;
+		}
+		if (!(names[n] = strdup(de->d_name)))
+		{
+			rc = -PGWT_TF_NOMEM;
+			break;
+		}
+		a[n].name = names[n];
+		a[n].hour_epoch_s = hour;
+		a[n].seq = seq;
+		a[n].size = (uint64_t) st.st_size;
+		n++;
+	}
+	closedir(dh);
+	if (rc == 0 && n > 0)
+	{
+		del = calloc(n, sizeof(bool));
+		if (!del)
+			rc = -PGWT_TF_NOMEM;
+	}
+	if (rc == 0 && n > 0)
+	{
+		int64_t		now_s = (int64_t) (tf_clock_realtime(&d->opts.file.clock) / 1000000000ull);
+
+		pgwt_tf_retention_select(a, del, n, now_s, d->opts.retention_hours,
+								 d->opts.retention_bytes, live_bytes);
+		for (i = 0; i < n; i++)
+		{
+			char		path[4096];
+
+			if (!del[i] || tf_path(path, sizeof(path), d->dir, a[i].name) < 0)
+				continue;
+			if (unlink(path) == 0)
+			{
+				d->stats.deleted++;
+				d->stats.deleted_bytes += a[i].size;
+			}
+			else if (errno != ENOENT)
+				rc = -PGWT_TF_IO;
+		}
+	}
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	free(a);
+	free(del);
+	return rc;
+}
+
+int
+pgwt_tf_dir_close(pgwt_tf_dir_writer *d)
+{
+	int			rc = 0;
+
+	if (!d)
+		return 0;
+	if (d->w)
+		rc = tf_finish_live(d);
+	free(d->dir);
+	free(d);
+	return rc;
+}
+
+const pgwt_tf_dir_stats *
+pgwt_tf_dir_writer_stats(const pgwt_tf_dir_writer *d)
+{
+	return &d->stats;
+}

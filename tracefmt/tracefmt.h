@@ -1,0 +1,392 @@
+/*
+ * tracefmt.h
+ *		Public API of the trace format library: write, read, rotate and
+ *		recover pg_wait_tracer trace files (docs/TRACE_FORMAT.md).
+ *
+ * Layers inside the library, lowest first:
+ *	 - tf_le.h		little-endian and LEB128 helpers (pure, inline)
+ *	 - block.c		one block <-> records (pure: no I/O)
+ *	 - naming.c		archive names, retention policy (pure)
+ *	 - file_writer.c	one trace file: header, blocks, footer, .meta
+ *	 - file_reader.c	one trace file: footer index, live files, validation
+ *	 - reader.c		a file or a directory of files, in time order
+ *	 - tracedir.c	the trace directory: rotation, recovery, retention
+ *	 - sidefiles.c	backends, query texts, wait-event names
+ *
+ * No global mutable state: every object is owned by its caller, and one
+ * object is used by one thread at a time. Errors are returned as negative
+ * pgwt_tf_err codes; nothing prints, nothing exits. The library links into
+ * the PostgreSQL extension (built with -fPIC).
+ */
+#ifndef PGWT_TRACEFMT_H
+#define PGWT_TRACEFMT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tracefmt/record.h"
+
+/* ------------------------------------------------------------------ */
+/* Errors                                                              */
+/* ------------------------------------------------------------------ */
+
+/* X(name, text): the error table. Codes are returned negated. */
+#define PGWT_TF_ERRORS(X) \
+	X(OK,			"success") \
+	X(IO,			"I/O error") \
+	X(NOMEM,		"out of memory") \
+	X(INVAL,		"invalid argument") \
+	X(BAD_MAGIC,	"not a trace file (bad magic)") \
+	X(BAD_VERSION,	"unsupported trace format version") \
+	X(BAD_HEADER,	"invalid file header") \
+	X(TRUNCATED,	"file or block truncated") \
+	X(BAD_BLOCK,	"invalid block header") \
+	X(BAD_PAYLOAD,	"invalid block payload") \
+	X(LZ4,			"LZ4 decompression failed") \
+	X(CHECKSUM,		"block checksum mismatch") \
+	X(BAD_FOOTER,	"invalid footer") \
+	X(BAD_META,		"invalid live-file meta") \
+	X(BAD_SIDEFILE,	"invalid side file") \
+	X(EXISTS,		"file already exists") \
+	X(NOT_FOUND,	"no trace files found") \
+	X(ORDER,		"records out of order") \
+	X(CLOSED,		"object is closed")
+
+typedef enum pgwt_tf_err
+{
+#define PGWT_TF_X_ENUM(name, text) PGWT_TF_##name,
+	PGWT_TF_ERRORS(PGWT_TF_X_ENUM)
+#undef PGWT_TF_X_ENUM
+	PGWT_TF_ERR_COUNT
+} pgwt_tf_err;
+
+/* Text for a code (either sign); never NULL. */
+extern const char *pgwt_tf_strerror(int err);
+
+/* ------------------------------------------------------------------ */
+/* Format constants                                                    */
+/* ------------------------------------------------------------------ */
+
+#define PGWT_TF_MAGIC			0x54574750u	/* "PGWT" little-endian */
+#define PGWT_TF_VERSION_MIN		2
+#define PGWT_TF_VERSION			4		/* what the writer produces */
+#define PGWT_TF_FLAG_LZ4		0x0001u
+#define PGWT_TF_FILE_HEADER_SIZE	28
+#define PGWT_TF_BLOCK_HEADER_SIZE	40
+#define PGWT_TF_FOOTER_ENTRY_SIZE	16
+#define PGWT_TF_BLOCK_MAX_RECORDS	4096
+/* Bound on one block's uncompressed payload (largest legal v4 block). */
+#define PGWT_TF_PAYLOAD_MAX		(PGWT_TF_BLOCK_MAX_RECORDS * 60)
+/* v4 writers keep last_ts - first_ts of every block within this. */
+#define PGWT_TF_MAX_BLOCK_SPAN_NS	(10ull * 1000000000ull)
+
+typedef enum pgwt_tf_block_type
+{
+	PGWT_TF_BLOCK_TRANSITIONS = 0,
+	PGWT_TF_BLOCK_SAMPLES = 1
+} pgwt_tf_block_type;
+
+/* File header fields (decoded). */
+typedef struct pgwt_tf_file_header
+{
+	uint16_t	version;
+	uint16_t	flags;
+	uint32_t	pg_version;			/* e.g. 150004 */
+	uint64_t	start_realtime_ns;	/* CLOCK_REALTIME at creation */
+	uint64_t	start_monotonic_ns; /* CLOCK_MONOTONIC at creation */
+} pgwt_tf_file_header;
+
+/* Block header fields (decoded). */
+typedef struct pgwt_tf_block_header
+{
+	uint64_t	first_ts;
+	uint64_t	last_ts;
+	uint32_t	n;
+	uint32_t	compressed;
+	uint32_t	uncompressed;
+	uint16_t	type;
+	uint16_t	reserved;		/* v4: checksum of the stored payload */
+	uint64_t	sample_period_ns;
+} pgwt_tf_block_header;
+
+/* Realtime ns of a record timestamp, using its file's header. */
+static inline uint64_t
+pgwt_tf_to_realtime(const pgwt_tf_file_header *h, uint64_t ts_ns)
+{
+	return h->start_realtime_ns + (ts_ns - h->start_monotonic_ns);
+}
+
+/* ------------------------------------------------------------------ */
+/* Clock (injectable so rotation and retention are testable)           */
+/* ------------------------------------------------------------------ */
+
+typedef struct pgwt_tf_clock
+{
+	/* Both return nanoseconds; NULL functions mean the system clocks. */
+	uint64_t	(*realtime_ns) (void *arg);
+	uint64_t	(*monotonic_ns) (void *arg);
+	void	   *arg;
+} pgwt_tf_clock;
+
+/* ------------------------------------------------------------------ */
+/* Writing one file                                                    */
+/* ------------------------------------------------------------------ */
+
+typedef struct pgwt_tf_writer_stats
+{
+	uint64_t	records;		/* accepted by append */
+	uint64_t	blocks;			/* committed blocks */
+	uint64_t	bytes;			/* file bytes written */
+	uint64_t	rejected;		/* records refused (bad kind) */
+} pgwt_tf_writer_stats;
+
+typedef struct pgwt_tf_file_writer pgwt_tf_file_writer;
+
+typedef struct pgwt_tf_file_opts
+{
+	uint32_t	pg_version;
+	uint16_t	version;		/* 0 = PGWT_TF_VERSION; 2..4 allowed */
+	bool		no_lz4;			/* store payloads raw (flags bit0 clear) */
+	bool		write_meta;		/* maintain <path>.meta after each block */
+	bool		fsync_each_block;	/* default off: page cache per block */
+	int			mode;			/* 0 = 0640 */
+	long		group_gid;		/* -1 = leave the group alone */
+	uint64_t	max_block_span_ns;	/* 0 = PGWT_TF_MAX_BLOCK_SPAN_NS */
+	pgwt_tf_clock clock;		/* for the header's start times */
+} pgwt_tf_file_opts;
+
+/* Create path (must not exist). */
+extern int	pgwt_tf_file_writer_create(const char *path,
+									   const pgwt_tf_file_opts *opts,
+									   pgwt_tf_file_writer **out);
+/* Buffer one record; full blocks are compressed and written. */
+extern int	pgwt_tf_file_writer_append(pgwt_tf_file_writer *w,
+									   const pgwt_record *rec);
+/* Sample period of subsequent SAMPLES records (closes an open block). */
+extern int	pgwt_tf_file_writer_set_sample_period(pgwt_tf_file_writer *w,
+												  uint64_t period_ns);
+/* Write every buffered block now (and update .meta). */
+extern int	pgwt_tf_file_writer_flush(pgwt_tf_file_writer *w);
+/* Flush, append footer, fsync, close; the object is freed either way. */
+extern int	pgwt_tf_file_writer_finish(pgwt_tf_file_writer *w);
+/* Close without footer (as after a crash); frees the object. */
+extern void pgwt_tf_file_writer_abandon(pgwt_tf_file_writer *w);
+extern const pgwt_tf_writer_stats *pgwt_tf_file_writer_stats(const pgwt_tf_file_writer *w);
+extern const pgwt_tf_file_header *pgwt_tf_file_writer_header(const pgwt_tf_file_writer *w);
+
+/* ------------------------------------------------------------------ */
+/* Reading: a file, or a directory of files in time order              */
+/* ------------------------------------------------------------------ */
+
+typedef struct pgwt_tf_read_stats
+{
+	uint64_t	files;			/* files opened */
+	uint64_t	files_bad;		/* files skipped: unreadable header */
+	uint64_t	footers_bad;	/* footer invalid: fell back to a scan */
+	uint64_t	blocks;			/* blocks decoded */
+	uint64_t	blocks_bad;		/* blocks skipped as invalid */
+	uint64_t	blocks_skipped_range;	/* blocks outside the time range */
+	uint64_t	records;		/* records delivered */
+	uint64_t	bytes_truncated;	/* unreadable bytes at file ends */
+} pgwt_tf_read_stats;
+
+typedef struct pgwt_tf_reader pgwt_tf_reader;
+
+typedef struct pgwt_tf_read_opts
+{
+	/* Inclusive time range in record timestamps. t_start 0 and t_end
+	 * UINT64_MAX mean everything; so does a zeroed struct (t_end 0). */
+	uint64_t	t_start;
+	uint64_t	t_end;
+	/* When set, the range is CLOCK_REALTIME ns, mapped per file. */
+	bool		range_realtime;
+	/* A live current.trace is read up to the committed block count of
+	 * its .meta; set this to read it to its last valid block instead
+	 * (what recovery does; may include a block still being written). */
+	bool		ignore_meta;
+} pgwt_tf_read_opts;
+
+/* One decoded block; recs stays valid until the next call on the reader. */
+typedef struct pgwt_tf_block
+{
+	const pgwt_record *recs;
+	uint32_t	n;				/* records after range filtering (>= 1) */
+	uint16_t	type;			/* pgwt_tf_block_type */
+	uint64_t	sample_period_ns;
+	const pgwt_tf_file_header *file;	/* header of the file it came from */
+	uint32_t	file_index;		/* 0-based, in time order */
+} pgwt_tf_block;
+
+/* path: a trace file, or a directory holding *.trace.lz4 and current.trace.
+ * opts may be NULL (everything). */
+extern int	pgwt_tf_reader_open(const char *path, const pgwt_tf_read_opts *opts,
+								pgwt_tf_reader **out);
+extern void pgwt_tf_reader_close(pgwt_tf_reader *r);
+/* Batch API: 1 = a block, 0 = end, < 0 = fatal error (bad blocks and
+ * files are skipped and counted, not fatal). */
+extern int	pgwt_tf_reader_next_block(pgwt_tf_reader *r, pgwt_tf_block *blk);
+/* Record iterator over the same stream: 1 / 0 / < 0 as above. */
+extern int	pgwt_tf_reader_next(pgwt_tf_reader *r, pgwt_record *rec);
+/* Callback form: stops early and returns cb's value when it is non-zero. */
+typedef int (*pgwt_tf_record_cb) (const pgwt_record *rec,
+								  const pgwt_tf_block *blk, void *arg);
+extern int	pgwt_tf_reader_foreach(pgwt_tf_reader *r, pgwt_tf_record_cb cb,
+								   void *arg);
+/* Live file: re-read the committed count so next_block can go on.
+ * Returns the number of newly committed blocks (>= 0) or an error. */
+extern int	pgwt_tf_reader_poll(pgwt_tf_reader *r);
+extern const pgwt_tf_read_stats *pgwt_tf_reader_stats(const pgwt_tf_reader *r);
+/* Number of files in the stream, and the header of file i. */
+extern uint32_t pgwt_tf_reader_nfiles(const pgwt_tf_reader *r);
+extern const pgwt_tf_file_header *pgwt_tf_reader_file_header(const pgwt_tf_reader *r,
+															  uint32_t i);
+extern const char *pgwt_tf_reader_file_path(const pgwt_tf_reader *r, uint32_t i);
+
+/* ------------------------------------------------------------------ */
+/* The trace directory: live file, hourly rotation, recovery, retention */
+/* ------------------------------------------------------------------ */
+
+#define PGWT_TF_CURRENT_NAME	"current.trace"
+#define PGWT_TF_META_SUFFIX		".meta"
+#define PGWT_TF_ARCHIVE_SUFFIX	".trace.lz4"
+
+typedef struct pgwt_tf_dir_opts
+{
+	pgwt_tf_file_opts file;		/* per-file options (clock inside) */
+	bool		local_time;		/* archive names in local time (default UTC) */
+	uint32_t	retention_hours;	/* 0 = keep by age forever */
+	uint64_t	retention_bytes;	/* 0 = no size cap */
+} pgwt_tf_dir_opts;
+
+typedef struct pgwt_tf_dir_stats
+{
+	uint64_t	rotations;
+	uint64_t	recovered;		/* leftover current files archived */
+	uint64_t	recovered_bytes_cut;	/* torn tail bytes dropped */
+	uint64_t	quarantined;	/* unreadable files kept aside (.bad-*) */
+	uint64_t	deleted;		/* archives removed by retention */
+	uint64_t	deleted_bytes;
+} pgwt_tf_dir_stats;
+
+typedef struct pgwt_tf_dir_writer pgwt_tf_dir_writer;
+
+/* Opens dir (must exist), recovers a leftover current.trace, applies
+ * retention and starts a new current.trace. */
+extern int	pgwt_tf_dir_open(const char *dir, const pgwt_tf_dir_opts *opts,
+							 pgwt_tf_dir_writer **out);
+extern int	pgwt_tf_dir_append(pgwt_tf_dir_writer *d, const pgwt_record *rec);
+extern int	pgwt_tf_dir_set_sample_period(pgwt_tf_dir_writer *d, uint64_t period_ns);
+/* Flush buffered blocks; rotate if the hour changed; cheap otherwise. */
+extern int	pgwt_tf_dir_flush(pgwt_tf_dir_writer *d);
+/* Rotate now if the calendar hour changed since the live file began. */
+extern int	pgwt_tf_dir_tick(pgwt_tf_dir_writer *d);
+extern int	pgwt_tf_dir_apply_retention(pgwt_tf_dir_writer *d);
+/* Finish and archive the live file; frees d. */
+extern int	pgwt_tf_dir_close(pgwt_tf_dir_writer *d);
+extern const pgwt_tf_dir_stats *pgwt_tf_dir_writer_stats(const pgwt_tf_dir_writer *d);
+
+/* Recover a leftover live file without opening a writer (used by
+ * pgwt_tf_dir_open). *archived receives the new name's basename when
+ * buf is non-NULL. Returns 0 when there was nothing to do, 1 when a file
+ * was archived, 2 when it was quarantined, < 0 on error. */
+extern int	pgwt_tf_recover_current(const char *dir, const pgwt_tf_dir_opts *opts,
+									pgwt_tf_dir_stats *stats,
+									char *archived, size_t archived_len);
+
+/* ------------------------------------------------------------------ */
+/* Archive names and retention policy (pure)                           */
+/* ------------------------------------------------------------------ */
+
+/* "YYYY-MM-DD_HH" (+ ".N" when seq > 0) + ".trace.lz4". */
+extern int	pgwt_tf_archive_name(uint64_t realtime_ns, bool local_time,
+								 unsigned seq, char *buf, size_t len);
+/* Parse an archive name; returns 0 and the hour start (seconds since the
+ * epoch, in the same zone convention) and seq, or PGWT_TF_INVAL. */
+extern int	pgwt_tf_archive_parse(const char *name, bool local_time,
+								  int64_t *hour_epoch_s, unsigned *seq);
+
+typedef struct pgwt_tf_archive
+{
+	const char *name;
+	int64_t		hour_epoch_s;
+	unsigned	seq;
+	uint64_t	size;
+} pgwt_tf_archive;
+
+/* Sorts a[] oldest first and marks which to delete (del[i] = true) so that
+ * no archive is older than retention_hours (an archive's age counts from
+ * the end of its hour) and archives + live_bytes fit retention_bytes.
+ * Returns the number marked. */
+extern size_t pgwt_tf_retention_select(pgwt_tf_archive *a, bool *del, size_t n,
+									   int64_t now_s, uint32_t retention_hours,
+									   uint64_t retention_bytes,
+									   uint64_t live_bytes);
+
+/* ------------------------------------------------------------------ */
+/* Side files: backends, query texts, wait-event names                 */
+/* ------------------------------------------------------------------ */
+
+#define PGWT_TF_BACKENDS_NAME	"backends.tsv"
+#define PGWT_TF_QUERIES_NAME	"queries.tsv"
+#define PGWT_TF_EVENTS_NAME		"events.tsv"
+#define PGWT_TF_QUERY_TEXT_MAX	4096	/* bytes kept of one query text */
+#define PGWT_TF_FIELD_MAX		256		/* bytes kept of other strings */
+
+typedef struct pgwt_tf_backend
+{
+	uint32_t	pid;
+	uint32_t	leader_pid;		/* 0 = none */
+	uint64_t	start_realtime_ns;
+	const char *type;			/* "client backend", "autovacuum worker" ... */
+	const char *user;
+	const char *database;
+	const char *client_addr;
+	const char *application_name;
+} pgwt_tf_backend;
+
+typedef enum pgwt_tf_query_mode
+{
+	PGWT_TF_QUERY_NONE = 0,		/* no texts stored */
+	PGWT_TF_QUERY_NORMALIZED = 1,	/* literals replaced by '?' */
+	PGWT_TF_QUERY_FULL = 2
+} pgwt_tf_query_mode;
+
+typedef struct pgwt_tf_event_name
+{
+	uint32_t	id;
+	const char *class_name;
+	const char *name;
+} pgwt_tf_event_name;
+
+/* Appenders open, append one line, and close (side files are small and
+ * rarely written). Files are created 0640 with opts' group. */
+extern int	pgwt_tf_backend_append(const char *dir, const pgwt_tf_file_opts *opts,
+								   const pgwt_tf_backend *b);
+/* Stores nothing in mode NONE; truncates at PGWT_TF_QUERY_TEXT_MAX. */
+extern int	pgwt_tf_query_append(const char *dir, const pgwt_tf_file_opts *opts,
+								 pgwt_tf_query_mode mode, uint64_t query_id,
+								 const char *text);
+/* Replaces the event-name table atomically (tmp + rename). */
+extern int	pgwt_tf_events_write(const char *dir, const pgwt_tf_file_opts *opts,
+								 uint32_t pg_version,
+								 const pgwt_tf_event_name *ev, size_t n);
+
+/* Replace SQL literals by '?' into out (NUL-terminated, truncated to
+ * outlen - 1). Returns the length written. Pure. */
+extern size_t pgwt_tf_normalize_query(const char *in, char *out, size_t outlen);
+
+/* Readers: the callback gets each valid line; bad lines are counted in
+ * *bad (may be NULL). The strings live only during the callback. */
+typedef int (*pgwt_tf_backend_cb) (const pgwt_tf_backend *b, void *arg);
+typedef int (*pgwt_tf_query_cb) (uint64_t query_id, pgwt_tf_query_mode mode,
+								 bool truncated, const char *text, void *arg);
+typedef int (*pgwt_tf_event_cb) (const pgwt_tf_event_name *e, void *arg);
+extern int	pgwt_tf_backends_read(const char *dir, pgwt_tf_backend_cb cb,
+								  void *arg, uint64_t *bad);
+extern int	pgwt_tf_queries_read(const char *dir, pgwt_tf_query_cb cb,
+								 void *arg, uint64_t *bad);
+extern int	pgwt_tf_events_read(const char *dir, pgwt_tf_event_cb cb,
+								void *arg, uint32_t *pg_version, uint64_t *bad);
+
+#endif							/* PGWT_TRACEFMT_H */
