@@ -7,6 +7,7 @@
  * allocates. The engine is single-threaded: callers serialise access.
  */
 #include "analysis/engine_internal.h"
+#include "analysis/exact_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -51,21 +52,28 @@ pgwt_fidelity_of(bool has_exact, bool has_sampled)
 }
 
 /* Bucket 0 is <1 us; bucket k (1..14) is [2^(k-1), 2^k) us; 15 is >=16 ms. */
-unsigned
-pgwt_hist_us_bucket(uint64_t ns)
+static inline unsigned
+hist_us_bucket(uint64_t ns)
 {
-	uint64_t	us = ns / 1000;
-	unsigned	b;
+	unsigned	lg,
+				b;
 
-	if (us == 0)
+	/* without a division: this runs once per wait */
+	if (ns < 1000)
 		return 0;
-	b = (unsigned) (64 - __builtin_clzll(us));	/* us in [2^(b-1), 2^b) */
-	return b < PGWT_HIST_US_BUCKETS - 1 ? b : PGWT_HIST_US_BUCKETS - 1;
+	if (ns >= (1000ull << (PGWT_HIST_US_BUCKETS - 2)))
+		return PGWT_HIST_US_BUCKETS - 1;
+	/* ns in [2^lg, 2^(lg+1)) holds at most one bound 1000 * 2^(b-1): b is lg-8 or lg-9 */
+	lg = (unsigned) (63 - __builtin_clzll(ns));
+	b = lg - 8;
+	if (ns < (1000ull << (b - 1)))
+		b--;
+	return b;
 }
 
 /* Bucket 0 is <2^10 ns; bucket k (1..30) is [2^(k+9), 2^(k+10)); 31 is >=2^40. */
-unsigned
-pgwt_hist_ns_bucket(uint64_t ns)
+static inline unsigned
+hist_ns_bucket(uint64_t ns)
 {
 	unsigned	b;
 
@@ -73,6 +81,18 @@ pgwt_hist_ns_bucket(uint64_t ns)
 		return 0;
 	b = (unsigned) (63 - __builtin_clzll(ns)) - 9;
 	return b < PGWT_HIST_NS_BUCKETS ? b : PGWT_HIST_NS_BUCKETS - 1;
+}
+
+unsigned
+pgwt_hist_us_bucket(uint64_t ns)
+{
+	return hist_us_bucket(ns);
+}
+
+unsigned
+pgwt_hist_ns_bucket(uint64_t ns)
+{
+	return hist_ns_bucket(ns);
 }
 
 /* ---- fixed-size hash tables ------------------------------------------- */
@@ -90,8 +110,8 @@ agg_hash(uint64_t k1, uint32_t k2)
 	return x;
 }
 
-static bool
-agg_init(agg_table *t, unsigned cap, size_t vsize)
+bool
+pgwt_agg_init(agg_table *t, unsigned cap, size_t vsize)
 {
 	unsigned	slots = 16;
 
@@ -108,8 +128,8 @@ agg_init(agg_table *t, unsigned cap, size_t vsize)
 	return t->slots && t->order && t->other;
 }
 
-static void
-agg_free(agg_table *t)
+void
+pgwt_agg_free(agg_table *t)
 {
 	free(t->slots);
 	free(t->order);
@@ -117,8 +137,8 @@ agg_free(agg_table *t)
 	memset(t, 0, sizeof(*t));
 }
 
-static void
-agg_clear(agg_table *t)
+void
+pgwt_agg_clear(agg_table *t)
 {
 	for (unsigned i = 0; i < t->n; i++)
 		memset(agg_slot_at(t, t->order[i]), 0, t->stride);
@@ -143,8 +163,8 @@ pgwt_agg_find(const agg_table *t, uint64_t k1, uint32_t k2)
 }
 
 /* The value of a key, inserted zeroed if new, or the "other" value. */
-static void *
-agg_get(agg_table *t, uint64_t k1, uint32_t k2)
+void *
+pgwt_agg_get(agg_table *t, uint64_t k1, uint32_t k2)
 {
 	unsigned	s = (unsigned) agg_hash(k1, k2) & t->mask;
 	agg_slot   *sl;
@@ -230,15 +250,21 @@ pgwt_engine_create(const pgwt_engine_config *cfg, const pgwt_window_spec *window
 		wa->spec = windows[w];
 		wa->spec.label[sizeof(wa->spec.label) - 1] = '\0';
 		wa->data_first_ns = UINT64_MAX;
-		ok = ok && agg_init(&wa->events, eng->cfg.max_events, sizeof(pgwt_event_stat));
-		ok = ok && agg_init(&wa->sessions, eng->cfg.max_sessions, sizeof(pgwt_session_stat));
-		ok = ok && agg_init(&wa->session_events, eng->cfg.max_session_events, sizeof(pgwt_stat));
-		ok = ok && agg_init(&wa->query_events, eng->cfg.max_query_events, sizeof(pgwt_stat));
+		ok = ok && pgwt_agg_init(&wa->events, eng->cfg.max_events, sizeof(pgwt_event_stat));
+		ok = ok && pgwt_agg_init(&wa->sessions, eng->cfg.max_sessions, sizeof(pgwt_session_stat));
+		ok = ok && pgwt_agg_init(&wa->session_events, eng->cfg.max_session_events, sizeof(pgwt_stat));
+		ok = ok && pgwt_agg_init(&wa->query_events, eng->cfg.max_query_events, sizeof(pgwt_stat));
 	}
-	ok = ok && agg_init(&eng->backends, eng->cfg.max_backends, sizeof(pgwt_backend_info));
+	ok = ok && pgwt_agg_init(&eng->backends, eng->cfg.max_backends, sizeof(pgwt_backend_info));
 	eng->span_from = calloc(eng->cfg.max_exact_spans, sizeof(uint64_t));
 	eng->span_to = calloc(eng->cfg.max_exact_spans, sizeof(uint64_t));
 	eng->pending = calloc(eng->cfg.max_pending_samples, sizeof(pgwt_record));
+	if (ok && eng->cfg.exact_analysis && !(eng->exact = pgwt_exact_create(eng)))
+	{
+		pgwt_engine_free(eng);
+		*err = "out of memory, or an exact-analysis cap out of range";
+		return NULL;
+	}
 	if (!ok || !eng->span_from || !eng->span_to || !eng->pending)
 	{
 		pgwt_engine_free(eng);
@@ -255,12 +281,13 @@ pgwt_engine_free(pgwt_engine *eng)
 		return;
 	for (int w = 0; w < PGWT_MAX_WINDOWS; w++)
 	{
-		agg_free(&eng->win[w].events);
-		agg_free(&eng->win[w].sessions);
-		agg_free(&eng->win[w].session_events);
-		agg_free(&eng->win[w].query_events);
+		pgwt_agg_free(&eng->win[w].events);
+		pgwt_agg_free(&eng->win[w].sessions);
+		pgwt_agg_free(&eng->win[w].session_events);
+		pgwt_agg_free(&eng->win[w].query_events);
 	}
-	agg_free(&eng->backends);
+	pgwt_agg_free(&eng->backends);
+	pgwt_exact_free(eng->exact, eng->nwindows);
 	free(eng->span_from);
 	free(eng->span_to);
 	free(eng->pending);
@@ -274,10 +301,10 @@ pgwt_engine_reset(pgwt_engine *eng)
 	{
 		window_agg *wa = &eng->win[w];
 
-		agg_clear(&wa->events);
-		agg_clear(&wa->sessions);
-		agg_clear(&wa->session_events);
-		agg_clear(&wa->query_events);
+		pgwt_agg_clear(&wa->events);
+		pgwt_agg_clear(&wa->sessions);
+		pgwt_agg_clear(&wa->session_events);
+		pgwt_agg_clear(&wa->query_events);
 		wa->exact_records = wa->sample_records = 0;
 		wa->data_first_ns = UINT64_MAX;
 		wa->data_last_ns = 0;
@@ -285,7 +312,10 @@ pgwt_engine_reset(pgwt_engine *eng)
 		memset(&wa->db, 0, sizeof(wa->db));
 		memset(&wa->idle, 0, sizeof(wa->idle));
 		memset(wa->cache, 0, sizeof(wa->cache));
+		memset(wa->cache_mru, 0, sizeof(wa->cache_mru));
 	}
+	if (eng->exact)
+		pgwt_exact_reset(eng->exact, eng->nwindows);
 	eng->nspans = 0;
 	eng->span_open = false;
 	eng->pending_head = eng->pending_n = 0;
@@ -303,7 +333,7 @@ pgwt_engine_reset(pgwt_engine *eng)
 bool
 pgwt_engine_set_backend(pgwt_engine *eng, const pgwt_backend_info *info)
 {
-	pgwt_backend_info *b = agg_get(&eng->backends, info->pid, 0);
+	pgwt_backend_info *b = pgwt_agg_get(&eng->backends, info->pid, 0);
 
 	if (b == (pgwt_backend_info *) eng->backends.other)
 	{
@@ -429,23 +459,108 @@ window_cover(window_agg *wa, uint64_t from, uint64_t to)
 		wa->data_last_ns = to;
 }
 
-/* The table entries of one (pid, event, query) in a window. */
-static const key_cache *
+static inline void
+stat_add(pgwt_stat *st, const pgwt_stat *a)
+{
+	st->waits += a->waits;
+	st->exact_ns += a->exact_ns;
+	st->completed_ns += a->completed_ns;
+	if (a->max_ns > st->max_ns)
+		st->max_ns = a->max_ns;
+	st->sampled_ns += a->sampled_ns;
+	st->samples += a->samples;
+}
+
+/* Add a cached key's accumulated time to its tables. */
+static void
+key_sync(window_agg *wa, key_cache *c)
+{
+	const pgwt_stat *a = &c->acc;
+
+	if (!c->dirty)
+		return;
+	stat_add(&c->event_stat->st, a);
+	if (c->idle)
+	{
+		stat_add(&wa->idle, a);
+		stat_add(&c->session->idle, a);
+	}
+	else
+	{
+		stat_add(&wa->classes[c->class_index], a);
+		stat_add(&wa->db, a);
+		stat_add(&c->session->db, a);
+		if (c->event == PGWT_EVENT_NONE)
+			stat_add(&c->session->cpu, a);
+	}
+	stat_add(c->session_event, a);
+	stat_add(c->query_event, a);
+	memset(&c->acc, 0, sizeof(c->acc));
+	c->dirty = false;
+}
+
+const window_agg *
+engine_window(const pgwt_engine *eng, int w)
+{
+	window_agg *wa;
+
+	if (w < 0 || w >= eng->nwindows)
+		return NULL;
+	wa = (window_agg *) &eng->win[w];
+	for (unsigned i = 0; i < ENGINE_KEY_CACHE; i++)
+		key_sync(wa, &wa->cache[i]);
+	return wa;
+}
+
+/*
+ * The table entries of one (pid, event, query) in a window. The cache is
+ * two-way set associative with a most-recently-used bit per set, so two
+ * keys of busy backends that hash alike do not evict each other.
+ */
+static key_cache *window_keys_fill(window_agg *wa, key_cache *c, uint32_t pid, uint32_t ev,
+								   uint64_t query_id);
+
+static inline key_cache *
 window_keys(window_agg *wa, uint32_t pid, uint32_t ev, uint64_t query_id)
 {
-	uint32_t	h = pid * 0x9E3779B1u ^ ev * 0x85EBCA77u ^
-		(uint32_t) query_id * 0xC2B2AE3Du ^ (uint32_t) (query_id >> 32) * 0x27D4EB2Fu;
-	key_cache  *c = &wa->cache[(h ^ (h >> 15)) & (ENGINE_KEY_CACHE - 1)];
+	/* multiplicative hashing: the top bits depend on every key bit (event
+	 * ids differ in their high class byte, pids in their low bits) */
+	uint64_t	h = (((uint64_t) pid << 32 | ev) * 0x9E3779B97F4A7C15ull ^ query_id) * 0xD6E8FEB86659FD93ull;
+	key_cache  *c = &wa->cache[(h >> (64 - ENGINE_KEY_CACHE_SET_BITS)) * 2];
 
-	if (c->valid && c->pid == pid && c->event == ev && c->query_id == query_id)
-		return c;
+	uint8_t    *mru = &wa->cache_mru[h >> (64 - ENGINE_KEY_CACHE_SET_BITS)];
+
+	if (c[0].valid && c[0].pid == pid && c[0].event == ev && c[0].query_id == query_id)
+	{
+		*mru = 0;
+		return &c[0];
+	}
+	if (c[1].valid && c[1].pid == pid && c[1].event == ev && c[1].query_id == query_id)
+	{
+		*mru = 1;
+		return &c[1];
+	}
+	/* replace the way used less recently */
+	c += *mru ^ 1;
+	*mru ^= 1;
+	return window_keys_fill(wa, c, pid, ev, query_id);
+}
+
+/* The cache missed: look the key up in the four tables. */
+static __attribute__((noinline)) key_cache *
+window_keys_fill(window_agg *wa, key_cache *c, uint32_t pid, uint32_t ev, uint64_t query_id)
+{
+	key_sync(wa, c);			/* leaves acc zeroed and dirty false */
+	c->fresh = true;
+	c->idle = pgwt_event_is_idle(ev);
+	c->class_index = (uint8_t) pgwt_event_class(ev);
 	c->pid = pid;
 	c->event = ev;
 	c->query_id = query_id;
-	c->event_stat = agg_get(&wa->events, ev, 0);
-	c->session = agg_get(&wa->sessions, pid, 0);
-	c->session_event = agg_get(&wa->session_events, pid, ev);
-	c->query_event = agg_get(&wa->query_events, query_id, ev);
+	c->event_stat = pgwt_agg_get(&wa->events, ev, 0);
+	c->session = pgwt_agg_get(&wa->sessions, pid, 0);
+	c->session_event = pgwt_agg_get(&wa->session_events, pid, ev);
+	c->query_event = pgwt_agg_get(&wa->query_events, query_id, ev);
 	c->valid = (void *) c->event_stat != (void *) wa->events.other &&
 		(void *) c->session != (void *) wa->sessions.other &&
 		(void *) c->session_event != (void *) wa->session_events.other &&
@@ -453,45 +568,61 @@ window_keys(window_agg *wa, uint32_t pid, uint32_t ev, uint64_t query_id)
 	return c;
 }
 
+static void window_bill_exact_direct(window_agg *wa, key_cache *k, uint32_t ev, uint64_t ns,
+									 bool counted, uint64_t full_ns);
+
 /* Bill ns of event ev (a wait that ended here if counted) to one window. */
-static void
+static inline void
 window_bill_exact(window_agg *wa, const pgwt_record *r, uint32_t ev, uint64_t ns,
 				  bool counted, uint64_t full_ns)
 {
-	bool		idle = pgwt_event_is_idle(ev);
-	const key_cache *k = window_keys(wa, r->pid, ev, r->query_id);
+	key_cache  *k = window_keys(wa, r->pid, ev, r->query_id);
 	pgwt_event_stat *es = k->event_stat;
-	pgwt_session_stat *ss = k->session;
 
-	if (idle)
+	if (counted)
+	{
+		es->hist_us[hist_us_bucket(full_ns)]++;
+		es->hist_ns[hist_ns_bucket(full_ns)]++;
+		if (r->new_event == PGWT_EVENT_EXIT)
+			k->session->exited = true;
+	}
+	wa->exact_records++;
+	if (__builtin_expect(k->valid && !k->fresh, 1))
+	{
+		/* a key seen again: one stat, added to the tables later */
+		stat_exact(&k->acc, ns, counted, full_ns);
+		k->dirty = true;
+		return;
+	}
+	/* a key seen once may never come back: deferring would cost a second
+	 * round of cache misses at eviction */
+	k->fresh = false;
+	window_bill_exact_direct(wa, k, ev, ns, counted, full_ns);
+}
+
+/* A new key, or one folded into "other" somewhere: bill every table now. */
+static __attribute__((noinline)) void
+window_bill_exact_direct(window_agg *wa, key_cache *k, uint32_t ev, uint64_t ns,
+						 bool counted, uint64_t full_ns)
+{
+	pgwt_event_stat *es = k->event_stat;
+
+	if (pgwt_event_is_idle(ev))
+	{
 		stat_exact(&wa->idle, ns, counted, full_ns);
+		stat_exact(&k->session->idle, ns, counted, full_ns);
+	}
 	else
 	{
 		stat_exact(&wa->classes[pgwt_event_class(ev)], ns, counted, full_ns);
 		stat_exact(&wa->db, ns, counted, full_ns);
-	}
-
-	stat_exact(&es->st, ns, counted, full_ns);
-	if (counted)
-	{
-		es->hist_us[pgwt_hist_us_bucket(full_ns)]++;
-		es->hist_ns[pgwt_hist_ns_bucket(full_ns)]++;
-	}
-
-	if (idle)
-		stat_exact(&ss->idle, ns, counted, full_ns);
-	else
-	{
-		stat_exact(&ss->db, ns, counted, full_ns);
+		stat_exact(&k->session->db, ns, counted, full_ns);
 		if (ev == PGWT_EVENT_NONE)
-			stat_exact(&ss->cpu, ns, counted, full_ns);
+			stat_exact(&k->session->cpu, ns, counted, full_ns);
 	}
-	if (counted && r->new_event == PGWT_EVENT_EXIT)
-		ss->exited = true;
-
+	stat_exact(&es->st, ns, counted, full_ns);
 	stat_exact(k->session_event, ns, counted, full_ns);
 	stat_exact(k->query_event, ns, counted, full_ns);
-	wa->exact_records++;
 }
 
 static void
@@ -499,30 +630,33 @@ window_bill_sample(window_agg *wa, const pgwt_record *r)
 {
 	uint32_t	ev = r->new_event;
 	uint64_t	ns = r->weight_ns;
-	bool		idle = pgwt_event_is_idle(ev);
-	const key_cache *k = window_keys(wa, r->pid, ev, r->query_id);
-	pgwt_session_stat *ss = k->session;
+	key_cache  *k = window_keys(wa, r->pid, ev, r->query_id);
 
-	if (idle)
+	wa->sample_records++;
+	window_cover(wa, r->ts_ns > ns ? r->ts_ns - ns : 0, r->ts_ns);
+	if (k->valid && !k->fresh)
+	{
+		stat_sampled(&k->acc, ns);
+		k->dirty = true;
+		return;
+	}
+	k->fresh = false;
+	if (pgwt_event_is_idle(ev))
+	{
 		stat_sampled(&wa->idle, ns);
+		stat_sampled(&k->session->idle, ns);
+	}
 	else
 	{
 		stat_sampled(&wa->classes[pgwt_event_class(ev)], ns);
 		stat_sampled(&wa->db, ns);
+		stat_sampled(&k->session->db, ns);
+		if (ev == PGWT_EVENT_NONE)
+			stat_sampled(&k->session->cpu, ns);
 	}
 	stat_sampled(&k->event_stat->st, ns);
-	if (idle)
-		stat_sampled(&ss->idle, ns);
-	else
-	{
-		stat_sampled(&ss->db, ns);
-		if (ev == PGWT_EVENT_NONE)
-			stat_sampled(&ss->cpu, ns);
-	}
 	stat_sampled(k->session_event, ns);
 	stat_sampled(k->query_event, ns);
-	wa->sample_records++;
-	window_cover(wa, r->ts_ns > ns ? r->ts_ns - ns : 0, r->ts_ns);
 }
 
 static void
@@ -551,6 +685,8 @@ engine_add_transition(pgwt_engine *eng, const pgwt_record *r)
 	/* A backend's first sighting has no previous state to bill. */
 	if (ev == PGWT_EVENT_EXIT || PGWT_IS_MARKER(ev))
 		return;
+	if (eng->exact)
+		pgwt_exact_transition(eng, r);
 
 	for (int w = 0; w < eng->nwindows; w++)
 	{
@@ -577,6 +713,19 @@ engine_commit_sample(pgwt_engine *eng, const pgwt_record *r)
 	if (engine_in_exact_span(eng, r->ts_ns))
 	{
 		eng->counters.superseded_samples++;
+		/* kept per event only, to compare the tiers (cross_validate) */
+		for (int w = 0; w < eng->nwindows; w++)
+		{
+			window_agg *wa = &eng->win[w];
+
+			if (r->ts_ns >= wa->spec.from_ns && r->ts_ns < wa->spec.to_ns)
+			{
+				pgwt_event_stat *es = pgwt_agg_get(&wa->events, r->new_event, 0);
+
+				es->superseded_ns += r->weight_ns;
+				es->superseded_samples++;
+			}
+		}
 		return;
 	}
 	for (int w = 0; w < eng->nwindows; w++)
@@ -652,6 +801,10 @@ pgwt_engine_flush(pgwt_engine *eng)
 {
 	while (eng->pending_n > 0)
 		engine_commit_oldest(eng);
+	if (eng->exact)
+		pgwt_exact_flush(eng);
+	for (int w = 0; w < eng->nwindows; w++)
+		engine_window(eng, w);
 }
 
 size_t

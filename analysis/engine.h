@@ -71,6 +71,25 @@ typedef struct pgwt_engine_config
 	unsigned	max_pending_samples;	/* sample reorder queue (65536) */
 	uint64_t	sample_reorder_ns;	/* how far a sample may precede its
 									 * ESC_START (11 s: a block spans <= 10 s) */
+
+	/*
+	 * The exact-only analyses (exact.h: transitions, concurrency and
+	 * bursts, interference, lock chains) cost time per transition, so they
+	 * run only when asked for. Their caps, 0 = default:
+	 */
+	bool		exact_analysis;
+	unsigned	max_transition_pairs;	/* (old, new) pairs per window (4096) */
+	unsigned	max_interference_pairs; /* (pid, pid, event) per window (16384) */
+	unsigned	max_sweep_events;	/* events followed by the sweep (256) */
+	unsigned	max_concurrent;		/* sessions in one event at once (256) */
+	unsigned	max_pending_intervals;	/* sweep reorder heap (65536) */
+	uint64_t	interval_reorder_ns;	/* how long a wait may last and still
+										 * be swept in start order (11 s) */
+	unsigned	burst_sessions;		/* a burst: this many sessions (4) ... */
+	uint64_t	burst_window_ns;	/* ... entering one event within this (10 ms) */
+	unsigned	max_bursts;			/* bursts listed (256; all are counted) */
+	unsigned	max_lock_edges;		/* (waiter, blocker) pairs per window (4096) */
+	unsigned	max_lock_pids;		/* waiters followed for observations (4096) */
 } pgwt_engine_config;
 
 typedef struct pgwt_window_spec
@@ -106,6 +125,10 @@ typedef struct pgwt_stat
 typedef struct pgwt_event_stat
 {
 	pgwt_stat	st;
+	/* samples dropped because an exact span covers them: kept apart, only
+	 * to compare the two tiers (cross_validate) */
+	uint64_t	superseded_ns;
+	uint64_t	superseded_samples;
 	uint64_t	hist_us[PGWT_HIST_US_BUCKETS];
 	uint64_t	hist_ns[PGWT_HIST_NS_BUCKETS];
 } pgwt_event_stat;
@@ -132,6 +155,13 @@ typedef struct pgwt_engine_counters
 	uint64_t	bad_records;		/* unknown kind, zero-weight sample... */
 	uint64_t	spans_forgotten;	/* exact spans past max_exact_spans */
 	uint64_t	backends_dropped;	/* metadata past max_backends */
+	uint64_t	blocker_obs;		/* pgwt_engine_feed_blockers calls */
+	/* the exact-analysis sweep (exact.h) */
+	uint64_t	late_intervals;		/* started before the sweep point: left out */
+	uint64_t	forced_intervals;	/* swept early: the heap was full */
+	uint64_t	concurrent_overflow;	/* past max_concurrent in one event */
+	uint64_t	sweep_events_overflow;	/* past max_sweep_events */
+	uint64_t	bursts_unlisted;	/* past max_bursts (still counted) */
 } pgwt_engine_counters;
 
 /*
@@ -164,6 +194,25 @@ const pgwt_backend_info *pgwt_engine_backend(const pgwt_engine *eng, uint32_t pi
 const pgwt_engine_counters *pgwt_engine_counters_get(const pgwt_engine *eng);
 int			pgwt_engine_nwindows(const pgwt_engine *eng);
 const pgwt_window_spec *pgwt_engine_window(const pgwt_engine *eng, int w);
+
+/*
+ * Lock blockers seen by the tracer: when a backend waits on a Lock, the
+ * tracer asks the server (pg_blocking_pids) who holds it, and hands the
+ * answer over as one observation. The lock-chain view matches observations
+ * to the exact Lock waits they fall in; without exact_analysis they are
+ * ignored.
+ */
+#define PGWT_MAX_BLOCKERS 8
+
+typedef struct pgwt_blocker_obs
+{
+	uint64_t	ts_ns;				/* when pg_blocking_pids was read */
+	uint32_t	waiter_pid;
+	uint32_t	nblockers;			/* 0..PGWT_MAX_BLOCKERS (more are cut) */
+	uint32_t	blocker_pids[PGWT_MAX_BLOCKERS];
+} pgwt_blocker_obs;
+
+void		pgwt_engine_feed_blockers(pgwt_engine *eng, const pgwt_blocker_obs *obs);
 
 /* Histogram bucket of a duration. */
 unsigned	pgwt_hist_us_bucket(uint64_t ns);

@@ -65,13 +65,22 @@ agg_k2(const agg_table *t, unsigned slot)
 #define ENGINE_NCLASS_SLOTS (PGWT_NCLASSES + 1)
 
 /*
- * The last table entries billed for a (pid, event, query), direct-mapped:
- * a backend cycles through few such keys, so most records skip the four
- * hash lookups. Entries never move (no deletion, no rehash) until a reset,
- * which clears the cache. Keys folded into "other" are not cached, so the
- * overflow counters stay per record.
+ * The last table entries billed for a (pid, event, query), two-way set
+ * associative (ENGINE_KEY_CACHE / 2 sets): a backend cycles through few
+ * such keys, so most records skip the four hash lookups. Table entries
+ * never move (no deletion, no rehash) until a reset, which clears the
+ * cache. Keys folded into "other" are not cached, so the overflow counters
+ * stay per record.
+ *
+ * A cached key also accumulates its time in acc, and adds it to the seven
+ * stats it belongs to (event, session, session x event, query x event,
+ * class, DB or idle totals) only when it leaves the cache or a view reads
+ * the window (engine_window() syncs): one stat update per record instead
+ * of seven. A key's first record is billed directly (fresh), so a key
+ * seen once costs no second round of misses when it is evicted. Histograms and the exit flag are written directly.
  */
-#define ENGINE_KEY_CACHE 1024
+#define ENGINE_KEY_CACHE_SET_BITS 9
+#define ENGINE_KEY_CACHE (2 << ENGINE_KEY_CACHE_SET_BITS)
 
 typedef struct key_cache
 {
@@ -79,10 +88,15 @@ typedef struct key_cache
 	uint32_t	pid;
 	uint32_t	event;
 	bool		valid;
+	bool		dirty;				/* acc holds time not yet in the tables */
+	bool		fresh;				/* not hit since it was filled */
+	bool		idle;
+	uint8_t		class_index;
 	pgwt_event_stat *event_stat;
 	pgwt_session_stat *session;
 	pgwt_stat  *session_event;
 	pgwt_stat  *query_event;
+	pgwt_stat	acc;
 } key_cache;
 
 typedef struct window_agg
@@ -100,6 +114,7 @@ typedef struct window_agg
 	agg_table	session_events;		/* (pid, event) -> pgwt_stat */
 	agg_table	query_events;		/* (query_id, event) -> pgwt_stat */
 	key_cache	cache[ENGINE_KEY_CACHE];
+	uint8_t		cache_mru[ENGINE_KEY_CACHE / 2];	/* way used last, per set */
 } window_agg;
 
 struct pgwt_engine
@@ -120,15 +135,23 @@ struct pgwt_engine
 	unsigned	pending_head;
 	unsigned	pending_n;
 	uint64_t	max_ts_seen;		/* latest timestamp of any record */
+	struct pgwt_exact *exact;	/* exact-only analyses, or NULL (exact.c) */
 };
 
 /* Lookup without inserting: slot or -1. */
 int			pgwt_agg_find(const agg_table *t, uint64_t k1, uint32_t k2);
+/* Room for cap keys of vsize-byte values; false when out of memory. */
+bool		pgwt_agg_init(agg_table *t, unsigned cap, size_t vsize);
+void		pgwt_agg_free(agg_table *t);
+void		pgwt_agg_clear(agg_table *t);
+/* The value of a key, inserted zeroed if new, or t->other when full. */
+void	   *pgwt_agg_get(agg_table *t, uint64_t k1, uint32_t k2);
 
-static inline const window_agg *
-engine_window(const pgwt_engine *eng, int w)
-{
-	return (w >= 0 && w < eng->nwindows) ? &eng->win[w] : NULL;
-}
+/*
+ * Window w for reading, or NULL: first adds the time the key cache holds
+ * to the tables. Logically const: the totals do not change, only where
+ * they are kept.
+ */
+const window_agg *engine_window(const pgwt_engine *eng, int w);
 
 #endif							/* PGWT_ANALYSIS_ENGINE_INTERNAL_H */

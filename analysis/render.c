@@ -3,6 +3,7 @@
  *		Text / JSON / CSV rendering of the views (see render.h).
  */
 #include "analysis/render.h"
+#include "analysis/render_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,8 +79,8 @@ pgwt_out_format_parse(const char *text, pgwt_out_format *out)
 
 /* ---- small helpers ------------------------------------------------------------- */
 
-static const char *
-rd_status_token(pgwt_view_status st)
+const char *
+pgwt_rd_status_token(pgwt_view_status st)
 {
 	switch (st)
 	{
@@ -95,12 +96,16 @@ rd_status_token(pgwt_view_status st)
 			return "bad_arg";
 		case PGWT_VIEW_NO_MEMORY:
 			return "no_memory";
+		case PGWT_VIEW_NOT_ENABLED:
+			return "not_enabled";
+		case PGWT_VIEW_REQUIRES_SAMPLES:
+			return "requires_samples";
 	}
 	return "unknown";
 }
 
-static void
-rd_json_str(pgwt_buf *b, const char *s)
+void
+pgwt_rd_json_str(pgwt_buf *b, const char *s)
 {
 	pgwt_buf_printf(b, "\"");
 	for (; s && *s; s++)
@@ -118,8 +123,8 @@ rd_json_str(pgwt_buf *b, const char *s)
 }
 
 /* CSV field: quoted when it holds a separator, quote or newline. */
-static void
-rd_csv_str(pgwt_buf *b, const char *s)
+void
+pgwt_rd_csv_str(pgwt_buf *b, const char *s)
 {
 	if (s && strpbrk(s, ",\"\n\r"))
 	{
@@ -171,18 +176,18 @@ rd_json_u64_or_null(pgwt_buf *b, const char *key, bool known, uint64_t v)
 		pgwt_buf_printf(b, ",\"%s\":null", key);
 }
 
-static void
-rd_json_summary(pgwt_buf *b, const char *view, const pgwt_window_summary *s, pgwt_view_status st)
+void
+pgwt_rd_json_summary(pgwt_buf *b, const char *view, const pgwt_window_summary *s, pgwt_view_status st)
 {
 	pgwt_buf_printf(b, "{\"view\":\"%s\",\"window\":", view);
-	rd_json_str(b, s->spec.label);
+	pgwt_rd_json_str(b, s->spec.label);
 	pgwt_buf_printf(b, ",\"from_ns\":%llu,\"to_ns\":%llu,\"status\":\"%s\"",
 					(unsigned long long) s->spec.from_ns, (unsigned long long) s->spec.to_ns,
-					rd_status_token(st));
+					pgwt_rd_status_token(st));
 	if (st != PGWT_VIEW_OK)
 	{
 		pgwt_buf_printf(b, ",\"message\":");
-		rd_json_str(b, pgwt_view_status_text(st));
+		pgwt_rd_json_str(b, pgwt_view_status_text(st));
 	}
 	pgwt_buf_printf(b, ",\"fidelity\":\"%s\",\"db_time_ns\":%llu,\"cpu_ns\":%llu,\"wait_ns\":%llu,"
 					"\"idle_ns\":%llu,\"backends\":%u,\"aas\":%.4f,\"exact_records\":%llu,"
@@ -203,7 +208,7 @@ rd_json_event_row(pgwt_buf *b, const pgwt_render_opts *o, const pgwt_event_row *
 
 	rd_event_name(o, r, name, sizeof(name));
 	pgwt_buf_printf(b, "{\"event\":");
-	rd_json_str(b, name);
+	pgwt_rd_json_str(b, name);
 	pgwt_buf_printf(b, ",\"event_id\":%u", r->event);
 	if (with_query)
 	{
@@ -211,7 +216,7 @@ rd_json_event_row(pgwt_buf *b, const pgwt_render_opts *o, const pgwt_event_row *
 
 		pgwt_buf_printf(b, ",\"query_id\":%llu,\"query\":", (unsigned long long) r->query_id);
 		if (text)
-			rd_json_str(b, text);
+			pgwt_rd_json_str(b, text);
 		else
 			pgwt_buf_printf(b, "null");
 	}
@@ -232,8 +237,8 @@ rd_json_event_row(pgwt_buf *b, const pgwt_render_opts *o, const pgwt_event_row *
 		pgwt_buf_printf(b, ",\"pct_db\":null}");
 }
 
-static void
-rd_text_title(pgwt_buf *b, const char *title, const pgwt_window_summary *s)
+void
+pgwt_rd_text_title(pgwt_buf *b, const char *title, const pgwt_window_summary *s)
 {
 	pgwt_buf_printf(b, "== %s", title);
 	if (s->spec.label[0])
@@ -242,8 +247,8 @@ rd_text_title(pgwt_buf *b, const char *title, const pgwt_window_summary *s)
 					pgwt_fidelity_name(s->fidelity), (double) s->db_ns / 1e6, s->backends, s->aas);
 }
 
-static bool
-rd_text_status(pgwt_buf *b, pgwt_view_status st)
+bool
+pgwt_rd_text_status(pgwt_buf *b, pgwt_view_status st)
 {
 	if (st == PGWT_VIEW_OK)
 		return false;
@@ -291,7 +296,7 @@ rd_event_table(pgwt_buf *b, const pgwt_render_opts *o, const char *view, const c
 
 	if (o->format == PGWT_OUT_JSON)
 	{
-		rd_json_summary(b, view, sum, st);
+		pgwt_rd_json_summary(b, view, sum, st);
 		pgwt_buf_printf(b, ",\"rows\":[");
 		for (size_t i = 0; i < n; i++)
 		{
@@ -309,9 +314,9 @@ rd_event_table(pgwt_buf *b, const pgwt_render_opts *o, const char *view, const c
 							with_query ? "query_id," : "", with_pid ? "pid," : "", with_query ? ",query" : "");
 		if (n == 0)
 		{
-			rd_csv_str(b, sum->spec.label);
+			pgwt_rd_csv_str(b, sum->spec.label);
 			pgwt_buf_printf(b, ",%s,%s%s,,,,,,%s%s\n", pgwt_fidelity_name(sum->fidelity),
-							with_query ? "," : "", with_pid ? "," : "", rd_status_token(st),
+							with_query ? "," : "", with_pid ? "," : "", pgwt_rd_status_token(st),
 							with_query ? "," : "");
 		}
 		for (size_t i = 0; i < n; i++)
@@ -320,13 +325,13 @@ rd_event_table(pgwt_buf *b, const pgwt_render_opts *o, const char *view, const c
 			char		name[PGWT_EVENT_NAME_MAX];
 
 			rd_event_name(o, r, name, sizeof(name));
-			rd_csv_str(b, sum->spec.label);
+			pgwt_rd_csv_str(b, sum->spec.label);
 			pgwt_buf_printf(b, ",%s,", pgwt_fidelity_name(r->fidelity));
 			if (with_query)
 				pgwt_buf_printf(b, "%llu,", (unsigned long long) r->query_id);
 			if (with_pid)
 				pgwt_buf_printf(b, "%u,", r->pid);
-			rd_csv_str(b, name);
+			pgwt_rd_csv_str(b, name);
 			rd_csv_u64_or_empty(b, r->waits_known, r->waits);
 			pgwt_buf_printf(b, ",%llu", (unsigned long long) r->total_ns);
 			rd_csv_u64_or_empty(b, r->avg_known, r->avg_ns);
@@ -338,14 +343,14 @@ rd_event_table(pgwt_buf *b, const pgwt_render_opts *o, const char *view, const c
 			if (with_query)
 			{
 				pgwt_buf_printf(b, ",");
-				rd_csv_str(b, rd_query_text(o, r));
+				pgwt_rd_csv_str(b, rd_query_text(o, r));
 			}
 			pgwt_buf_printf(b, "\n");
 		}
 		return;
 	}
-	rd_text_title(b, title, sum);
-	if (rd_text_status(b, st))
+	pgwt_rd_text_title(b, title, sum);
+	if (pgwt_rd_text_status(b, st))
 		return;
 	pgwt_buf_printf(b, "  %s%-32s %10s %12s %12s %12s %7s  %-8s%s\n",
 					with_query ? "query_id             " : "", "Wait Event", "Waits", "Total (ms)",
@@ -439,14 +444,14 @@ pgwt_render_time_model(pgwt_buf *b, const pgwt_render_opts *o, const pgwt_time_m
 
 	if (o->format == PGWT_OUT_JSON)
 	{
-		rd_json_summary(b, "time_model", s, st);
+		pgwt_rd_json_summary(b, "time_model", s, st);
 		pgwt_buf_printf(b, ",\"classes\":[");
 		for (unsigned i = 0; st == PGWT_VIEW_OK && i < tm->nclasses; i++)
 		{
 			const pgwt_tm_class *c = &tm->classes[i];
 
 			pgwt_buf_printf(b, "%s{\"class\":", i ? "," : "");
-			rd_json_str(b, rd_class_label(c->class_index));
+			pgwt_rd_json_str(b, rd_class_label(c->class_index));
 			pgwt_buf_printf(b, ",\"total_ns\":%llu,\"pct_db\":%.4f,\"fidelity\":\"%s\",\"top\":[",
 							(unsigned long long) c->total_ns, c->pct_db, pgwt_fidelity_name(c->fidelity));
 			for (unsigned j = 0; j < c->ntop; j++)
@@ -464,14 +469,14 @@ pgwt_render_time_model(pgwt_buf *b, const pgwt_render_opts *o, const pgwt_time_m
 	{
 		if (o->csv_header)
 			pgwt_buf_printf(b, "window,fidelity,stat,total_ns,pct_db,status\n");
-		rd_csv_str(b, s->spec.label);
+		pgwt_rd_csv_str(b, s->spec.label);
 		pgwt_buf_printf(b, ",%s,DB Time,%llu,%s,%s\n", pgwt_fidelity_name(s->fidelity),
-						(unsigned long long) s->db_ns, s->db_ns ? "100.0000" : "", rd_status_token(st));
+						(unsigned long long) s->db_ns, s->db_ns ? "100.0000" : "", pgwt_rd_status_token(st));
 		for (unsigned i = 0; st == PGWT_VIEW_OK && i < tm->nclasses; i++)
 		{
 			const pgwt_tm_class *c = &tm->classes[i];
 
-			rd_csv_str(b, s->spec.label);
+			pgwt_rd_csv_str(b, s->spec.label);
 			pgwt_buf_printf(b, ",%s,%s,%llu,%.4f,ok\n", pgwt_fidelity_name(c->fidelity),
 							rd_class_label(c->class_index), (unsigned long long) c->total_ns, c->pct_db);
 			for (unsigned j = 0; j < c->ntop; j++)
@@ -479,20 +484,20 @@ pgwt_render_time_model(pgwt_buf *b, const pgwt_render_opts *o, const pgwt_time_m
 				char		name[PGWT_EVENT_NAME_MAX];
 
 				rd_event_name(o, &c->top[j], name, sizeof(name));
-				rd_csv_str(b, s->spec.label);
+				pgwt_rd_csv_str(b, s->spec.label);
 				pgwt_buf_printf(b, ",%s,", pgwt_fidelity_name(c->top[j].fidelity));
-				rd_csv_str(b, name);
+				pgwt_rd_csv_str(b, name);
 				pgwt_buf_printf(b, ",%llu,%.4f,ok\n", (unsigned long long) c->top[j].total_ns,
 								c->top[j].pct_db);
 			}
 		}
-		rd_csv_str(b, s->spec.label);
+		pgwt_rd_csv_str(b, s->spec.label);
 		pgwt_buf_printf(b, ",%s,Idle (excluded),%llu,,%s\n", pgwt_fidelity_name(s->fidelity),
-						(unsigned long long) s->idle_ns, rd_status_token(st));
+						(unsigned long long) s->idle_ns, pgwt_rd_status_token(st));
 		return;
 	}
-	rd_text_title(b, "Time model", s);
-	if (rd_text_status(b, st))
+	pgwt_rd_text_title(b, "Time model", s);
+	if (pgwt_rd_text_status(b, st))
 		return;
 	pgwt_buf_printf(b, "  %-36s %14s %9s  %s\n", "Stat Name", "Time (ms)", "% DB Time", "Fidelity");
 	pgwt_buf_printf(b, "  %-36s %14.3f %8.1f%%  %s\n", "DB Time", (double) s->db_ns / 1e6,
@@ -655,7 +660,7 @@ pgwt_render_session_event(pgwt_buf *b, const pgwt_render_opts *o, const pgwt_win
 
 	if (o->format == PGWT_OUT_JSON)
 	{
-		rd_json_summary(b, "session_event", sum, st);
+		pgwt_rd_json_summary(b, "session_event", sum, st);
 		pgwt_buf_printf(b, ",\"rows\":[");
 		for (size_t i = 0; i < n; i++)
 		{
@@ -665,15 +670,15 @@ pgwt_render_session_event(pgwt_buf *b, const pgwt_render_opts *o, const pgwt_win
 			pgwt_buf_printf(b, "%s{\"pid\":%u,\"leader_pid\":%u,\"other\":%s,\"exited\":%s,\"type\":",
 							i ? "," : "", r->pid, r->info ? r->info->leader_pid : 0,
 							r->other ? "true" : "false", r->exited ? "true" : "false");
-			rd_json_str(b, rd_info(r, 0));
+			pgwt_rd_json_str(b, rd_info(r, 0));
 			pgwt_buf_printf(b, ",\"user\":");
-			rd_json_str(b, rd_info(r, 1));
+			pgwt_rd_json_str(b, rd_info(r, 1));
 			pgwt_buf_printf(b, ",\"database\":");
-			rd_json_str(b, rd_info(r, 2));
+			pgwt_rd_json_str(b, rd_info(r, 2));
 			pgwt_buf_printf(b, ",\"application\":");
-			rd_json_str(b, rd_info(r, 3));
+			pgwt_rd_json_str(b, rd_info(r, 3));
 			pgwt_buf_printf(b, ",\"client_addr\":");
-			rd_json_str(b, rd_info(r, 4));
+			pgwt_rd_json_str(b, rd_info(r, 4));
 			pgwt_buf_printf(b, ",\"fidelity\":\"%s\",\"db_time_ns\":%llu,\"cpu_ns\":%llu,\"wait_ns\":%llu,"
 							"\"idle_ns\":%llu,\"cpu_pct\":%.4f,\"wait_pct\":%.4f,\"top_wait\":",
 							pgwt_fidelity_name(r->fidelity), (unsigned long long) r->db_ns,
@@ -682,7 +687,7 @@ pgwt_render_session_event(pgwt_buf *b, const pgwt_render_opts *o, const pgwt_win
 			if (r->has_top_wait)
 			{
 				pgwt_event_format(o->names, r->top_wait, top, sizeof(top));
-				rd_json_str(b, top);
+				pgwt_rd_json_str(b, top);
 				pgwt_buf_printf(b, ",\"top_wait_ns\":%llu}", (unsigned long long) r->top_wait_ns);
 			}
 			else
@@ -697,8 +702,8 @@ pgwt_render_session_event(pgwt_buf *b, const pgwt_render_opts *o, const pgwt_win
 			pgwt_buf_printf(b, "window,fidelity,pid,type,user,database,db_time_ns,cpu_pct,wait_pct,top_wait,status\n");
 		if (n == 0)
 		{
-			rd_csv_str(b, sum->spec.label);
-			pgwt_buf_printf(b, ",%s,,,,,,,,,%s\n", pgwt_fidelity_name(sum->fidelity), rd_status_token(st));
+			pgwt_rd_csv_str(b, sum->spec.label);
+			pgwt_buf_printf(b, ",%s,,,,,,,,,%s\n", pgwt_fidelity_name(sum->fidelity), pgwt_rd_status_token(st));
 		}
 		for (size_t i = 0; i < n; i++)
 		{
@@ -707,7 +712,7 @@ pgwt_render_session_event(pgwt_buf *b, const pgwt_render_opts *o, const pgwt_win
 
 			if (r->has_top_wait)
 				pgwt_event_format(o->names, r->top_wait, top, sizeof(top));
-			rd_csv_str(b, sum->spec.label);
+			pgwt_rd_csv_str(b, sum->spec.label);
 			pgwt_buf_printf(b, ",%s,", pgwt_fidelity_name(r->fidelity));
 			if (r->other)
 				pgwt_buf_printf(b, "(other)");
@@ -716,16 +721,16 @@ pgwt_render_session_event(pgwt_buf *b, const pgwt_render_opts *o, const pgwt_win
 			for (int f = 0; f < 3; f++)
 			{
 				pgwt_buf_printf(b, ",");
-				rd_csv_str(b, rd_info(r, f));
+				pgwt_rd_csv_str(b, rd_info(r, f));
 			}
 			pgwt_buf_printf(b, ",%llu,%.4f,%.4f,", (unsigned long long) r->db_ns, r->cpu_pct, r->wait_pct);
-			rd_csv_str(b, top);
+			pgwt_rd_csv_str(b, top);
 			pgwt_buf_printf(b, ",ok\n");
 		}
 		return;
 	}
-	rd_text_title(b, "Sessions", sum);
-	if (rd_text_status(b, st))
+	pgwt_rd_text_title(b, "Sessions", sum);
+	if (pgwt_rd_text_status(b, st))
 		return;
 	pgwt_buf_printf(b, "  %-8s %-18s %-12s %-12s %13s %6s %6s  %-28s %s\n", "PID", "Type", "User", "DB",
 					"DB Time(ms)", "CPU%", "Wait%", "Top Wait", "Fidelity");
@@ -797,9 +802,9 @@ pgwt_render_histogram(pgwt_buf *b, const pgwt_render_opts *o, const pgwt_window_
 	pgwt_event_format(o->names, h->event, name, sizeof(name));
 	if (o->format == PGWT_OUT_JSON)
 	{
-		rd_json_summary(b, "histogram", sum, st);
+		pgwt_rd_json_summary(b, "histogram", sum, st);
 		pgwt_buf_printf(b, ",\"event\":");
-		rd_json_str(b, name);
+		pgwt_rd_json_str(b, name);
 		pgwt_buf_printf(b, ",\"buckets_unit\":\"%s\",\"event_fidelity\":\"%s\"", fine ? "log2_ns" : "log2_us",
 						pgwt_fidelity_name(h->fidelity));
 		if (st != PGWT_VIEW_OK)
@@ -835,10 +840,10 @@ pgwt_render_histogram(pgwt_buf *b, const pgwt_render_opts *o, const pgwt_window_
 			pgwt_buf_printf(b, "window,event,bucket,lo_ns,hi_ns,waits,status\n");
 		if (st != PGWT_VIEW_OK)
 		{
-			rd_csv_str(b, sum->spec.label);
+			pgwt_rd_csv_str(b, sum->spec.label);
 			pgwt_buf_printf(b, ",");
-			rd_csv_str(b, name);
-			pgwt_buf_printf(b, ",,,,,%s\n", rd_status_token(st));
+			pgwt_rd_csv_str(b, name);
+			pgwt_buf_printf(b, ",,,,,%s\n", pgwt_rd_status_token(st));
 			return;
 		}
 		for (unsigned i = 0; i < nb; i++)
@@ -852,9 +857,9 @@ pgwt_render_histogram(pgwt_buf *b, const pgwt_render_opts *o, const pgwt_window_
 			else
 				pgwt_hist_us_bounds(i, &lo, &hi);
 			rd_hist_label(fine, i, label, sizeof(label));
-			rd_csv_str(b, sum->spec.label);
+			pgwt_rd_csv_str(b, sum->spec.label);
 			pgwt_buf_printf(b, ",");
-			rd_csv_str(b, name);
+			pgwt_rd_csv_str(b, name);
 			pgwt_buf_printf(b, ",%s,%llu,", label, (unsigned long long) lo);
 			if (hi != UINT64_MAX)
 				pgwt_buf_printf(b, "%llu", (unsigned long long) hi);
@@ -862,12 +867,12 @@ pgwt_render_histogram(pgwt_buf *b, const pgwt_render_opts *o, const pgwt_window_
 		}
 		return;
 	}
-	rd_text_title(b, "Event histogram", sum);
+	pgwt_rd_text_title(b, "Event histogram", sum);
 	pgwt_buf_printf(b, "  Event: %s", name);
 	if (st != PGWT_VIEW_OK)
 	{
 		pgwt_buf_printf(b, "\n");
-		rd_text_status(b, st);
+		pgwt_rd_text_status(b, st);
 		return;
 	}
 	pgwt_buf_printf(b, " | Waits: %llu | Total: %.3f ms | Max: %.1f us | fidelity: %s\n",

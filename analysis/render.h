@@ -16,6 +16,7 @@
 
 #include <stdarg.h>
 
+#include "analysis/exact.h"
 #include "analysis/views.h"
 
 typedef enum pgwt_out_format
@@ -77,5 +78,25 @@ void		pgwt_render_histogram(pgwt_buf *b, const pgwt_render_opts *o,
 void		pgwt_render_query_event(pgwt_buf *b, const pgwt_render_opts *o,
 									const pgwt_window_summary *sum,
 									const pgwt_event_rows *rows, pgwt_view_status st);
+
+/* The exact-only views and cross_validate (render_exact.c). */
+void		pgwt_render_transitions(pgwt_buf *b, const pgwt_render_opts *o,
+									const pgwt_window_summary *sum,
+									const pgwt_transition_rows *rows, pgwt_view_status st);
+void		pgwt_render_fingerprints(pgwt_buf *b, const pgwt_render_opts *o,
+									 const pgwt_window_summary *sum,
+									 const pgwt_fingerprint_rows *rows, pgwt_view_status st);
+void		pgwt_render_concurrency(pgwt_buf *b, const pgwt_render_opts *o,
+									const pgwt_window_summary *sum,
+									const pgwt_concurrency *c, pgwt_view_status st);
+void		pgwt_render_interference(pgwt_buf *b, const pgwt_render_opts *o,
+									 const pgwt_window_summary *sum,
+									 const pgwt_interference_rows *rows, pgwt_view_status st);
+void		pgwt_render_lock_chains(pgwt_buf *b, const pgwt_render_opts *o,
+									const pgwt_window_summary *sum,
+									const pgwt_lock_chains *lc, pgwt_view_status st);
+void		pgwt_render_cross_validate(pgwt_buf *b, const pgwt_render_opts *o,
+									   const pgwt_window_summary *sum,
+									   const pgwt_cross_validation *xv, pgwt_view_status st);
 
 #endif							/* PGWT_ANALYSIS_RENDER_H */

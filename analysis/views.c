@@ -28,6 +28,10 @@ pgwt_view_status_text(pgwt_view_status st)
 			return "bad argument";
 		case PGWT_VIEW_NO_MEMORY:
 			return "out of memory";
+		case PGWT_VIEW_NOT_ENABLED:
+			return "exact analysis is not enabled in this engine (pgwt_engine_config.exact_analysis)";
+		case PGWT_VIEW_REQUIRES_SAMPLES:
+			return "requires sampled data too: the window holds no samples to compare";
 	}
 	return "unknown status";
 }
@@ -387,9 +391,13 @@ pgwt_view_system_event(const pgwt_engine *eng, int w, const pgwt_view_opts *opts
 		unsigned	slot = ev->order[i];
 		uint32_t	id = (uint32_t) agg_k1(ev, slot);
 
+		const pgwt_stat *st = &((const pgwt_event_stat *) agg_value(ev, slot))->st;
+
 		if (pgwt_event_class(id) == PGWT_CLASS_ACTIVITY)
 			continue;			/* idle main loops: not a wait anyone has */
-		row_from_stat(&out->rows[out->n++], &((const pgwt_event_stat *) agg_value(ev, slot))->st, id, db_ns);
+		if (stat_empty(st))
+			continue;			/* only superseded samples (cross_validate) */
+		row_from_stat(&out->rows[out->n++], st, id, db_ns);
 	}
 	if (ev->other_keys_records)
 	{

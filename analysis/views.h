@@ -24,7 +24,9 @@ typedef enum pgwt_view_status
 	PGWT_VIEW_REQUIRES_EXACT,	/* the window holds only sampled data */
 	PGWT_VIEW_TRUNCATED,		/* the key was folded into "other" (raise a cap) */
 	PGWT_VIEW_BAD_ARG,
-	PGWT_VIEW_NO_MEMORY
+	PGWT_VIEW_NO_MEMORY,
+	PGWT_VIEW_NOT_ENABLED,		/* exact analysis was not configured */
+	PGWT_VIEW_REQUIRES_SAMPLES	/* cross_validate: no sampled data */
 } pgwt_view_status;
 
 const char *pgwt_view_status_text(pgwt_view_status st);

@@ -8,6 +8,12 @@
  *	          [--window 5s,1m,5m] [--limit N] [--fine] [--pg-version N]
  *	          [--only exact|sampled]
  *
+ * The exact-only views (transitions with query fingerprints, concurrency
+ * and bursts, interference, lock_chains) run the engine's exact analysis;
+ * lock_chains reads the tracer's blocker observations from the side file
+ * blockers.tsv (see dump_blockers_read). cross_validate compares the
+ * sampled and exact tiers of the window.
+ *
  * Record timestamps (CLOCK_MONOTONIC of the writing host) are mapped to
  * CLOCK_REALTIME through each file's header, so windows and --from/--to are
  * wall-clock times and files from different boots line up. Side files in
@@ -30,6 +36,7 @@
 #include "analysis/views.h"
 #include "analysis/wait_event.h"
 #include "tracefmt/tracefmt.h"
+#include "dump_blockers.h"
 
 #define DUMP_MAX_WINDOWS 4
 /* Transitions ending this long after --to are still read, so a wait that
@@ -43,12 +50,25 @@ typedef enum dump_view
 	DV_SYSTEM_EVENT,
 	DV_SESSION_EVENT,
 	DV_HISTOGRAM,
-	DV_QUERY_EVENT
+	DV_QUERY_EVENT,
+	DV_TRANSITIONS,				/* and query fingerprints */
+	DV_CONCURRENCY,
+	DV_INTERFERENCE,
+	DV_LOCK_CHAINS,
+	DV_CROSS_VALIDATE
 } dump_view;
 
 static const char *const dump_view_names[] = {
-	"summary", "time_model", "system_event", "session_event", "histogram", "query_event"
+	"summary", "time_model", "system_event", "session_event", "histogram", "query_event",
+	"transitions", "concurrency", "interference", "lock_chains", "cross_validate"
 };
+
+/* Views that need the engine's exact analysis. */
+static bool
+dump_view_exact(dump_view v)
+{
+	return v == DV_TRANSITIONS || v == DV_CONCURRENCY || v == DV_INTERFERENCE || v == DV_LOCK_CHAINS;
+}
 
 typedef struct dump_args
 {
@@ -76,7 +96,9 @@ dump_usage(FILE *f)
 	fprintf(f,
 			"usage: pgwt-dump DIR|FILE [options]\n"
 			"  --view V         summary (default), time_model, system_event, session_event,\n"
-			"                   histogram (needs --event), query_event\n"
+			"                   histogram (needs --event), query_event; exact data only:\n"
+			"                   transitions (+ query fingerprints), concurrency, interference,\n"
+			"                   lock_chains; cross_validate (sampled vs exact tier)\n"
 			"  --format F       text (default), json (one object per line), csv\n"
 			"  --from T, --to T 2026-02-25T14:30:00, '2026-02-25 14:30:00', 1h, 2h30m, now\n"
 			"  --window LIST    compare windows ending at --to (or the trace end): 5s,1m,5m\n"
@@ -154,7 +176,8 @@ dump_parse_args(int argc, char **argv, dump_args *a)
 					if (i == sizeof(dump_view_names) / sizeof(dump_view_names[0]))
 					{
 						fprintf(stderr, "pgwt-dump: unknown view '%s' (summary, time_model, system_event, "
-								"session_event, histogram, query_event)\n", optarg);
+								"session_event, histogram, query_event, transitions, concurrency, "
+								"interference, lock_chains, cross_validate)\n", optarg);
 						return 2;
 					}
 					a->view = (dump_view) i;
@@ -397,7 +420,8 @@ dump_open(const char *path, uint64_t t_start, uint64_t t_end, pgwt_tf_reader **r
 /* Feed every record (realtime timestamps) to eng, or only measure the
  * trace's extent when eng is NULL. */
 static int
-dump_read(pgwt_tf_reader *r, pgwt_engine *eng, dump_trace *tr, const char *path, int only_kind)
+dump_read(pgwt_tf_reader *r, pgwt_engine *eng, dump_trace *tr, const char *path, int only_kind,
+		  dump_blockers *bl)
 {
 	static pgwt_record batch[PGWT_TF_BLOCK_MAX_RECORDS];
 	pgwt_tf_block blk;
@@ -423,7 +447,21 @@ dump_read(pgwt_tf_reader *r, pgwt_engine *eng, dump_trace *tr, const char *path,
 			n++;
 		}
 		tr->records += n;
-		if (eng)
+		if (eng && bl && bl->next < bl->n)
+		{
+			/* observations go in between the records, in time order */
+			uint32_t	from = 0;
+
+			for (uint32_t i = 0; i < n; i++)
+				if (bl->next < bl->n && bl->obs[bl->next].ts_ns <= batch[i].ts_ns)
+				{
+					pgwt_engine_add_many(eng, batch + from, i - from);
+					from = i;
+					dump_blockers_feed(eng, bl, batch[i].ts_ns);
+				}
+			pgwt_engine_add_many(eng, batch + from, n - from);
+		}
+		else if (eng)
 			pgwt_engine_add_many(eng, batch, n);
 	}
 	if (rc < 0)
@@ -449,7 +487,7 @@ dump_fmt_rt(uint64_t ns, char *buf, size_t len)
 
 static void
 dump_trace_info(pgwt_buf *b, const dump_args *a, pgwt_tf_reader *r, const pgwt_engine *eng,
-				int pg_major)
+				int pg_major, const dump_blockers *bl)
 {
 	const pgwt_tf_read_stats *rs = pgwt_tf_reader_stats(r);
 	const pgwt_engine_counters *ec = pgwt_engine_counters_get(eng);
@@ -459,18 +497,23 @@ dump_trace_info(pgwt_buf *b, const dump_args *a, pgwt_tf_reader *r, const pgwt_e
 		pgwt_buf_printf(b, "{\"view\":\"trace\",\"files\":%llu,\"files_bad\":%llu,\"blocks\":%llu,"
 						"\"bad_blocks_skipped\":%llu,\"footers_bad\":%llu,\"bytes_truncated\":%llu,"
 						"\"records\":%llu,\"transitions\":%llu,\"samples\":%llu,\"markers\":%llu,"
-						"\"superseded_samples\":%llu,\"samples_forced\":%llu,\"bad_records\":%llu,\"pg_major\":%d}\n",
+						"\"superseded_samples\":%llu,\"samples_forced\":%llu,\"bad_records\":%llu,\"pg_major\":%d,"
+						"\"blocker_obs\":%llu,\"blocker_lines_bad\":%llu,\"late_intervals\":%llu,"
+						"\"forced_intervals\":%llu}\n",
 						(unsigned long long) rs->files, (unsigned long long) rs->files_bad,
 						(unsigned long long) rs->blocks, (unsigned long long) rs->blocks_bad,
 						(unsigned long long) rs->footers_bad, (unsigned long long) rs->bytes_truncated,
 						(unsigned long long) ec->records, (unsigned long long) ec->transitions,
 						(unsigned long long) ec->samples, (unsigned long long) ec->markers,
 						(unsigned long long) ec->superseded_samples, (unsigned long long) ec->samples_forced,
-						(unsigned long long) ec->bad_records, pg_major);
+						(unsigned long long) ec->bad_records, pg_major,
+						(unsigned long long) ec->blocker_obs, (unsigned long long) (bl->bad + bl->dropped),
+						(unsigned long long) ec->late_intervals,
+						(unsigned long long) ec->forced_intervals);
 		return;
 	}
 	{
-		char		line[512];
+		char		line[640];
 
 		snprintf(line, sizeof(line),
 				 "trace: %llu files (%llu unreadable), %llu blocks, %llu bad blocks skipped, %llu bytes truncated; "
@@ -481,6 +524,17 @@ dump_trace_info(pgwt_buf *b, const dump_args *a, pgwt_tf_reader *r, const pgwt_e
 				 (unsigned long long) ec->transitions, (unsigned long long) ec->samples,
 				 (unsigned long long) ec->superseded_samples, (unsigned long long) ec->bad_records,
 				 pg_major ? "" : "; no name table for this server: events shown by id");
+		if (a->view == DV_LOCK_CHAINS && (!bl->present || bl->bad || bl->dropped))
+		{
+			size_t		len = strlen(line);
+
+			if (!bl->present)
+				snprintf(line + len - 1, sizeof(line) - len + 1,
+						 "; no blockers.tsv: lock chains need the tracer's blocker observations\n");
+			else
+				snprintf(line + len - 1, sizeof(line) - len + 1, "; blockers.tsv: %llu lines skipped\n",
+						 (unsigned long long) (bl->bad + bl->dropped));
+		}
 		if (a->format == PGWT_OUT_CSV)
 			fputs(line, stderr);	/* keep the CSV itself one table */
 		else
@@ -506,6 +560,71 @@ dump_time_model_columns(pgwt_buf *b, const pgwt_engine *eng, int nwin, const pgw
 	pgwt_render_time_model_columns(b, &ro, tm, ev, nwin);
 	for (int w = 0; w < nwin; w++)
 		pgwt_event_rows_free(&ev[w]);
+}
+
+/* The exact-only views and cross_validate. */
+static void
+dump_render_exact(pgwt_buf *b, const dump_args *a, const pgwt_engine *eng, int w,
+				  const pgwt_render_opts *ro, pgwt_view_opts *vo, const pgwt_window_summary *sum)
+{
+	pgwt_view_status st;
+
+	switch (a->view)
+	{
+		case DV_TRANSITIONS:
+			{
+				pgwt_transition_rows t;
+				pgwt_fingerprint_rows f;
+
+				st = pgwt_view_transitions(eng, w, vo, &t);
+				pgwt_render_transitions(b, ro, sum, &t, st);
+				pgwt_transition_rows_free(&t);
+				vo->has_query = a->has_query;
+				vo->query_id = a->query_id;
+				st = pgwt_view_fingerprints(eng, w, vo, &f);
+				pgwt_render_fingerprints(b, ro, sum, &f, st);
+				pgwt_fingerprint_rows_free(&f);
+			}
+			break;
+		case DV_CONCURRENCY:
+			{
+				pgwt_concurrency c;
+
+				st = pgwt_view_concurrency(eng, w, vo, &c);
+				pgwt_render_concurrency(b, ro, sum, &c, st);
+				pgwt_concurrency_free(&c);
+			}
+			break;
+		case DV_INTERFERENCE:
+			{
+				pgwt_interference_rows i;
+
+				st = pgwt_view_interference(eng, w, vo, &i);
+				pgwt_render_interference(b, ro, sum, &i, st);
+				pgwt_interference_rows_free(&i);
+			}
+			break;
+		case DV_LOCK_CHAINS:
+			{
+				pgwt_lock_chains l;
+
+				st = pgwt_view_lock_chains(eng, w, vo, &l);
+				pgwt_render_lock_chains(b, ro, sum, &l, st);
+				pgwt_lock_chains_free(&l);
+			}
+			break;
+		case DV_CROSS_VALIDATE:
+			{
+				pgwt_cross_validation x;
+
+				st = pgwt_view_cross_validate(eng, w, &x);
+				pgwt_render_cross_validate(b, ro, sum, &x, st);
+				pgwt_cross_validation_free(&x);
+			}
+			break;
+		default:
+			break;
+	}
 }
 
 static void
@@ -574,6 +693,7 @@ dump_render(pgwt_buf *b, const dump_args *a, const pgwt_engine *eng, int w,
 
 		pgwt_render_histogram(b, &ro, &sum, &h, a->fine, st);
 	}
+	dump_render_exact(b, a, eng, w, &ro, &vo, &sum);
 }
 
 /*
@@ -601,7 +721,7 @@ dump_windows(const dump_args *a, int64_t from_rt, int64_t to_rt, int64_t now_ns,
 
 			if (dump_open(a->path, (uint64_t) from_rt, UINT64_MAX, &r) < 0)
 				return -1;
-			rc = dump_read(r, NULL, &tr, a->path, a->only_kind);
+			rc = dump_read(r, NULL, &tr, a->path, a->only_kind, NULL);
 			pgwt_tf_reader_close(r);
 			if (rc < 0)
 				return -1;
@@ -662,6 +782,8 @@ main(int argc, char **argv)
 	const char *eerr = NULL;
 	int			status = 1;
 	dump_queries queries = {0};
+	dump_blockers blockers = {0};
+	pgwt_engine_config ecfg = {0};
 
 	if ((rc = dump_parse_args(argc, argv, &a)) != 0)
 		return rc;
@@ -696,7 +818,8 @@ main(int argc, char **argv)
 	if ((nwin = dump_windows(&a, from_rt, to_rt, now_ns, win_len, nwin, specs)) < 0)
 		return 1;
 
-	eng = pgwt_engine_create(NULL, specs, nwin, &eerr);
+	ecfg.exact_analysis = dump_view_exact(a.view);
+	eng = pgwt_engine_create(&ecfg, specs, nwin, &eerr);
 	if (!eng)
 	{
 		fprintf(stderr, "pgwt-dump: %s\n", eerr);
@@ -738,6 +861,10 @@ main(int argc, char **argv)
 		goto done;
 	pgwt_tf_queries_read(side_dir, dump_query_cb, &queries, NULL);
 	qsort(queries.q, queries.n, sizeof(dump_query), dump_query_cmp);
+	if (a.view == DV_LOCK_CHAINS &&
+		!dump_blockers_read(side_dir, pgwt_tf_reader_nfiles(r) > 0 ? pgwt_tf_reader_file_header(r, 0) : NULL,
+							&blockers))
+		goto done;
 
 	if (a.event && !pgwt_event_parse(&names, a.event, &event))
 	{
@@ -747,11 +874,12 @@ main(int argc, char **argv)
 		goto done;
 	}
 
-	if (dump_read(r, eng, &tr, a.path, a.only_kind) < 0)
+	if (dump_read(r, eng, &tr, a.path, a.only_kind, &blockers) < 0)
 		goto done;
+	dump_blockers_feed(eng, &blockers, UINT64_MAX);
 	pgwt_engine_flush(eng);
 
-	dump_trace_info(&out, &a, r, eng, pg_major);
+	dump_trace_info(&out, &a, r, eng, pg_major, &blockers);
 	{
 		bool		columns = a.format == PGWT_OUT_TEXT && nwin > 1 &&
 			(a.view == DV_SUMMARY || a.view == DV_TIME_MODEL);
@@ -775,6 +903,7 @@ main(int argc, char **argv)
 done:
 	pgwt_buf_free(&out);
 	free(queries.q);
+	free(blockers.obs);
 	free(side_dir);
 	pgwt_names_free(&names);
 	if (r)

@@ -161,6 +161,97 @@ PY
   then pass dump-synth-truth; else fail dump-synth-truth "$(tail -2 "$work/synth.out" | tr '\n' ' ')"; fi
 fi
 
+# The exact-only views over a second known-truth trace (test/exact_fixture.c
+# says what it holds): a herd on one event, a lock chain with the server's
+# blocker lists in blockers.tsv, an escalation with samples inside it.
+xdir=$work/exact
+mkdir "$xdir"
+if ! "$top/build/tools/pgwt-dump/exact_fixture" "$xdir"; then
+  fail dump-exact-fixture "fixture writer failed"
+else
+  xcheck() {
+    local name=$1 expr=$2; shift 2
+    local out
+    if ! out=$("$dump" "$xdir" --format json "$@" 2>&1); then
+      fail "$name" "pgwt-dump exited non-zero: $(echo "$out" | tail -2 | tr '\n' ' ')"; return
+    fi
+    if python3 "$work/check.py" "$expr" <<<"$out" >"$work/py.out" 2>&1; then
+      pass "$name"
+    else
+      fail "$name" "$(tail -2 "$work/py.out" | tr '\n' ' ')"
+    fi
+  }
+  T1=1772029801000000000
+  xcheck dump-transitions \
+    'v["transitions"]["transitions"] == 17 and [(r["from"], r["to"], r["count"], r["total_ns"]) for r in v["transitions"]["rows"]][:2] == [("IO:DataFileRead", "CPU*", 7, 602000000), ("Lock:tuple", "CPU*", 5, 330000000)] and v["transitions"]["rows"][0]["pct_of_from"] == 100.0' \
+    --view transitions
+  xcheck dump-fingerprints \
+    '[(r["query_id"], r["fingerprint"], r["exact_ns"]) for r in v["fingerprints"]["rows"]] == [(33, "CPU:60%|IO:40%", 1000000000), (22, "Lock:100%", 330000000), (11, "IO:98%|LWLock:2%", 206000000)] and v["fingerprints"]["rows"][0]["query"] == "UPDATE t SET v = v + 1"' \
+    --view transitions
+  xcheck dump-concurrency \
+    "[(r['event'], r['peak'], r['peak_ns'], r['intervals'], r['bursts']) for r in v['concurrency']['rows']][:2] == [('IO:DataFileRead', 4, $T1 + 9000000, 7, 1), ('Lock:tuple', 3, $T1 + 1000000000, 5, 0)] and v['concurrency']['bursts'] == [{'event': 'IO:DataFileRead', 'sessions': 4, 'first_ns': $T1}] and v['concurrency']['late_intervals'] == 0 and [r['bursts'] for r in v['concurrency']['rows'] if r['event'] == 'LWLock:WALWrite'] == [0]" \
+    --view concurrency
+  xcheck dump-interference \
+    '[(r["pid_a"], r["pid_b"], r["overlap_ns"], r["top_event"]) for r in v["interference"]["rows"]] == [(200, 300, 100000000, "Lock:tuple"), (200, 400, 50000000, "Lock:tuple"), (300, 400, 50000000, "Lock:tuple"), (1, 2, 47000000, "IO:DataFileRead")]' \
+    --view interference --limit 4
+  xcheck dump-lock-chains \
+    '[(c["head"], c["waiters"], c["total_wait_ns"], c["depth"], c["path"]) for c in v["lock_chains"]["rows"]] == [(100, 4, 310000000, 2, [300, 200, 100]), (600, 2, 30000000, 1, [500, 600])] and len(v["lock_chains"]["edges"]) == 6 and v["trace"]["blocker_obs"] == 5 and v["trace"]["blocker_lines_bad"] == 1' \
+    --view lock_chains
+  xcheck dump-cross-validate \
+    'v["cross_validate"]["basis"] == "superseded_samples" and v["cross_validate"]["samples"] == 10 and v["cross_validate"]["worst_diff_pp"] == 10.0 and v["cross_validate"]["worst_event"] == "IO:DataFileRead" and (v["cross_validate"]["top_n"], v["cross_validate"]["top_overlap"]) == (2, 2) and [(r["event"], r["exact_pct"], r["sampled_pct"]) for r in v["cross_validate"]["rows"]] == [("CPU*", 60.0, 60.0), ("IO:DataFileRead", 40.0, 30.0), ("IO:WALWrite", 0.0, 10.0)]' \
+    --view cross_validate --from 2026-02-25T14:30:03 --to 2026-02-25T14:30:04
+  # samples only: every exact view says so, with no rows
+  for xv in transitions concurrency interference lock_chains cross_validate; do
+    xcheck "dump-$xv-requires-exact" \
+      "all(o['status'] == 'requires_exact' and o['rows'] is None for o in objs if o['view'] != 'trace') and len(objs) >= 2" \
+      --view $xv --from 2026-02-25T14:30:10 --to 2026-02-25T14:30:12
+  done
+  out=$("$dump" "$xdir" --view lock_chains --format csv 2>/dev/null)
+  if [ "$(echo "$out" | head -1)" = "window,head,cycle,total_wait_ns,waiters,depth,path,status" ] &&
+     echo "$out" | grep -qx 'all,100,false,310000000,4,2,300 -> 200 -> 100,ok'; then
+    pass dump-lock-chains-csv
+  else
+    fail dump-lock-chains-csv "$(echo "$out" | head -2 | tr '\n' ' ')"
+  fi
+  out=$("$dump" "$xdir" --view concurrency 2>&1)
+  if echo "$out" | grep -Eq '^ +IO:DataFileRead +4 +14:30:01\.009 +7 +1 +4$' &&
+     echo "$out" | grep -q '14:30:01.000 IO:DataFileRead *4 sessions'; then
+    pass dump-concurrency-text
+  else
+    fail dump-concurrency-text "$(echo "$out" | sed -n 3,6p | tr '\n' ' ')"
+  fi
+fi
+
+# cross_validate over a pgwt-synth trace: both tiers of one truth, no spans,
+# so each side's shares must be the truth's, to the printed precision.
+if [ -x "$synth" ] && [ -f "$work/truth.json" ]; then
+  "$dump" "$work/synth" --view cross_validate --format json >"$work/xv.json" 2>&1
+  if python3 - "$work" <<'PY' >"$work/xv.out" 2>&1
+import json, sys
+d = sys.argv[1]
+truth = json.load(open(d + "/truth.json"))
+xv = [json.loads(l) for l in open(d + "/xv.json") if l.strip()]
+xv = [o for o in xv if o["view"] == "cross_validate"][0]
+rows = {r["event"]: r for r in xv["rows"]}
+idle = {"Client:ClientRead"}
+ev = [e for e in truth["events"] if e["name"] not in idle]
+ex_db = truth["cpu"]["wait_ns"] + sum(e["wait_ns"] for e in ev)
+sa_db = truth["cpu"]["sampled_ns"] + sum(e["sampled_ns"] for e in ev)
+bad = []
+def near(a, b): return abs(a - b) < 1e-3
+for name, w, s in [("CPU*", truth["cpu"]["wait_ns"], truth["cpu"]["sampled_ns"])] + [(e["name"], e["wait_ns"], e["sampled_ns"]) for e in ev]:
+    r = rows.get(name)
+    if not r or r["exact_ns"] != w or r["sampled_ns"] != s or not near(r["exact_pct"], 100.0 * w / ex_db) or not near(r["sampled_pct"], 100.0 * s / sa_db):
+        bad.append(name)
+worst = max(abs(100.0 * s / sa_db - 100.0 * w / ex_db) for _, w, s in [("", truth["cpu"]["wait_ns"], truth["cpu"]["sampled_ns"])] + [("", e["wait_ns"], e["sampled_ns"]) for e in ev])
+if xv["basis"] != "window_samples" or xv["exact_db_ns"] != ex_db or xv["sampled_db_ns"] != sa_db or not near(xv["worst_diff_pp"], worst) or xv["top_n"] != 4 or xv["top_overlap"] != 4:
+    bad.append("summary %r" % {k: xv[k] for k in ("basis", "worst_diff_pp", "top_n", "top_overlap")})
+if bad:
+    print("mismatch:", ", ".join(bad)); sys.exit(1)
+PY
+  then pass dump-cross-validate-synth; else fail dump-cross-validate-synth "$(tail -2 "$work/xv.out" | tr '\n' ' ')"; fi
+fi
+
 # Bad input: one line on stderr, non-zero status, nothing on stdout.
 bad() {
   local name=$1 want=$2; shift 2
@@ -182,4 +273,5 @@ bad dump-empty-dir 1 "$work/empty-dir-does-not-exist-either"
 mkdir "$work/empty"
 bad dump-no-traces 1 "$work/empty"
 bad dump-bad-only 2 "$work" --only both
+bad dump-bad-exact-view 2 "$work" --view transition
 exit 0

@@ -3,15 +3,20 @@
  *		Micro-benchmark of the analysis engine: records aggregated per
  *		second, and peak RSS, over in-memory record streams.
  *
- *	pgwt-bench-analysis [--reps N] [--records N]
+ *	pgwt-bench-analysis [--reps N] [--records N] [--arm NAME]
  *
  * A pool of 65536 synthetic records (64 backends, 48 events of 6 classes,
- * 1024 query ids, durations spread over 1 us..50 ms) is fed again and again
+ * 1024 query ids, durations spread over 1 us..50 ms; in the -local arms a
+ * backend alternates CPU and waits, keeps its query a while, and each
+ * duration is the time since its previous move) is fed again and again
  * with advancing timestamps until --records (default 10M) have gone in.
  * Arms: exact (transitions, 1 window), sampled (samples, 1 window), mixed
  * (90/10, 1 window), exact-3win (transitions, 3 windows of one pass), and
  * exact-1win at a tenth of the records, to show that peak RSS does not grow
- * with the trace. Each run is a fresh child process, so its peak RSS is its
+ * with the trace. exact-local-analysis adds the exact-only analyses
+ * (exact.h) to the backend-like stream, and harness runs the same loop
+ * with no engine at all: its cost (copying records to advance their
+ * timestamps) is included in every other arm's figures. Each run is a fresh child process, so its peak RSS is its
  * own. One JSON line per run on stdout:
  *	{"bench":"analysis_engine","arm":A,"rep":R,"records":N,
  *	 "events_per_s":X,"ns_per_event":Y,"cpu_ns_per_event":C,"peak_rss_kb":Z}
@@ -40,15 +45,20 @@ typedef struct bench_arm
 	int			nwindows;
 	int			records_div;		/* run records / this */
 	bool		local;				/* backend-like key locality */
+	bool		exact_analysis;		/* engine config: the exact-only views */
+	bool		no_engine;			/* the harness alone */
 } bench_arm;
 
 static const bench_arm bench_arms[] = {
-	{"exact", 0, 1, 1, false},
-	{"exact-local", 0, 1, 1, true},
-	{"sampled", 100, 1, 1, false},
-	{"mixed", 10, 1, 1, false},
-	{"exact-3win", 0, 3, 1, false},
-	{"exact-tenth", 0, 1, 10, false},
+	/* name, sample %, windows, records / N, local, exact analysis, no engine */
+	{"exact", 0, 1, 1, false, false, false},
+	{"exact-local", 0, 1, 1, true, false, false},
+	{"sampled", 100, 1, 1, false, false, false},
+	{"mixed", 10, 1, 1, false, false, false},
+	{"exact-3win", 0, 3, 1, false, false, false},
+	{"exact-tenth", 0, 1, 10, false, false, false},
+	{"exact-local-analysis", 0, 1, 1, true, true, false},
+	{"harness", 0, 1, 1, true, false, true},
 };
 
 static uint64_t
@@ -65,6 +75,7 @@ bench_pool(pgwt_record *pool, int sample_pct, bool local)
 {
 	uint64_t	query_of[64] = {0};
 	uint32_t	in_wait[64] = {0};
+	uint64_t	last_ts[64] = {0};
 	static const uint32_t classes[6] = {0x01000000, 0x03000000, 0x06000000, 0x08000000, 0x09000000, 0x0A000000};
 	uint64_t	seed = 0x9E3779B97F4A7C15ull;
 	uint64_t	ts = 0;
@@ -108,6 +119,14 @@ bench_pool(pgwt_record *pool, int sample_pct, bool local)
 				r->old_event = ev;
 				r->new_event = 0;
 				r->duration_ns = 1000ull << ((x >> 44) % 16);
+				if (local)
+				{
+					/* a backend is in one state at a time: since its last move */
+					unsigned	b = (unsigned) (i % 64);
+
+					r->duration_ns = last_ts[b] ? ts - last_ts[b] : 1000;
+					last_ts[b] = ts;
+				}
 			}
 		}
 	}
@@ -147,7 +166,11 @@ bench_run(const bench_arm *arm, int rep, uint64_t records)
 		w[i].to_ns = UINT64_MAX;
 		snprintf(w[i].label, sizeof(w[i].label), "w%d", i);
 	}
-	eng = pgwt_engine_create(NULL, arm->nwindows == 1 ? &w[2] : w, arm->nwindows, NULL);
+	{
+		pgwt_engine_config cfg = {.exact_analysis = arm->exact_analysis};
+
+		eng = pgwt_engine_create(&cfg, arm->nwindows == 1 ? &w[2] : w, arm->nwindows, NULL);
+	}
 	if (!eng)
 		return 1;
 	t0 = bench_now(CLOCK_MONOTONIC);
@@ -165,7 +188,10 @@ bench_run(const bench_arm *arm, int rep, uint64_t records)
 				block[i] = pool[off + i];
 				block[i].ts_ns += pass * span;
 			}
-			pgwt_engine_add_many(eng, block, m);
+			if (!arm->no_engine)
+				pgwt_engine_add_many(eng, block, m);
+			else
+				__asm__ volatile ("" : : "r"(block) : "memory");	/* keep the copy */
 		}
 		done += n;
 		pass++;
@@ -187,6 +213,7 @@ main(int argc, char **argv)
 {
 	int			reps = 3;
 	uint64_t	records = 10000000;
+	const char *only = NULL;		/* --arm: run just this one (profiling) */
 
 	for (int i = 1; i < argc; i++)
 	{
@@ -204,15 +231,28 @@ main(int argc, char **argv)
 			if (*end || records < POOL)
 				goto usage;
 		}
+		else if (strcmp(argv[i], "--arm") == 0 && i + 1 < argc)
+		{
+			bool		known = false;
+
+			only = argv[++i];
+			for (size_t a = 0; a < sizeof(bench_arms) / sizeof(bench_arms[0]); a++)
+				known = known || strcmp(only, bench_arms[a].name) == 0;
+			if (!known)
+				goto usage;
+		}
 		else
 			goto usage;
 	}
 	for (int rep = 1; rep <= reps; rep++)
 		for (size_t a = 0; a < sizeof(bench_arms) / sizeof(bench_arms[0]); a++)
 		{
-			pid_t		pid = fork();
+			pid_t		pid;
 			int			st;
 
+			if (only && strcmp(only, bench_arms[a].name) != 0)
+				continue;
+			pid = fork();
 			if (pid == 0)
 				_exit(bench_run(&bench_arms[a], rep, records / (uint64_t) bench_arms[a].records_div));
 			if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
@@ -223,6 +263,6 @@ main(int argc, char **argv)
 		}
 	return 0;
 usage:
-	fprintf(stderr, "usage: pgwt-bench-analysis [--reps N] [--records N>=65536]\n");
+	fprintf(stderr, "usage: pgwt-bench-analysis [--reps N] [--records N>=65536] [--arm NAME]\n");
 	return 2;
 }

@@ -1,0 +1,25 @@
+/*
+ * render_internal.h
+ *		Helpers render.c shares with render_exact.c. Not for use outside
+ *		analysis/.
+ */
+#ifndef PGWT_ANALYSIS_RENDER_INTERNAL_H
+#define PGWT_ANALYSIS_RENDER_INTERNAL_H
+
+#include "analysis/render.h"
+
+/* "ok", "requires_exact", ...: the status field of JSON and CSV. */
+const char *pgwt_rd_status_token(pgwt_view_status st);
+/* A JSON string literal, escaped. */
+void		pgwt_rd_json_str(pgwt_buf *b, const char *s);
+/* A CSV field, quoted when needed. */
+void		pgwt_rd_csv_str(pgwt_buf *b, const char *s);
+/* The opening of a view's JSON object: view, window, status, totals. */
+void		pgwt_rd_json_summary(pgwt_buf *b, const char *view,
+								 const pgwt_window_summary *s, pgwt_view_status st);
+/* "== Title [window]  fidelity: ..." */
+void		pgwt_rd_text_title(pgwt_buf *b, const char *title, const pgwt_window_summary *s);
+/* Prints the status line and returns true unless st is OK. */
+bool		pgwt_rd_text_status(pgwt_buf *b, pgwt_view_status st);
+
+#endif							/* PGWT_ANALYSIS_RENDER_INTERNAL_H */
