@@ -214,7 +214,7 @@ rd_json_event_row(pgwt_buf *b, const pgwt_render_opts *o, const pgwt_event_row *
 	{
 		const char *text = rd_query_text(o, r);
 
-		pgwt_buf_printf(b, ",\"query_id\":%llu,\"query\":", (unsigned long long) r->query_id);
+		pgwt_buf_printf(b, ",\"query_id\":%lld,\"query\":", (long long) r->query_id);
 		if (text)
 			pgwt_rd_json_str(b, text);
 		else
@@ -328,7 +328,7 @@ rd_event_table(pgwt_buf *b, const pgwt_render_opts *o, const char *view, const c
 			pgwt_rd_csv_str(b, sum->spec.label);
 			pgwt_buf_printf(b, ",%s,", pgwt_fidelity_name(r->fidelity));
 			if (with_query)
-				pgwt_buf_printf(b, "%llu,", (unsigned long long) r->query_id);
+				pgwt_buf_printf(b, "%lld,", (long long) r->query_id);
 			if (with_pid)
 				pgwt_buf_printf(b, "%u,", r->pid);
 			pgwt_rd_csv_str(b, name);
@@ -382,7 +382,7 @@ rd_event_table(pgwt_buf *b, const pgwt_render_opts *o, const char *view, const c
 		else
 			snprintf(pct, sizeof(pct), "-");
 		if (with_query)
-			pgwt_buf_printf(b, "  %-20llu %-32s", (unsigned long long) r->query_id, name);
+			pgwt_buf_printf(b, "  %-20lld %-32s", (long long) r->query_id, name);
 		else
 			pgwt_buf_printf(b, "  %-32s", name);
 		pgwt_buf_printf(b, " %10s %12.3f %12s %12s %7s  ", waits, (double) r->total_ns / 1e6,

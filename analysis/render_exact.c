@@ -165,7 +165,7 @@ pgwt_render_fingerprints(pgwt_buf *b, const pgwt_render_opts *o, const pgwt_wind
 			const pgwt_fingerprint_row *r = &rows->rows[i];
 			const char *text = o->query_text ? o->query_text(r->query_id, o->query_text_arg) : NULL;
 
-			pgwt_buf_printf(b, "%s{\"query_id\":%llu,\"query\":", i ? "," : "", (unsigned long long) r->query_id);
+			pgwt_buf_printf(b, "%s{\"query_id\":%lld,\"query\":", i ? "," : "", (long long) r->query_id);
 			if (text)
 				pgwt_rd_json_str(b, text);
 			else
@@ -189,7 +189,7 @@ pgwt_render_fingerprints(pgwt_buf *b, const pgwt_render_opts *o, const pgwt_wind
 		for (size_t i = 0; i < n; i++)
 		{
 			pgwt_rd_csv_str(b, sum->spec.label);
-			pgwt_buf_printf(b, ",%llu,%llu,", (unsigned long long) rows->rows[i].query_id,
+			pgwt_buf_printf(b, ",%lld,%llu,", (long long) rows->rows[i].query_id,
 							(unsigned long long) rows->rows[i].exact_ns);
 			pgwt_rd_csv_str(b, rows->rows[i].text);
 			pgwt_buf_printf(b, ",ok\n");
