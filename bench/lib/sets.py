@@ -1,0 +1,75 @@
+"""Benchmark sets: which arms on which server build, which workloads, and
+the repetition protocol. `make bench` runs `default` (under 20 minutes on a
+2-core VM), `make bench-full` runs `full`; `smoke` is a one-minute check of
+the harness itself.
+"""
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class BenchSet:
+    name: str
+    builds: dict          # build key -> (arm names, workload names)
+    reps: int
+    duration_s: int
+    warmup_s: int
+    scale: int
+    programs: tuple = ()  # micro-benchmark programs: (path from the top, args)
+
+
+_ALL_WL = ("select_only", "tpcb", "connect", "lwlock")
+
+# Micro-benchmark programs (bench/programs/*, or built into bin/): each
+# prints JSON lines {"bench", "arm", "rep", metrics...} on stdout.
+_PROGRAMS_DEFAULT = (
+    ("bin/pgwt-bench-watchpoint", ("--reps", "5")),
+    ("bin/pgwt-bench-analysis", ("--reps", "3", "--records", "2000000")),
+    ("bench/programs/waitpair", ("--reps", "3", "--callgrind-reps", "3")),
+    ("bench/programs/tracer_cpu", ("--reps", "3", "--duration", "5", "--coverage-duration", "5")),
+)
+_PROGRAMS_FULL = (
+    ("bin/pgwt-bench-watchpoint", ("--reps", "10")),
+    ("bin/pgwt-bench-analysis", ("--reps", "8")),
+    ("bench/programs/waitpair", ("--reps", "8", "--callgrind-reps", "3")),
+    ("bench/programs/tracer_cpu", ("--reps", "6")),
+)
+
+SETS = {
+    "smoke": BenchSet("smoke", {"15": (("none", "pg_wait_sampling", "sampled_10hz"), ("select_only",)),
+                                "18-hooks": (("none", "coop_stats"), ("lwlock",))},
+                      reps=3, duration_s=3, warmup_s=1, scale=2),
+    "default": BenchSet("default", {
+        "15": (("none", "pg_wait_sampling", "sampled_10hz"), _ALL_WL),
+        "18-hooks": (("none", "coop_off", "coop_stats"), ("select_only", "lwlock")),
+    }, reps=3, duration_s=6, warmup_s=2, scale=10, programs=_PROGRAMS_DEFAULT),
+    "full": BenchSet("full", {
+        "15": (("none", "pg_wait_sampling", "sampled_10hz", "sampled_100hz", "tiered_10hz", "full"),
+               _ALL_WL),
+        "18": (("none", "sampled_10hz", "full"), _ALL_WL),
+        "18-hooks": (("none", "coop_off", "coop_stats", "coop_trace"), _ALL_WL),
+    }, reps=6, duration_s=20, warmup_s=5, scale=20, programs=_PROGRAMS_FULL),
+}
+
+# Seconds a cell costs beyond warm-up and measurement: restart, pressure
+# windows, evidence queries (measured on the 2-core VM).
+CELL_OVERHEAD_S = 5
+# Seconds a micro-benchmark program takes, per repetition (measured).
+PROGRAM_S_PER_REP = {"bench/programs/waitpair": 50, "bin/pgwt-bench-watchpoint": 2,
+                     "bin/pgwt-bench-analysis": 10, "bench/programs/tracer_cpu": 50}
+
+
+def estimate_s(bset, arms_per_build):
+    """Wall-clock estimate of a set, given how many arms each build keeps."""
+    total = 0
+    for build, (_, wls) in bset.builds.items():
+        n = arms_per_build.get(build, 0)
+        if n < 2:
+            continue
+        total += 30  # cluster start and data load
+        reps = -(-bset.reps // n) * n
+        total += len(wls) * reps * n * (bset.duration_s + bset.warmup_s + CELL_OVERHEAD_S)
+    for prog, args in bset.programs:
+        reps = int(args[args.index("--reps") + 1]) if "--reps" in args else 5
+        total += PROGRAM_S_PER_REP.get(prog, 10) * reps
+    return total
