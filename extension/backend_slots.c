@@ -3,16 +3,32 @@
  *		Sparse per-backend statistics slots: claim, identity, exit,
  *		recycling into the retired totals, and the reset protocol.
  *
- * A fixed pool of slots (pg_wait_tracer.max_sessions, default MaxBackends
- * + 64) lives in shared memory; a backend claims one at its first
- * transaction end with capture on (a safe point, never in a hook), so
- * backends with capture off, and processes that run no transactions, own
- * none. A slot outlives its backend (state EXITED) until the pool needs it
- * again: then the oldest exited slot is folded into the retired totals
- * (system views stay cumulative) and handed to the newcomer.
+ * Two regions of slots live in shared memory, fixed at start:
+ *  - the pool (pg_wait_tracer.max_sessions, default MaxBackends + 64):
+ *    a process that runs InitPostgres (backend, walsender, autovacuum,
+ *    background worker) claims one at its first transaction end with
+ *    capture on (a safe point, never in a hook), so backends with capture
+ *    off own none. A slot outlives its backend (state EXITED) until the
+ *    pool needs it again: then the oldest exited slot is folded into the
+ *    retired totals (system views stay cumulative) and handed over.
+ *  - the auxiliary region (NUM_AUXILIARY_PROCS + PGWT_AUX_SPARE_SLOTS):
+ *    processes that run no transaction claim one from a hook at their
+ *    first wait, lock-free: a compare-and-swap of aux_owner from 0 to their
+ *    pid, then an owner-only seqlock write of identity and zeroed numbers.
+ *    They register no exit callback (there is no safe point to do it), so
+ *    a slot whose owner is gone (its PGPROC now has another pid) is shown
+ *    as exited by readers and folded into the retired totals, then freed
+ *    (aux_owner = 0), by the next claim or reset_all under slots_lock. A
+ *    dying owner stops writing once AuxiliaryProcKill clears MyProc, which
+ *    happens before its PGPROC's pid is cleared.
+ * Memory trade-off: all slots are preallocated (shared memory cannot grow
+ * at a safe point without DSM); "sparse" means a slot belongs to no
+ * backend until claimed, and capture-off backends claim none. The
+ * auxiliary region costs (38 + 8) slots of ~37 kB = 1.7 MB on PostgreSQL 18.
  *
  * Locking protocol:
- *  - slots_lock (exclusive) serialises claims, recycling, the exit mark,
+ *  - slots_lock (exclusive) serialises pool claims, recycling, the exit
+ *    mark, folding dead auxiliary slots,
  *    reset requests and pgwt_reset_all; it also guards the retired totals
  *    (readers of system-wide numbers take it shared so a fold is never
  *    seen twice or not at all).
@@ -50,7 +66,12 @@ PgwtSlot   *pgwt_my_slot = NULL;
 
 /* After a failed claim, retry only once some slot has exited. */
 static bool pgwt_attach_failed = false;
+/* Auxiliary claim attempts left to skip after finding no free slot. */
+static int	pgwt_aux_claim_backoff = 0;
 
+#define PGWT_AUX_SLOTS (NUM_AUXILIARY_PROCS + PGWT_AUX_SPARE_SLOTS)
+
+/* Pool slots (the auxiliary region comes on top). */
 int
 pgwt_resolve_nslots(void)
 {
@@ -61,7 +82,24 @@ Size
 pgwt_slots_shmem_size(void)
 {
 	return add_size(MAXALIGN(sizeof(PgwtSharedState)),
-					mul_size(pgwt_resolve_nslots(), sizeof(PgwtSlot)));
+					mul_size(pgwt_resolve_nslots() + PGWT_AUX_SLOTS, sizeof(PgwtSlot)));
+}
+
+/* Is this an auxiliary process (a PGPROC of the auxiliary range)? */
+bool
+pgwt_is_aux_process(void)
+{
+	return MyProcNumber != INVALID_PROC_NUMBER && MyProcNumber >= MaxBackends &&
+		MyProcNumber < MaxBackends + NUM_AUXILIARY_PROCS;
+}
+
+/* Does a slot's owner (per a consistent copy) no longer run? */
+static bool
+pgwt_slot_owner_gone(const PgwtSlot *copy)
+{
+	return copy->state == PGWT_SLOT_LIVE && copy->procno >= 0 &&
+		copy->procno < (int) ProcGlobal->allProcCount &&
+		ProcGlobal->allProcs[copy->procno].pid != copy->pid;
 }
 
 /* Called under AddinShmemInitLock from the shmem startup hook. */
@@ -70,7 +108,8 @@ pgwt_slots_shmem_init(void)
 {
 	bool		found_state,
 				found_slots;
-	int			nslots = pgwt_resolve_nslots();
+	int			npool = pgwt_resolve_nslots();
+	int			nslots = npool + PGWT_AUX_SLOTS;
 	int			i;
 
 	pgwt_shared = ShmemInitStruct("pg_wait_tracer state", sizeof(PgwtSharedState), &found_state);
@@ -86,6 +125,8 @@ pgwt_slots_shmem_init(void)
 		pgwt_shared->query_lock = &locks[1].lock;
 	}
 	pgwt_shared->nslots = nslots;
+	pgwt_shared->npool = npool;
+	pgwt_shared->naux = PGWT_AUX_SLOTS;
 	pgwt_shared->stats_reset = GetCurrentTimestamp();
 	pg_atomic_init_u64(&pgwt_shared->attach_failures, 0);
 	pg_atomic_init_u64(&pgwt_shared->recycled, 0);
@@ -93,7 +134,10 @@ pgwt_slots_shmem_init(void)
 
 	memset(pgwt_slots, 0, mul_size(nslots, sizeof(PgwtSlot)));
 	for (i = 0; i < nslots; i++)
+	{
 		pg_atomic_init_u32(&pgwt_slots[i].reset_requests, 0);
+		pg_atomic_init_u32(&pgwt_slots[i].aux_owner, 0);
+	}
 }
 
 /* Fold an exited slot into the retired totals. Caller holds slots_lock. */
@@ -109,6 +153,8 @@ pgwt_fold_into_retired(PgwtSlot *slot)
 
 		if (src->event == 0 || src->agg.count == 0)
 			continue;
+		if (!slot->foreground && !pgwt_event_is_idle(src->event))
+			pgwt_shared->retired_background_wait_ns += src->agg.total_ns;
 		dst = pgwt_event_lookup(pgwt_shared->retired, PGWT_RETIRED_EVENTS, src->event, true);
 		if (dst != NULL)
 			pgwt_agg_merge(&dst->agg, &src->agg);
@@ -116,8 +162,104 @@ pgwt_fold_into_retired(PgwtSlot *slot)
 			pgwt_shared->retired_lost_waits += src->agg.count;
 	}
 	pgwt_shared->retired_cpu_ns += slot->cpu_ns;
+	if (!slot->foreground)
+		pgwt_shared->retired_background_cpu_ns += slot->cpu_ns;
 	pgwt_shared->retired_lost_waits += slot->lost_waits;
 	pgwt_shared->retired_query_lost_waits += slot->query_lost_waits;
+}
+
+/*
+ * Fold the auxiliary slots whose owner is gone into the retired totals and
+ * free them for the next auxiliary process. Caller holds slots_lock
+ * exclusively (the only other writer, a live owner, is excluded by the
+ * liveness test: see the header).
+ */
+static void
+pgwt_fold_dead_aux_slots(void)
+{
+	PgwtSlot   *copy = palloc(sizeof(PgwtSlot));
+	int			i;
+
+	for (i = pgwt_shared->npool; i < pgwt_shared->nslots; i++)
+	{
+		PgwtSlot   *s = &pgwt_slots[i];
+
+		if (pg_atomic_read_u32(&s->aux_owner) == 0 || s->state != PGWT_SLOT_LIVE)
+			continue;
+		/* the copy of a LIVE slot says EXITED when its owner is gone */
+		pgwt_slot_copy(s, copy);
+		if (copy->state != PGWT_SLOT_EXITED)
+			continue;
+		pgwt_fold_into_retired(s);
+		pgwt_slot_write_begin(s);
+		s->state = PGWT_SLOT_FREE;
+		memset(s->events, 0, sizeof(s->events));
+		s->cpu_ns = 0;
+		s->lost_waits = 0;
+		s->query_lost_waits = 0;
+		pgwt_slot_write_end(s);
+		pg_write_barrier();
+		pg_atomic_write_u32(&s->aux_owner, 0);
+		pg_atomic_fetch_add_u64(&pgwt_shared->recycled, 1);
+	}
+	pfree(copy);
+}
+
+/*
+ * Claim a slot of the auxiliary region for this process, from a hook:
+ * lock-free (compare-and-swap, then owner-only writes under the seqlock),
+ * bounded (one pass). Returns NULL when none is free.
+ */
+PgwtSlot *
+pgwt_aux_slot_claim(void)
+{
+	int			i;
+
+	if (pgwt_shared == NULL || MyProc == NULL)
+		return NULL;
+	if (pgwt_aux_claim_backoff > 0)
+	{
+		pgwt_aux_claim_backoff--;
+		return NULL;
+	}
+	for (i = pgwt_shared->npool; i < pgwt_shared->nslots; i++)
+	{
+		PgwtSlot   *s = &pgwt_slots[i];
+		uint32		expected = 0;
+
+		if (pg_atomic_read_u32(&s->aux_owner) != 0 ||
+			!pg_atomic_compare_exchange_u32(&s->aux_owner, &expected, (uint32) MyProcPid))
+			continue;
+		pgwt_slot_write_begin(s);
+		memset(s->events, 0, sizeof(s->events));
+		s->state = PGWT_SLOT_LIVE;
+		s->generation++;
+		s->pid = MyProcPid;
+		s->procno = MyProcNumber;
+		s->start_time = MyStartTimestamp;
+		s->backend_type = (int) MyBackendType;
+		s->foreground = false;
+		s->userid = InvalidOid;
+		s->dbid = InvalidOid;
+		s->attach_time = GetCurrentTimestamp();
+		s->exit_time = 0;
+		s->stats_reset = s->attach_time;
+		s->cpu_ns = 0;
+		s->last_end_ns = pgwt_clock_ns();
+		s->lost_waits = 0;
+		s->query_lost_waits = 0;
+		s->cur_event = 0;
+		s->cur_start_ns = 0;
+		s->reset_applied = pg_atomic_read_u32(&s->reset_requests);
+		s->reset_pid = 0;
+		s->reset_start_time = 0;
+		pgwt_slot_write_end(s);
+		return s;
+	}
+	/* all taken (dead owners not folded yet): retry after a while */
+	pg_atomic_fetch_add_u64(&pgwt_shared->attach_failures, 1);
+	pgwt_aux_claim_backoff = 1000;
+	return NULL;
 }
 
 static void
@@ -128,6 +270,7 @@ pgwt_slot_detach(int code, Datum arg)
 	if (slot == NULL)
 		return;
 	pgwt_safe_point(true);
+	pgwt_collect_stop();
 	pgwt_my_slot = NULL;
 
 	LWLockAcquire(pgwt_shared->slots_lock, LW_EXCLUSIVE);
@@ -157,7 +300,8 @@ pgwt_slot_attach(void)
 		return;
 
 	LWLockAcquire(pgwt_shared->slots_lock, LW_EXCLUSIVE);
-	for (i = 0; i < pgwt_shared->nslots; i++)
+	pgwt_fold_dead_aux_slots();
+	for (i = 0; i < pgwt_shared->npool; i++)
 	{
 		PgwtSlot   *s = &pgwt_slots[i];
 
@@ -193,6 +337,7 @@ pgwt_slot_attach(void)
 	chosen->procno = MyProcNumber;
 	chosen->start_time = MyStartTimestamp;
 	chosen->backend_type = (int) MyBackendType;
+	chosen->foreground = MyBackendType == B_BACKEND || MyBackendType == B_BG_WORKER;
 	chosen->userid = MyProc->roleId;
 	chosen->dbid = MyDatabaseId;
 	chosen->attach_time = GetCurrentTimestamp();
@@ -232,7 +377,12 @@ pgwt_slot_copy(const PgwtSlot *slot, PgwtSlot *copy)
 		pg_read_barrier();
 		after = *(volatile const uint32 *) &slot->changecount;
 		if (before == after && (before & 1) == 0)
+		{
+			/* an auxiliary owner leaves no exit mark: tell from its PGPROC */
+			if (pgwt_slot_owner_gone(copy))
+				copy->state = PGWT_SLOT_EXITED;
 			return;
+		}
 		/* a writer's section is short; if it was descheduled, let it run */
 		if (++attempts % 16 == 0)
 			pg_usleep(100);
@@ -270,6 +420,7 @@ pgwt_request_reset(PgwtSlot *slot)
 {
 	slot->reset_pid = slot->pid;
 	slot->reset_start_time = slot->start_time;
+	slot->reset_request_ns = pgwt_clock_ns();
 	pg_write_barrier();
 	pg_atomic_fetch_add_u32(&slot->reset_requests, 1);
 }
@@ -330,10 +481,13 @@ pgwt_reset_everything(void)
 		pgwt_flush_pending();
 
 	LWLockAcquire(pgwt_shared->slots_lock, LW_EXCLUSIVE);
+	pgwt_fold_dead_aux_slots();
 	memset(pgwt_shared->retired, 0, sizeof(pgwt_shared->retired));
 	pgwt_shared->retired_cpu_ns = 0;
 	pgwt_shared->retired_lost_waits = 0;
 	pgwt_shared->retired_query_lost_waits = 0;
+	pgwt_shared->retired_background_cpu_ns = 0;
+	pgwt_shared->retired_background_wait_ns = 0;
 	pgwt_shared->stats_reset = GetCurrentTimestamp();
 	for (i = 0; i < pgwt_shared->nslots; i++)
 	{

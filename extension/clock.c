@@ -15,10 +15,10 @@
 
 #include "extension/pgwt_clock.h"
 
-bool		pgwt_clock_tsc = false;
-uint64_t	pgwt_tsc_base_tick = 0;
-uint64_t	pgwt_tsc_base_ns = 0;
-uint64_t	pgwt_tsc_mult = 0;
+PGWT_LOCAL_SYMBOL bool pgwt_clock_tsc = false;
+PGWT_LOCAL_SYMBOL uint64_t pgwt_tsc_base_tick = 0;
+PGWT_LOCAL_SYMBOL uint64_t pgwt_tsc_base_ns = 0;
+PGWT_LOCAL_SYMBOL uint64_t pgwt_tsc_mult = 0;
 
 #define PGWT_CLOCKSOURCE_FILE "/sys/devices/system/clocksource/clocksource0/current_clocksource"
 #define PGWT_CALIBRATION_NS (20 * 1000 * 1000)
@@ -84,6 +84,12 @@ pgwt_clock_init(void)
 	pgwt_tsc_base_ns = ns1;
 	pgwt_clock_tsc = pgwt_tsc_mult > 0;
 #endif
+}
+
+uint64_t
+pgwt_clock_monotonic_ns(void)
+{
+	return pgwt_monotonic_ns();
 }
 
 const char *

@@ -4,24 +4,41 @@
  *
  * Hook contract (from the server): the hooks run in the middle of a wait,
  * possibly holding an LWLock, in a critical section or outside any
- * transaction. So they touch only backend-local state and this backend's
+ * transaction. So they touch only backend-local state and this process's
  * own shared slot: no allocation, no lock, no wait, no error.
  *
- * Work split, to keep the end hook short (it can run while the LWLock just
- * waited for is held, lengthening its hold time):
- *   begin hook: flush the pending buffer when no LWLock is held and we are
- *               not in a critical section (interrupts not held off) and it
- *               holds 16 waits or this wait is idle (ClientRead...), then
- *               read the clock and remember (event, start, query id).
- *   end hook:   read the clock and append (event, query id, start, end) to
- *               a 64-entry backend-local pending buffer. Only when that
- *               buffer is full does it flush in place.
- *   flush:      fold pending waits into this backend's slot (single writer,
- *               seqlock for readers: lock-free and bounded) and into a
- *               backend-local (query_id, event) table.
- *   safe point: transaction end and backend exit (ordinary code, locks
- *               allowed): attach a slot if we have none, flush, and merge
- *               the local query table into the shared one (query_table.c).
+ * Cost. Capture off costs nothing but the server's NULL test: the hooks
+ * are installed only in processes that collect (in the postmaster at
+ * start when capture is on, so every child inherits them; else by a
+ * backend at a transaction end once capture is on for it, and removed
+ * there when it is turned off). With capture on, the hot path is:
+ *   begin hook: one test for "collecting", one for "flush due", a clock
+ *               read, the query id, and four stores (two of them in our
+ *               slot for pgwt_active);
+ *   end hook:   a clock read and one append to a 64-entry backend-local
+ *               buffer. The end of an LWLock wait can run with the lock
+ *               held, so no accounting happens here.
+ *   flush:      (begin hook, every 16 waits, before an idle wait, on a
+ *               reset request; only with interrupts not held off and
+ *               outside a critical section, hence with no LWLock held)
+ *               folds the buffer into our slot in one seqlock write
+ *               section. The row of the previous wait is tried before the
+ *               hash lookup; the histogram bucket is a count of leading
+ *               zeros; no division anywhere.
+ *
+ * Who collects (slots: backend_slots.c):
+ *   - backends and every process that runs InitPostgres (walsenders,
+ *     autovacuum, background workers) claim a pool slot at their first
+ *     transaction end (InitPostgres commits one). Their waits before that
+ *     (start-up, authentication) are kept in the buffer meanwhile and
+ *     folded in at the claim; more than 64 of them are counted as lost.
+ *   - auxiliary processes (checkpointer, background writer, WAL writer,
+ *     startup, archiver, WAL summarizer, WAL receiver, I/O workers) run no
+ *     transaction: they claim a reserved slot from their first wait with a
+ *     compare-and-swap (lock-free), and write only their own slot.
+ *   - the postmaster runs the timed pair too (ServerLoop) and never
+ *     collects (IsUnderPostmaster is false there), so its children inherit
+ *     an empty buffer.
  *
  * Query attribution: each wait carries the query id the backend reports at
  * the wait's start (pg_stat_activity.query_id). The server clears it only
@@ -31,10 +48,6 @@
  *
  * Clock: pgwt_clock.h (the TSC, calibrated, where the kernel trusts it;
  * else CLOCK_MONOTONIC through the vDSO).
- *
- * The postmaster runs the timed pair too (ServerLoop); it never has a slot
- * (slots are claimed only at transaction end under a postmaster), so the
- * hooks return at once there and its children inherit nothing.
  */
 #include "postgres.h"
 
@@ -44,6 +57,7 @@
 
 #include "access/xact.h"
 #include "miscadmin.h"
+#include "storage/proc.h"
 #include "utils/backend_status.h"
 #include "utils/wait_event.h"
 
@@ -70,32 +84,76 @@ extern PGDLLIMPORT wait_event_hook_type wait_event_end_hook;
 typedef struct PgwtPending
 {
 	uint32		event;
+	uint32		pad;
 	int64		query_id;
 	uint64		start_ns;
 	uint64		end_ns;
 } PgwtPending;
 
+/*
+ * Backend-local hot state, together so the hooks touch few cache lines:
+ * the slot we collect into (NULL: not collecting, take the slow path),
+ * the wait in progress, and the buffer of finished waits.
+ */
+typedef struct PgwtHot
+{
+	PgwtSlot   *slot;
+	volatile uint32 *cur_event;	/* &slot->cur_event, or a local dummy */
+	const int64 *query_id;		/* &MyBEEntry->st_query_id, or a local 0 */
+	int			npending;
+	bool		in_wait;		/* pending[npending] is a begun wait */
+	PgwtPending pending[PGWT_PENDING_MAX];
+} PgwtHot;
+
+static uint32 pgwt_no_cur_event;
+static const int64 pgwt_no_query_id = 0;
+static PgwtHot pgwt_hot = {NULL, &pgwt_no_cur_event, &pgwt_no_query_id};
+
 static wait_event_hook_type pgwt_prev_begin_hook = NULL;
 static wait_event_hook_type pgwt_prev_end_hook = NULL;
+static bool pgwt_hooks_in_chain = false;	/* ours are in this process's chain */
 
-/* the wait in progress */
-static bool pgwt_in_wait = false;
-static uint32 pgwt_wait_event;
-static int64 pgwt_wait_query_id;
-static uint64 pgwt_wait_start_ns;
-
-/* finished waits not yet folded into the slot */
-static PgwtPending pgwt_pending[PGWT_PENDING_MAX];
-static int	pgwt_npending = 0;
+/* row of the previous wait in our slot's table (pgwt_fold_wait) */
+static uint32 pgwt_cached_row = 0;
+/* waits dropped while no slot was known (buffer full before the claim) */
+static uint64 pgwt_unattached_lost = 0;
 
 /* per-(query, event) sums since the last merge into the shared table */
 static PgwtQueryEntry pgwt_local_queries[PGWT_LOCAL_QUERIES];
 static int	pgwt_local_nqueries = 0;
 
+static void pgwt_wait_begin(uint32 wait_event_info);
+static void pgwt_wait_end(uint32 wait_event_info);
+
 bool
 pgwt_hooks_present(void)
 {
 	return &wait_event_begin_hook != NULL && &wait_event_end_hook != NULL;
+}
+
+/* Put our hooks in this process's chain, or take them out when on top. */
+static void
+pgwt_hooks_set(bool on)
+{
+	if (!pgwt_hooks_present())
+		return;
+	if (on && !pgwt_hooks_in_chain)
+	{
+		pgwt_prev_begin_hook = wait_event_begin_hook;
+		wait_event_begin_hook = pgwt_wait_begin;
+		pgwt_prev_end_hook = wait_event_end_hook;
+		wait_event_end_hook = pgwt_wait_end;
+		pgwt_hooks_in_chain = true;
+	}
+	else if (!on && pgwt_hooks_in_chain &&
+			 wait_event_begin_hook == pgwt_wait_begin &&
+			 wait_event_end_hook == pgwt_wait_end)
+	{
+		/* a module chained after us keeps ours (they idle on the slow path) */
+		wait_event_begin_hook = pgwt_prev_begin_hook;
+		wait_event_end_hook = pgwt_prev_end_hook;
+		pgwt_hooks_in_chain = false;
+	}
 }
 
 static void
@@ -142,76 +200,162 @@ pgwt_zero_my_stats(PgwtSlot *slot)
 /*
  * Apply a reset another backend requested, if it targets us (the request
  * carries the identity it was meant for; a predecessor's request is
- * dropped). Caller is inside a write section of our slot.
+ * dropped). Returns the clock time of the request: buffered waits that
+ * ended before it belong to the numbers reset (0: no reset). Caller is
+ * inside a write section of our slot.
  */
-static void
+static uint64
 pgwt_consume_reset_request(PgwtSlot *slot)
 {
 	uint32		req = pg_atomic_read_u32(&slot->reset_requests);
+	uint64		cutoff = 0;
 
 	if (req == slot->reset_applied)
-		return;
+		return 0;
 	pg_read_barrier();
 	if (slot->reset_pid == MyProcPid && slot->reset_start_time == MyStartTimestamp)
+	{
 		pgwt_zero_my_stats(slot);
+		cutoff = slot->reset_request_ns;
+		slot->last_end_ns = cutoff;
+	}
 	slot->reset_applied = req;
+	return cutoff;
+}
+
+/* Stop collecting in this process (the slot, if any, stays ours). */
+void
+pgwt_collect_stop(void)
+{
+	pgwt_hot.slot = NULL;
+	pgwt_hot.cur_event = &pgwt_no_cur_event;
+	pgwt_hot.query_id = &pgwt_no_query_id;
+	pgwt_hot.in_wait = false;
+	pgwt_hot.npending = 0;
+}
+
+/* Start (or resume) collecting into the slot we own. */
+static void
+pgwt_collect_start(PgwtSlot *slot)
+{
+	pgwt_slot_write_begin(slot);
+	/* time while not collecting is not CPU*: start counting gaps now */
+	slot->last_end_ns = pgwt_hot.npending > 0 ? pgwt_hot.pending[0].start_ns : pgwt_clock_ns();
+	slot->lost_waits += pgwt_unattached_lost;
+	pgwt_slot_write_end(slot);
+	pgwt_unattached_lost = 0;
+	pgwt_cached_row = 0;
+	pgwt_hot.cur_event = &slot->cur_event;
+	pgwt_hot.query_id = MyBEEntry ? &MyBEEntry->st_query_id : &pgwt_no_query_id;
+	pgwt_hot.slot = slot;
 }
 
 /*
  * Fold the pending waits into our slot and the local query table.
  * Lock-free and bounded (at most PGWT_PENDING_MAX waits): callable from
- * the hooks.
+ * the hooks. Without a slot yet, the waits stay buffered for the claim
+ * (pgwt_safe_point) unless the buffer is full.
  */
 void
 pgwt_flush_pending(void)
 {
 	PgwtSlot   *slot = pgwt_my_slot;
+	PgwtFoldState st;
+	uint64		cutoff;
+	int			n = pgwt_hot.npending;
 	int			i;
 
-	if (slot == NULL)
+	if (slot == NULL || pgwt_hot.slot == NULL)
 	{
-		pgwt_npending = 0;
+		if (n >= PGWT_PENDING_MAX)
+		{
+			pgwt_unattached_lost += n;
+			pgwt_hot.npending = 0;
+		}
 		return;
 	}
-	pgwt_slot_write_begin(slot);
-	pgwt_consume_reset_request(slot);
-	for (i = 0; i < pgwt_npending; i++)
+	/*
+	 * An auxiliary process past AuxiliaryProcKill (MyProc gone) may have
+	 * lost its slot to a successor: it writes nothing any more.
+	 */
+	if (unlikely(MyProc == NULL || pgwt_capture == PGWT_CAPTURE_OFF))
 	{
-		PgwtPending *p = &pgwt_pending[i];
-		uint64		ns = p->end_ns > p->start_ns ? p->end_ns - p->start_ns : 0;
-		PgwtEventStat *row;
-
-		row = pgwt_event_lookup(slot->events, PGWT_SLOT_EVENTS, p->event, true);
-		if (row != NULL)
-			pgwt_agg_add(&row->agg, ns);
-		else
-			slot->lost_waits++;
-
-		/* time between two waits is time with no wait event set: CPU* */
-		if (p->start_ns > slot->last_end_ns)
-			slot->cpu_ns += p->start_ns - slot->last_end_ns;
-		if (p->end_ns > slot->last_end_ns)
-			slot->last_end_ns = p->end_ns;
-
-		if (p->query_id != 0 && !pgwt_event_is_idle(p->event))
-			pgwt_local_query_add(slot, p->query_id, p->event, ns);
+		pgwt_collect_stop();
+		return;
 	}
+
+	pgwt_slot_write_begin(slot);
+	cutoff = pgwt_consume_reset_request(slot);
+	st.cpu_ns = slot->cpu_ns;
+	st.last_end_ns = slot->last_end_ns;
+	st.lost_waits = slot->lost_waits;
+	st.cached_row = pgwt_cached_row;
+	/* waits that ended before a reset of our numbers belong to it */
+	i = 0;
+	if (unlikely(cutoff != 0))
+		while (i < n && pgwt_hot.pending[i].end_ns <= cutoff)
+			i++;
+	for (; i < n; i++)
+	{
+		const PgwtPending *p = &pgwt_hot.pending[i];
+
+		pgwt_fold_wait(slot->events, PGWT_SLOT_EVENTS, &st, p->event, p->start_ns, p->end_ns);
+		if (p->query_id != 0 && !pgwt_event_is_idle(p->event))
+			pgwt_local_query_add(slot, p->query_id, p->event,
+								 p->end_ns > p->start_ns ? p->end_ns - p->start_ns : 0);
+	}
+	slot->cpu_ns = st.cpu_ns;
+	slot->last_end_ns = st.last_end_ns;
+	slot->lost_waits = st.lost_waits;
 	pgwt_slot_write_end(slot);
-	pgwt_npending = 0;
+	pgwt_cached_row = st.cached_row;
+	pgwt_hot.npending = 0;
+}
+
+/*
+ * Begin hook, not collecting yet (or any more): the postmaster, capture
+ * off, a backend before its slot claim, an auxiliary process before its
+ * first wait, or one whose capture was switched off and on again.
+ */
+static pg_noinline void
+pgwt_wait_begin_slow(uint32 wait_event_info)
+{
+	PgwtPending *p;
+
+	if (!IsUnderPostmaster || pgwt_capture == PGWT_CAPTURE_OFF || wait_event_info == 0)
+		return;
+	if (pgwt_my_slot == NULL && MyProc != NULL && pgwt_is_aux_process())
+		pgwt_my_slot = pgwt_aux_slot_claim();
+	if (pgwt_my_slot != NULL && MyProc != NULL)
+	{
+		pgwt_collect_start(pgwt_my_slot);
+		pgwt_my_slot->cur_start_ns = pgwt_clock_ns();
+		pgwt_my_slot->cur_event = wait_event_info;
+	}
+	/* else: buffer the wait until the claim at the first transaction end */
+	p = &pgwt_hot.pending[pgwt_hot.npending];
+	p->event = wait_event_info;
+	p->query_id = MyBEEntry ? MyBEEntry->st_query_id : 0;
+	p->start_ns = pgwt_clock_ns();
+	pgwt_hot.in_wait = true;
 }
 
 static void
 pgwt_wait_begin(uint32 wait_event_info)
 {
 	PgwtSlot   *slot;
+	PgwtPending *p;
 	uint64		now;
 
-	if (pgwt_prev_begin_hook)
+	if (unlikely(pgwt_prev_begin_hook != NULL))
 		pgwt_prev_begin_hook(wait_event_info);
 
-	slot = pgwt_my_slot;
-	if (slot == NULL || pgwt_capture == PGWT_CAPTURE_OFF || wait_event_info == 0)
+	slot = pgwt_hot.slot;
+	if (unlikely(slot == NULL))
+	{
+		pgwt_wait_begin_slow(wait_event_info);
 		return;
+	}
 
 	/*
 	 * Deferred accounting, only where no LWLock can be held: in batches
@@ -219,17 +363,24 @@ pgwt_wait_begin(uint32 wait_event_info)
 	 * a backend going idle leaves its numbers up to date for readers, and
 	 * when another backend asked for a reset (it set our latch to get here).
 	 */
-	if (pgwt_npending > 0 &&
-		(pgwt_npending >= PGWT_FLUSH_BATCH || pgwt_event_is_idle(wait_event_info) ||
-		 pg_atomic_read_u32(&slot->reset_requests) != slot->reset_applied) &&
+	if (unlikely(pgwt_hot.npending >= PGWT_FLUSH_BATCH ||
+				 (pgwt_event_maybe_idle(wait_event_info) &&
+				  pgwt_event_is_idle(wait_event_info) && pgwt_hot.npending > 0) ||
+				 pg_atomic_read_u32(&slot->reset_requests) != slot->reset_applied) &&
 		InterruptHoldoffCount == 0 && CritSectionCount == 0)
+	{
 		pgwt_flush_pending();
+		if (pgwt_hot.slot == NULL)
+			return;				/* capture went off, or we are exiting */
+	}
 
+	/* the end hook only has to add the end time to this entry */
 	now = pgwt_clock_ns();
-	pgwt_wait_event = wait_event_info;
-	pgwt_wait_query_id = pgstat_get_my_query_id();
-	pgwt_wait_start_ns = now;
-	pgwt_in_wait = true;
+	p = &pgwt_hot.pending[pgwt_hot.npending];
+	p->event = wait_event_info;
+	p->query_id = *pgwt_hot.query_id;
+	p->start_ns = now;
+	pgwt_hot.in_wait = true;
 	slot->cur_start_ns = now;
 	slot->cur_event = wait_event_info;
 }
@@ -237,48 +388,58 @@ pgwt_wait_begin(uint32 wait_event_info)
 static void
 pgwt_wait_end(uint32 wait_event_info)
 {
-	PgwtSlot   *slot = pgwt_my_slot;
-
-	/* An end without a begin (abort paths, or begun before attach) is skipped. */
-	if (pgwt_in_wait && slot != NULL)
+	/* An end without a begin (abort paths, or begun before we collected) is skipped. */
+	if (likely(pgwt_hot.in_wait))
 	{
-		uint64		now = pgwt_clock_ns();
-		PgwtPending *p = &pgwt_pending[pgwt_npending++];
-
-		p->event = pgwt_wait_event;
-		p->query_id = pgwt_wait_query_id;
-		p->start_ns = pgwt_wait_start_ns;
-		p->end_ns = now;
-		pgwt_in_wait = false;
-		slot->cur_event = 0;
-		if (pgwt_npending == PGWT_PENDING_MAX)
+		pgwt_hot.pending[pgwt_hot.npending].end_ns = pgwt_clock_ns();
+		pgwt_hot.in_wait = false;
+		*pgwt_hot.cur_event = 0;
+		if (unlikely(++pgwt_hot.npending == PGWT_PENDING_MAX))
 			pgwt_flush_pending();
 	}
 
-	if (pgwt_prev_end_hook)
+	if (unlikely(pgwt_prev_end_hook != NULL))
 		pgwt_prev_end_hook(wait_event_info);
 }
 
 /*
- * Ordinary code path (transaction end, backend exit): attach when we have
- * no slot, else flush and, when asked, merge the query sums.
+ * Ordinary code path (transaction end, backend exit): follow the capture
+ * setting (hooks in or out of the chain), claim a slot when collecting
+ * without one, flush, and when asked merge the query sums.
  */
 void
 pgwt_safe_point(bool merge_queries)
 {
-	if (pgwt_my_slot == NULL)
+	bool		collect = pgwt_capture != PGWT_CAPTURE_OFF && IsUnderPostmaster &&
+		pgwt_hooks_present() && MyProc != NULL;
+
+	if (collect)
 	{
-		if (pgwt_capture != PGWT_CAPTURE_OFF && pgwt_hooks_present())
+		pgwt_hooks_set(true);
+		if (pgwt_my_slot == NULL)
 		{
-			pgwt_in_wait = false;
-			pgwt_npending = 0;
 			memset(pgwt_local_queries, 0, sizeof(pgwt_local_queries));
 			pgwt_local_nqueries = 0;
 			pgwt_slot_attach();
 		}
+		if (pgwt_my_slot != NULL && pgwt_hot.slot == NULL)
+			pgwt_collect_start(pgwt_my_slot);
+	}
+	if (pgwt_my_slot == NULL)
+	{
+		if (!collect)
+		{
+			pgwt_collect_stop();
+			pgwt_hooks_set(false);
+		}
 		return;
 	}
 	pgwt_flush_pending();
+	if (!collect)
+	{
+		pgwt_collect_stop();
+		pgwt_hooks_set(false);
+	}
 	if (merge_queries && pgwt_local_nqueries > 0)
 	{
 		/*
@@ -313,16 +474,31 @@ pgwt_xact_callback(XactEvent event, void *arg)
 	}
 }
 
-/* Called once, from _PG_init in the postmaster, when the hooks exist. */
+/*
+ * Assign hook for pg_wait_tracer.capture (runs in every process on a
+ * reload, and on SET): puts the hooks in the chain when capture turns on,
+ * so that auxiliary processes, which have no transaction end, follow a
+ * reload. Turning off takes effect at the next flush or transaction end.
+ */
+void
+pgwt_capture_assign(int newval, void *extra)
+{
+	if (newval != PGWT_CAPTURE_OFF && pgwt_loaded_at_startup)
+		pgwt_hooks_set(true);
+}
+
+/*
+ * Called once, from _PG_init in the postmaster, when the hooks exist.
+ * With capture off at start the hooks stay out of the chain: such a
+ * server pays only the NULL test until a backend turns capture on.
+ */
 void
 pgwt_hooks_install(void)
 {
 	if (!pgwt_hooks_present())
 		return;
-	pgwt_prev_begin_hook = wait_event_begin_hook;
-	wait_event_begin_hook = pgwt_wait_begin;
-	pgwt_prev_end_hook = wait_event_end_hook;
-	wait_event_end_hook = pgwt_wait_end;
+	if (pgwt_capture != PGWT_CAPTURE_OFF)
+		pgwt_hooks_set(true);
 	RegisterXactCallback(pgwt_xact_callback, NULL);
 }
 

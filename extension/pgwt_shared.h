@@ -45,6 +45,15 @@ extern bool pgwt_hooks_present(void);
 #define PGWT_SLOT_EVENTS 128
 /* Distinct events of the system-wide table of retired backends. */
 #define PGWT_RETIRED_EVENTS 512
+/*
+ * Slots reserved for processes that run no transaction (auxiliary
+ * processes: checkpointer, background writer, WAL writer, startup,
+ * archiver, WAL summarizer, WAL receiver, I/O workers), claimed lock-free
+ * from their first wait: one per auxiliary PGPROC, plus spares so that a
+ * restarted process finds a free slot while its predecessor's is not yet
+ * folded into the retired totals.
+ */
+#define PGWT_AUX_SPARE_SLOTS 8
 
 typedef enum PgwtSlotState
 {
@@ -76,6 +85,9 @@ typedef struct PgwtSlot
 	ProcNumber	procno;
 	TimestampTz start_time;		/* MyStartTimestamp of the owner */
 	int			backend_type;	/* BackendType */
+	bool		foreground;		/* a client backend or background worker:
+								 * its time is DB time (background processes'
+								 * waits are shown, not counted in DB time) */
 	Oid			userid;
 	Oid			dbid;
 
@@ -92,10 +104,18 @@ typedef struct PgwtSlot
 	volatile uint32 cur_event;
 	volatile uint64 cur_start_ns;
 
+	/*
+	 * Auxiliary-region slots only: pid of the process that claimed it with
+	 * a compare-and-swap from 0 (free); set back to 0 under slots_lock once
+	 * a dead owner's numbers are folded into the retired totals.
+	 */
+	pg_atomic_uint32 aux_owner;
+
 	pg_atomic_uint32 reset_requests;
 	uint32		reset_applied;
 	int			reset_pid;		/* identity the last request targets */
 	TimestampTz reset_start_time;
+	uint64		reset_request_ns;	/* clock at the request: earlier waits are dropped */
 
 	PgwtEventStat events[PGWT_SLOT_EVENTS];
 } PgwtSlot;
@@ -105,7 +125,9 @@ typedef struct PgwtSharedState
 {
 	LWLock	   *slots_lock;		/* claims, recycling, retired totals */
 	LWLock	   *query_lock;		/* the query table */
-	int			nslots;
+	int			nslots;			/* npool + naux: readers scan them all */
+	int			npool;			/* [0, npool): claimed at transaction end */
+	int			naux;			/* [npool, nslots): auxiliary processes */
 	TimestampTz stats_reset;
 	pg_atomic_uint64 attach_failures;	/* no slot free or exited */
 	pg_atomic_uint64 recycled;	/* exited slots folded and reused */
@@ -116,6 +138,13 @@ typedef struct PgwtSharedState
 	uint64		retired_cpu_ns;
 	uint64		retired_lost_waits;
 	uint64		retired_query_lost_waits;
+	/*
+	 * The part of the retired totals that came from background processes
+	 * (slots with foreground = false): CPU* and non-idle wait time, so DB
+	 * time can leave them out.
+	 */
+	uint64		retired_background_cpu_ns;
+	uint64		retired_background_wait_ns;
 	PgwtEventStat retired[PGWT_RETIRED_EVENTS];
 } PgwtSharedState;
 
@@ -143,6 +172,8 @@ extern Size pgwt_slots_shmem_size(void);
 extern void pgwt_slots_shmem_init(void);
 extern PgwtSlot *pgwt_my_slot;
 extern void pgwt_slot_attach(void);
+extern PgwtSlot *pgwt_aux_slot_claim(void);
+extern bool pgwt_is_aux_process(void);
 extern void pgwt_slot_copy(const PgwtSlot *slot, PgwtSlot *copy);
 extern bool pgwt_slot_reset_pending(const PgwtSlot *copy);
 extern bool pgwt_reset_backend(int pid);
@@ -174,6 +205,8 @@ extern PgwtQueryEntry *pgwt_query_snapshot(int *n, uint64 *evictions, uint64 *dr
 extern void pgwt_hooks_install(void);
 extern void pgwt_flush_pending(void);
 extern void pgwt_safe_point(bool merge_queries);
+extern void pgwt_collect_stop(void);
+extern void pgwt_capture_assign(int newval, void *extra);
 
 #endif							/* PGWT_COOP_BUILD */
 

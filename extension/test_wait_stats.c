@@ -103,6 +103,22 @@ test_idle(void)
 	CHECK(!pgwt_event_is_idle(0x06000001U));	/* Client:ClientWrite */
 	CHECK(!pgwt_event_is_idle(0x09000002U));	/* Timeout:PgSleep */
 	CHECK(!pgwt_event_is_idle(0x01000000U));
+	/* the hot path's filter never hides an idle event */
+	{
+		uint32_t	cls,
+					low;
+
+		for (cls = 0; cls < 256; cls++)
+			for (low = 0; low < 64; low++)
+			{
+				uint32_t	ev = (cls << 24) | low;
+
+				if (pgwt_event_is_idle(ev))
+					CHECK(pgwt_event_maybe_idle(ev));
+				if (cls != 5 && cls != 6)
+					CHECK(!pgwt_event_maybe_idle(ev));
+			}
+	}
 	report("idle-classification", ok);
 }
 
@@ -163,6 +179,59 @@ test_eviction(void)
 	report("eviction-least-used", ok);
 }
 
+/*
+ * pgwt_fold_wait: the same row as a fresh lookup (cache hit or miss), CPU*
+ * from the gaps between waits, skewed waits as 0 ns, a zeroed table and a
+ * full table handled without touching the wrong row.
+ */
+static void
+test_fold_wait(void)
+{
+	int			ok = 1;
+	PgwtEventStat tab[8];
+	PgwtFoldState st = {0, 1000, 0, 12345};	/* a stale cache index is harmless */
+	PgwtEventStat *row;
+	int			i;
+
+	memset(tab, 0, sizeof(tab));
+	pgwt_fold_wait(tab, 8, &st, 0x09000002U, 1500, 4000);	/* 500 ns gap, 2500 ns wait */
+	CHECK(st.cpu_ns == 500);
+	CHECK(st.last_end_ns == 4000);
+	CHECK(st.cached_row < 8 && tab[st.cached_row].event == 0x09000002U);
+	pgwt_fold_wait(tab, 8, &st, 0x09000002U, 4000, 6000);	/* no gap: cache hit */
+	CHECK(st.cpu_ns == 500);
+	pgwt_fold_wait(tab, 8, &st, 0x06000000U, 7000, 9000);	/* other event: miss */
+	CHECK(st.cpu_ns == 1500);
+	pgwt_fold_wait(tab, 8, &st, 0x09000002U, 9000, 8000);	/* skewed: 0 ns */
+	row = pgwt_event_lookup(tab, 8, 0x09000002U, false);
+	CHECK(row != NULL && row->agg.count == 3 && row->agg.total_ns == 4500 && row->agg.max_ns == 2500);
+	CHECK(row != NULL && row->agg.hist[0] == 1 && row->agg.hist[1] == 1 && row->agg.hist[2] == 1);
+	row = pgwt_event_lookup(tab, 8, 0x06000000U, false);
+	CHECK(row != NULL && row->agg.count == 1 && row->agg.total_ns == 2000);
+	CHECK(st.last_end_ns == 9000);
+	CHECK(st.lost_waits == 0);
+
+	/* the table zeroed under a stale cache: the wait lands in a real row */
+	memset(tab, 0, sizeof(tab));
+	pgwt_fold_wait(tab, 8, &st, 0x06000000U, 9000, 9100);
+	row = pgwt_event_lookup(tab, 8, 0x06000000U, false);
+	CHECK(row != NULL && row->agg.count == 1 && row->agg.total_ns == 100);
+	for (i = 0; i < 8; i++)
+		CHECK(tab[i].event == 0 || tab[i].event == 0x06000000U);
+
+	/* a full table counts the new event as lost, the known ones still fold */
+	for (i = 1; i <= 8; i++)
+		pgwt_fold_wait(tab, 8, &st, 0x01000000U + (uint32_t) i, 10000, 10010);
+	CHECK(st.lost_waits == 1);	/* 7 new rows fit beside the ClientRead row */
+	pgwt_fold_wait(tab, 8, &st, 0x06000000U, 10010, 10020);
+	row = pgwt_event_lookup(tab, 8, 0x06000000U, false);
+	CHECK(row != NULL && row->agg.count == 2);
+	/* event 0 (no wait) is never stored */
+	pgwt_fold_wait(tab, 8, &st, 0, 10020, 10030);
+	CHECK(st.lost_waits == 2);
+	report("fold-wait", ok);
+}
+
 int
 main(void)
 {
@@ -171,5 +240,6 @@ main(void)
 	test_idle();
 	test_event_table();
 	test_eviction();
+	test_fold_wait();
 	return failures ? 1 : 0;
 }

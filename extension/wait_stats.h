@@ -103,6 +103,17 @@ pgwt_event_is_idle(uint32_t event)
 }
 
 /*
+ * A one-comparison filter for the hot path: false for every event that is
+ * not idle except those of the Client class (so true is to be confirmed by
+ * pgwt_event_is_idle).
+ */
+static inline bool
+pgwt_event_maybe_idle(uint32_t event)
+{
+	return (uint32_t) ((event >> 24) - (PGWT_CLASS_ACTIVITY >> 24)) <= 1;
+}
+
+/*
  * Open-addressing lookup in an event table of 'size' rows (a power of two).
  * Returns the row holding 'event', or when absent and 'insert' is set, a
  * fresh row claimed for it; NULL when absent and not inserting, or when
@@ -131,6 +142,50 @@ pgwt_event_lookup(PgwtEventStat *tab, int size, uint32_t event, bool insert)
 		}
 	}
 	return NULL;
+}
+
+/*
+ * One backend's running totals besides its event table: time with no wait
+ * event set (CPU*), the end of its latest wait, and waits its table had no
+ * room for. Folded by pgwt_fold_wait().
+ */
+typedef struct PgwtFoldState
+{
+	uint64_t	cpu_ns;
+	uint64_t	last_end_ns;
+	uint64_t	lost_waits;
+	uint32_t	cached_row;		/* index of the last row used (any value is safe) */
+} PgwtFoldState;
+
+/*
+ * Fold one finished wait [start_ns, end_ns] of 'event' into an event table
+ * of 'size' rows (a power of two) and the running totals. The row of the
+ * previous wait is tried first (a backend mostly repeats the same wait),
+ * checked by its event so a zeroed or different table just misses; the
+ * hash lookup runs only on a miss. A gap since the previous wait's end is
+ * CPU*; a wait that ends before it (clock skew) counts as 0 ns.
+ */
+static inline void
+pgwt_fold_wait(PgwtEventStat *tab, int size, PgwtFoldState *st,
+			   uint32_t event, uint64_t start_ns, uint64_t end_ns)
+{
+	PgwtEventStat *row = &tab[st->cached_row & (uint32_t) (size - 1)];
+
+	if (row->event != event || event == 0)
+	{
+		row = pgwt_event_lookup(tab, size, event, true);
+		if (row != NULL)
+			st->cached_row = (uint32_t) (row - tab);
+	}
+	if (row != NULL)
+		pgwt_agg_add(&row->agg, end_ns > start_ns ? end_ns - start_ns : 0);
+	else
+		st->lost_waits++;
+
+	if (start_ns > st->last_end_ns)
+		st->cpu_ns += start_ns - st->last_end_ns;
+	if (end_ns > st->last_end_ns)
+		st->last_end_ns = end_ns;
 }
 
 /*
