@@ -88,7 +88,7 @@ tf_file_header_decode(const uint8_t *in, pgwt_tf_file_header *h)
 	h->pg_version = tf_get_u32(in + 8);
 	h->start_realtime_ns = tf_get_u64(in + 12);
 	h->start_monotonic_ns = tf_get_u64(in + 20);
-	if (h->version < PGWT_TF_VERSION_MIN || h->version > PGWT_TF_VERSION)
+	if (h->version < PGWT_TF_VERSION_MIN || h->version > PGWT_TF_VERSION_MAX)
 		return -PGWT_TF_BAD_VERSION;
 	/* Unknown flag bits would change the meaning of the payload. */
 	if (h->flags & ~PGWT_TF_FLAG_LZ4)
@@ -112,6 +112,8 @@ tf_block_header_encode(const pgwt_tf_block_header *h, uint8_t *out)
 static size_t
 tf_record_min_bytes(uint16_t version, uint16_t type)
 {
+	if (type == PGWT_TF_BLOCK_TRANSITIONS && version >= 5)
+		return 1 + 4 + 4 + 1 + 1 + 1 + 1;	/* ts pid new old dur qcode cpu */
 	if (type == PGWT_TF_BLOCK_TRANSITIONS)
 		return 1 + 4 + 4 + 4 + 1 + 8 + (version >= 3 ? 1 : 0);
 	return 1 + 4 + 4 + 8 + (version >= 4 ? 1 : 0);
@@ -120,6 +122,8 @@ tf_record_min_bytes(uint16_t version, uint16_t type)
 size_t
 tf_record_max_bytes(uint16_t version, uint16_t type)
 {
+	if (type == PGWT_TF_BLOCK_TRANSITIONS && version >= 5)
+		return 10 + 4 + 4 + 5 + 10 + 1 + 8 + 10;
 	if (type == PGWT_TF_BLOCK_TRANSITIONS)
 		return 10 + 4 + 4 + 4 + 10 + 8 + (version >= 3 ? 10 : 0);
 	return 10 + 4 + 4 + 8 + (version >= 4 ? 10 : 0);
@@ -161,6 +165,110 @@ tf_block_header_decode(const uint8_t *in, uint16_t version, uint16_t flags,
 	return 0;
 }
 
+/*
+ * v5 TRANSITIONS predict each record from the previous record of the same
+ * pid in the block (docs/TRACE_FORMAT.md 3.1.1): a direct-mapped table of
+ * TF_PRED_SLOTS entries indexed by the pid's low bits; a pid finding
+ * another pid in its slot takes the slot over and counts as unseen. The
+ * encoder and the decoder run the same table, so they agree.
+ */
+#define TF_PRED_SLOTS 1024
+
+typedef struct tf_pred
+{
+	uint32_t	pid;
+	uint32_t	last_new;		/* new event of its last non-marker record */
+	uint64_t	last_ts;		/* ts of that record */
+	uint64_t	last_query;		/* query id of its last record */
+	uint8_t		state;			/* 0 unseen, 1 query known, 2 + event/ts known */
+} tf_pred;
+
+static inline tf_pred *
+tf_pred_slot(tf_pred *t, uint32_t pid)
+{
+	tf_pred    *e = &t[pid & (TF_PRED_SLOTS - 1)];
+
+	if (e->state == 0 || e->pid != pid)
+	{
+		e->pid = pid;
+		e->state = 0;
+	}
+	return e;
+}
+
+static inline void
+tf_pred_update(tf_pred *e, const pgwt_record *r)
+{
+	e->last_query = r->query_id;
+	if (!PGWT_IS_MARKER(r->new_event))
+	{
+		e->last_new = r->new_event;
+		e->last_ts = r->ts_ns;
+		e->state = 2;
+	}
+	else if (e->state == 0)
+		e->state = 1;
+}
+
+/* v5 TRANSITIONS columns after ts: pid, new, old code, duration, qcode,
+ * query exceptions, cpu. */
+static uint8_t *
+tf_encode_transitions_v5(const pgwt_record *recs, uint32_t n, uint8_t *p)
+{
+	tf_pred    *t;
+	tf_pred		table[TF_PRED_SLOTS];
+	uint32_t	i;
+
+	t = table;
+	for (i = 0; i < n; i++, p += 4)
+		tf_put_u32(p, recs[i].pid);
+	for (i = 0; i < n; i++, p += 4)
+		tf_put_u32(p, recs[i].new_event);
+	memset(table, 0, sizeof(table));
+	for (i = 0; i < n; i++)
+	{
+		tf_pred    *e = tf_pred_slot(t, recs[i].pid);
+
+		if (e->state == 2 && recs[i].old_event == e->last_new)
+			*p++ = 0;
+		else
+			p += tf_put_leb(p, (uint64_t) recs[i].old_event + 1);
+		tf_pred_update(e, &recs[i]);
+	}
+	memset(table, 0, sizeof(table));
+	for (i = 0; i < n; i++)
+	{
+		tf_pred    *e = tf_pred_slot(t, recs[i].pid);
+		uint64_t	expect = e->state == 2 ? recs[i].ts_ns - e->last_ts : 0;
+
+		p += tf_put_leb(p, tf_zigzag((int64_t) (recs[i].duration_ns - expect)));
+		tf_pred_update(e, &recs[i]);
+	}
+	memset(table, 0, sizeof(table));
+	for (i = 0; i < n; i++)
+	{
+		tf_pred    *e = tf_pred_slot(t, recs[i].pid);
+
+		*p++ = (e->state != 0 && recs[i].query_id == e->last_query) ? 0 : 1;
+		tf_pred_update(e, &recs[i]);
+	}
+	memset(table, 0, sizeof(table));
+	for (i = 0; i < n; i++)
+	{
+		tf_pred    *e = tf_pred_slot(t, recs[i].pid);
+
+		if (!(e->state != 0 && recs[i].query_id == e->last_query))
+		{
+			tf_put_u64(p, recs[i].query_id);
+			p += 8;
+		}
+		tf_pred_update(e, &recs[i]);
+	}
+	for (i = 0; i < n; i++)
+		p += tf_put_leb(p, recs[i].cpu_ns + 1);	/* unknown (all ones) -> 0 */
+	return p;
+}
+
 int
 tf_block_encode(uint16_t version, uint16_t flags, uint16_t type,
 				uint64_t sample_period_ns, const pgwt_record *recs, uint32_t n,
@@ -183,6 +291,10 @@ tf_block_encode(uint16_t version, uint16_t flags, uint16_t type,
 		p += tf_put_leb(p, recs[i].ts_ns - prev);
 		prev = recs[i].ts_ns;
 	}
+	if (type == PGWT_TF_BLOCK_TRANSITIONS && version >= 5)
+		p = tf_encode_transitions_v5(recs, n, p);
+	else
+	{
 	for (i = 0; i < n; i++, p += 4)
 		tf_put_u32(p, recs[i].pid);
 	if (type == PGWT_TF_BLOCK_TRANSITIONS)
@@ -213,6 +325,7 @@ tf_block_encode(uint16_t version, uint16_t flags, uint16_t type,
 				p += tf_put_leb(p, tf_zigzag((int64_t) recs[i].weight_ns -
 											 (int64_t) sample_period_ns));
 			}
+	}
 	}
 	raw_len = (size_t) (p - raw);
 
@@ -265,6 +378,106 @@ tf_block_encode(uint16_t version, uint16_t flags, uint16_t type,
 		} \
 	} while (0)
 
+/* Reads one LEB128 value; the common one-byte case inline. */
+#define TF_GET_LEB(pp, end, v) \
+	do { \
+		if ((pp) < (end) && *(pp) < 0x80) \
+			(v) = *(pp)++; \
+		else if (tf_get_leb(&(pp), (end), &(v)) < 0) \
+			return -PGWT_TF_BAD_PAYLOAD; \
+	} while (0)
+
+static int
+tf_decode_transitions_v5(const uint8_t **pp, const uint8_t *end, uint32_t n,
+						 pgwt_record *recs)
+{
+	const uint8_t *p = *pp;
+	tf_pred		table[TF_PRED_SLOTS];
+	uint32_t	i;
+
+	for (i = 0; i < n; i++)
+	{
+		recs[i].pid = tf_get_u32(p + 4 * (size_t) i);
+		recs[i].new_event = tf_get_u32(p + 4 * ((size_t) n + i));
+		recs[i].weight_ns = 0;
+		recs[i].kind = PGWT_REC_TRANSITION;
+	}
+	p += 8 * (size_t) n;
+	memset(table, 0, sizeof(table));
+	for (i = 0; i < n; i++)
+	{
+		tf_pred    *e = tf_pred_slot(table, recs[i].pid);
+		uint64_t	v;
+
+		TF_GET_LEB(p, end, v);
+		if (v == 0)
+		{
+			if (e->state != 2)
+				return -PGWT_TF_BAD_PAYLOAD;	/* nothing to predict from */
+			recs[i].old_event = e->last_new;
+		}
+		else if (v > (uint64_t) UINT32_MAX + 1)
+			return -PGWT_TF_BAD_PAYLOAD;
+		else
+			recs[i].old_event = (uint32_t) (v - 1);
+		tf_pred_update(e, &recs[i]);
+	}
+	memset(table, 0, sizeof(table));
+	for (i = 0; i < n; i++)
+	{
+		tf_pred    *e = tf_pred_slot(table, recs[i].pid);
+		uint64_t	expect = e->state == 2 ? recs[i].ts_ns - e->last_ts : 0;
+		uint64_t	z;
+		int64_t		d;
+
+		TF_GET_LEB(p, end, z);
+		d = tf_unzigzag(z);
+		/* modulo 2^64, as the encoder subtracted: every value is valid */
+		recs[i].duration_ns = expect + (uint64_t) d;
+		tf_pred_update(e, &recs[i]);
+	}
+	{
+		const uint8_t *qcode = p;
+		const uint8_t *qx;
+
+		if ((size_t) (end - p) < n)
+			return -PGWT_TF_BAD_PAYLOAD;
+		p += n;
+		qx = p;
+		memset(table, 0, sizeof(table));
+		for (i = 0; i < n; i++)
+		{
+			tf_pred    *e = tf_pred_slot(table, recs[i].pid);
+
+			if (qcode[i] == 0 && e->state != 0)
+				recs[i].query_id = e->last_query;
+			else if (qcode[i] == 1)
+			{
+				if (end - qx < 8)
+					return -PGWT_TF_BAD_PAYLOAD;
+				recs[i].query_id = tf_get_u64(qx);
+				qx += 8;
+				/* the shortest form: a predictable id is not repeated */
+				if (e->state != 0 && recs[i].query_id == e->last_query)
+					return -PGWT_TF_BAD_PAYLOAD;
+			}
+			else
+				return -PGWT_TF_BAD_PAYLOAD;
+			tf_pred_update(e, &recs[i]);
+		}
+		p = qx;
+	}
+	for (i = 0; i < n; i++)
+	{
+		uint64_t	c;
+
+		TF_GET_LEB(p, end, c);
+		recs[i].cpu_ns = c - 1;		/* 0 -> unknown (all ones) */
+	}
+	*pp = p;
+	return 0;
+}
+
 int
 tf_block_decode(uint16_t version, uint16_t flags, const pgwt_tf_block_header *hdr,
 				const uint8_t *src, uint8_t *raw, pgwt_record *recs)
@@ -308,10 +521,19 @@ tf_block_decode(uint16_t version, uint16_t flags, const pgwt_tf_block_header *hd
 		ts += d;
 		recs[i].ts_ns = ts;
 	}
+	if (transitions && version >= 5)
+		fixed = 4 + 4;
 	if ((size_t) (end - p) < (size_t) n * fixed)
 		return -PGWT_TF_BAD_PAYLOAD;
 
-	if (transitions)
+	if (transitions && version >= 5)
+	{
+		int			rc = tf_decode_transitions_v5(&p, end, n, recs);
+
+		if (rc < 0)
+			return rc;
+	}
+	else if (transitions)
 	{
 		/* pid, old and new columns in one pass: each record is touched once */
 		const uint8_t *pid = p,

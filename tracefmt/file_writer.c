@@ -16,6 +16,11 @@
  * .meta does not count. fsync happens at finish (and per block when
  * fsync_each_block is set).
  *
+ * Unless opts.no_summary is set, every record also goes to a per-second
+ * summary builder whose finished seconds are written to <path>.sum
+ * (summary_file.c); a summary failure never loses trace records: the
+ * summary is dropped and counted (stats.summary_failed).
+ *
  * A writer object belongs to one thread; it has no shared state.
  */
 #include <errno.h>
@@ -27,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tracefmt/summary.h"
 #include "tracefmt/tf_internal.h"
 #include "tracefmt/tf_le.h"
 
@@ -56,6 +62,7 @@ struct pgwt_tf_file_writer
 	uint32_t	idx_n;
 	uint32_t	idx_cap;
 	pgwt_tf_writer_stats stats;
+	tf_sum_writer *sum;			/* NULL: no summary (off, or failed) */
 };
 
 /* ---- shared I/O helpers ---------------------------------------------- */
@@ -228,6 +235,29 @@ tf_footer_encode(const uint64_t *first_ts, const uint64_t *offsets, uint32_t n,
 
 /* ---- the writer -------------------------------------------------------- */
 
+void
+tf_unlink_meta_of(const char *path)
+{
+	char		meta[4096];
+
+	if (snprintf(meta, sizeof(meta), "%s%s", path, PGWT_TF_META_SUFFIX) < (int) sizeof(meta))
+		(void) unlink(meta);
+}
+
+/* A summary that failed to finish is removed, so no torn one is archived. */
+static void
+tf_summary_failed_after_finish(pgwt_tf_file_writer *w)
+{
+	char		sum[4096];
+
+	w->stats.summary_failed = 1;
+	if (snprintf(sum, sizeof(sum), "%s%s", w->path, PGWT_TF_SUM_SUFFIX) < (int) sizeof(sum))
+	{
+		(void) unlink(sum);
+		tf_unlink_meta_of(sum);
+	}
+}
+
 int
 pgwt_tf_file_writer_create(const char *path, const pgwt_tf_file_opts *opts,
 						   pgwt_tf_file_writer **out)
@@ -239,7 +269,7 @@ pgwt_tf_file_writer_create(const char *path, const pgwt_tf_file_opts *opts,
 	if (!path || !opts || !out)
 		return -PGWT_TF_INVAL;
 	if (opts->version != 0 &&
-		(opts->version < PGWT_TF_VERSION_MIN || opts->version > PGWT_TF_VERSION))
+		(opts->version < PGWT_TF_VERSION_MIN || opts->version > PGWT_TF_VERSION_MAX))
 		return -PGWT_TF_INVAL;
 	w = calloc(1, sizeof(*w));
 	if (!w || !(w->path = strdup(path)))
@@ -288,8 +318,38 @@ pgwt_tf_file_writer_create(const char *path, const pgwt_tf_file_opts *opts,
 		return rc;
 	}
 	w->offset = sizeof(buf);
+	if (!w->opts.no_summary)
+	{
+		rc = tf_sum_writer_create(path, &w->opts, &w->hdr, &w->sum);
+		if (rc < 0)
+		{
+			close(w->fd);
+			unlink(path);
+			if (w->opts.write_meta)
+				tf_unlink_meta_of(path);
+			free(w->path);
+			free(w);
+			return rc;
+		}
+	}
 	*out = w;
 	return 0;
+}
+
+/* The summary is an accelerator: when it fails, stop it, keep the trace. */
+static void
+tf_summary_failed(pgwt_tf_file_writer *w)
+{
+	char		sum[4096];
+
+	tf_sum_writer_abandon(w->sum);
+	w->sum = NULL;
+	w->stats.summary_failed = 1;
+	if (snprintf(sum, sizeof(sum), "%s%s", w->path, PGWT_TF_SUM_SUFFIX) < (int) sizeof(sum))
+	{
+		(void) unlink(sum);
+		tf_unlink_meta_of(sum);
+	}
 }
 
 /* Stable insertion sort by ts: blocks are nearly sorted when not sorted. */
@@ -416,6 +476,8 @@ pgwt_tf_file_writer_append(pgwt_tf_file_writer *w, const pgwt_record *rec)
 	}
 	pb->recs[pb->n++] = *rec;
 	w->stats.records++;
+	if (w->sum && tf_sum_writer_add(w->sum, rec) < 0)
+		tf_summary_failed(w);
 	if (pb->n == PGWT_TF_BLOCK_MAX_RECORDS)
 		return tf_write_block(w, rec->kind);
 	return 0;
@@ -468,6 +530,16 @@ pgwt_tf_file_writer_finish(pgwt_tf_file_writer *w)
 	int			rc;
 
 	rc = pgwt_tf_file_writer_flush(w);
+	if (w->sum)
+	{
+		/* before the trace's footer: a finished trace has its summary */
+		if (tf_sum_writer_finish(w->sum) < 0)
+		{
+			w->sum = NULL;
+			tf_summary_failed_after_finish(w);
+		}
+		w->sum = NULL;
+	}
 	if (rc == 0)
 		rc = tf_footer_encode(w->idx_ts, w->idx_off, w->idx_n, &footer, &len);
 	if (rc == 0)
@@ -493,6 +565,8 @@ pgwt_tf_file_writer_finish(pgwt_tf_file_writer *w)
 void
 pgwt_tf_file_writer_abandon(pgwt_tf_file_writer *w)
 {
+	if (w->sum)
+		tf_sum_writer_abandon(w->sum);
 	close(w->fd);
 	tf_writer_free(w);
 }

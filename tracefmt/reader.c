@@ -5,11 +5,19 @@
  *		the live current.trace last). One file is open at a time, so memory
  *		does not grow with the number or length of files.
  *
+ * Rotation race: a writer may archive current.trace between our listing
+ * and our open. A live file that vanished before its header was read
+ * makes the listing start over (a few times); one that vanished after it
+ * is found again under the archive name of its start time (UTC, then
+ * local time; collision numbers in order) with the same header, and read
+ * as the finished file it became.
+ *
  * Three ways to consume the same stream: a block at a time (the fast
  * path: no per-record call), a record iterator, and a callback.
  * The reader object belongs to one thread.
  */
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,7 +79,7 @@ tf_peek_header(const char *path, pgwt_tf_file_header *h)
 	int			rc;
 
 	if (fd < 0)
-		return -PGWT_TF_IO;
+		return errno == ENOENT ? -PGWT_TF_NOT_FOUND : -PGWT_TF_IO;
 	rc = tf_pread_all(fd, buf, sizeof(buf), 0);
 	close(fd);
 	if (rc < 0)
@@ -84,8 +92,11 @@ tf_add_file(pgwt_tf_reader *r, const char *path, uint32_t *cap)
 {
 	tf_file_entry *e;
 	pgwt_tf_file_header h;
+	int			rc = tf_peek_header(path, &h);
 
-	if (tf_peek_header(path, &h) < 0)
+	if (rc == -PGWT_TF_NOT_FOUND && tf_is_live_name(path))
+		return rc;				/* rotated away: the caller lists again */
+	if (rc < 0)
 	{
 		r->stats.files_bad++;
 		return 0;
@@ -134,7 +145,7 @@ tf_file_order(const void *a, const void *b)
 }
 
 static int
-tf_list_dir(pgwt_tf_reader *r, const char *dir)
+tf_list_dir_once(pgwt_tf_reader *r, const char *dir)
 {
 	DIR		   *d = opendir(dir);
 	struct dirent *de;
@@ -158,6 +169,76 @@ tf_list_dir(pgwt_tf_reader *r, const char *dir)
 	if (rc == 0 && r->nfiles > 1)
 		qsort(r->files, r->nfiles, sizeof(*r->files), tf_file_order);
 	return rc;
+}
+
+static int
+tf_list_dir(pgwt_tf_reader *r, const char *dir)
+{
+	int			attempt;
+	int			rc = 0;
+
+	for (attempt = 0; attempt < 5; attempt++)
+	{
+		uint32_t	i;
+
+		rc = tf_list_dir_once(r, dir);
+		if (rc != -PGWT_TF_NOT_FOUND)
+			return rc;
+		/* current.trace was archived while we listed: list again */
+		for (i = 0; i < r->nfiles; i++)
+			free(r->files[i].path);
+		free(r->files);
+		r->files = NULL;
+		r->nfiles = 0;
+		r->stats.files_bad = 0;
+	}
+	return rc;
+}
+
+/*
+ * The live file e was archived after the listing read its header: point e
+ * at the archive with the same header. false when none is found.
+ */
+static bool
+tf_find_archived(tf_file_entry *e)
+{
+	const char *slash = strrchr(e->path, '/');
+	int			dirlen = slash ? (int) (slash - e->path) : 1;
+	const char *dir = slash ? e->path : ".";
+	int			zone;
+
+	for (zone = 0; zone < 2; zone++)
+	{
+		unsigned	seq;
+
+		for (seq = 0; seq < 100; seq++)
+		{
+			char		name[128];
+			char		path[4096];
+			pgwt_tf_file_header h;
+			int			rc;
+			char	   *p;
+
+			if (pgwt_tf_archive_name(e->hdr.start_realtime_ns, zone == 1, seq,
+									 name, sizeof(name)) < 0 ||
+				snprintf(path, sizeof(path), "%.*s/%s", dirlen, dir, name) >= (int) sizeof(path))
+				break;
+			rc = tf_peek_header(path, &h);
+			if (rc == -PGWT_TF_NOT_FOUND)
+				break;			/* names are taken in order */
+			if (rc < 0 || h.start_realtime_ns != e->hdr.start_realtime_ns ||
+				h.start_monotonic_ns != e->hdr.start_monotonic_ns)
+				continue;
+			if (!(p = strdup(path)))
+				return false;
+			free(e->path);
+			e->path = p;
+			e->live = false;
+			e->seq = seq;
+			return true;
+		}
+	}
+	return false;
 }
 
 int
@@ -268,6 +349,9 @@ pgwt_tf_reader_next_block(pgwt_tf_reader *r, pgwt_tf_block *blk)
 									 &r->stats, &r->cur);
 			if (rc == -PGWT_TF_NOMEM)
 				return rc;
+			if (rc < 0 && e->live && access(e->path, F_OK) < 0 && errno == ENOENT &&
+				tf_find_archived(e))
+				continue;		/* rotated since the listing: read the archive */
 			if (rc < 0)
 			{
 				/* vanished (retention) or damaged since the listing */

@@ -79,10 +79,26 @@ extern int	tf_write_meta(const char *path, uint64_t count, int mode, long gid);
 /* Parse the committed count of path.meta; PGWT_TF_BAD_META if unusable. */
 extern int	tf_read_meta(const char *path, uint64_t *count);
 extern int	tf_fsync_dir(const char *dir);
+/* unlink path.meta, ignoring errors */
+extern void tf_unlink_meta_of(const char *path);
 extern uint64_t tf_clock_realtime(const pgwt_tf_clock *c);
 extern uint64_t tf_clock_monotonic(const pgwt_tf_clock *c);
 /* Encode a footer for n entries into a malloc'd buffer. */
 extern int	tf_footer_encode(const uint64_t *first_ts, const uint64_t *offsets,
 							 uint32_t n, uint8_t **buf, size_t *len);
+
+/* ---- summary_file.c: the summary beside a trace file ------------------- */
+
+typedef struct tf_sum_writer tf_sum_writer;
+
+/* Creates <trace_path>.sum with the trace's header fields. */
+extern int	tf_sum_writer_create(const char *trace_path, const pgwt_tf_file_opts *opts,
+								 const pgwt_tf_file_header *hdr, tf_sum_writer **out);
+extern int	tf_sum_writer_add(tf_sum_writer *w, const pgwt_record *rec);
+/* Writes the open seconds, fsyncs, closes, drops .meta; frees w. */
+extern int	tf_sum_writer_finish(tf_sum_writer *w);
+extern void tf_sum_writer_abandon(tf_sum_writer *w);
+/* Cuts a leftover summary after its last valid frame (fsynced). */
+extern int	tf_sum_recover(const char *sum_path, uint64_t *bytes_cut);
 
 #endif							/* PGWT_TF_INTERNAL_H */

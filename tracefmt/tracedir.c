@@ -11,6 +11,11 @@
  * deleted. Retention only deletes names that parse as archives, and never
  * the live file.
  *
+ * The summary beside the live file (current.trace.sum, summary_file.c)
+ * follows it: archived as <archive name>.sum right after the trace,
+ * recovered with it (torn tail cut), deleted with it by retention. A
+ * summary without its trace is renamed aside like a bad live file.
+ *
  * Rotation is checked on flush and tick, not per record: the caller ticks
  * at least once a second (the daemon does on every sampler tick). The
  * object belongs to one thread.
@@ -24,6 +29,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "tracefmt/summary.h"
 #include "tracefmt/tf_internal.h"
 
 struct pgwt_tf_dir_writer
@@ -95,10 +101,59 @@ tf_archive_file(const char *dir, const char *src, uint64_t start_realtime_ns,
 static void
 tf_unlink_meta(const char *path)
 {
-	char		meta[4096];
+	tf_unlink_meta_of(path);
+}
 
-	if (snprintf(meta, sizeof(meta), "%s%s", path, PGWT_TF_META_SUFFIX) < (int) sizeof(meta))
-		(void) unlink(meta);
+/*
+ * Moves current.trace.sum beside the trace archive `archived` (a basename)
+ * after cutting a torn tail when recover is set. When there is no trace
+ * to pair it with (archived NULL) or the name is taken, the summary is
+ * kept aside as current.trace.sum.bad-<ns>. Missing summary: nothing.
+ */
+static int
+tf_archive_summary(const char *dir, const char *archived, bool recover,
+				   const pgwt_tf_dir_opts *opts, pgwt_tf_dir_stats *stats)
+{
+	char		src[4096];
+	char		dst[4096];
+	struct stat st;
+	int			rc;
+
+	if (snprintf(src, sizeof(src), "%s/%s%s", dir, PGWT_TF_CURRENT_NAME,
+				 PGWT_TF_SUM_SUFFIX) >= (int) sizeof(src))
+		return -PGWT_TF_INVAL;
+	if (lstat(src, &st) < 0)
+	{
+		tf_unlink_meta(src);
+		return errno == ENOENT ? 0 : -PGWT_TF_IO;
+	}
+	if (recover && archived)
+	{
+		uint64_t	cut = 0;
+
+		rc = tf_sum_recover(src, &cut);
+		if (rc == -PGWT_TF_NOMEM || rc == -PGWT_TF_IO)
+			return rc;
+		if (rc < 0)
+			archived = NULL;	/* unreadable header: keep it aside */
+		else
+			stats->recovered_bytes_cut += cut;
+	}
+	rc = archived ? (snprintf(dst, sizeof(dst), "%s/%s%s", dir, archived,
+							  PGWT_TF_SUM_SUFFIX) >= (int) sizeof(dst)
+					 ? -PGWT_TF_INVAL : tf_rename_noreplace(src, dst))
+		: -PGWT_TF_EXISTS;
+	if (rc == -PGWT_TF_EXISTS)
+	{
+		if (snprintf(dst, sizeof(dst), "%s.bad-%llu", src,
+					 (unsigned long long) tf_clock_realtime(&opts->file.clock)) >= (int) sizeof(dst))
+			return -PGWT_TF_INVAL;
+		rc = tf_rename_noreplace(src, dst);
+		if (rc == 0)
+			stats->quarantined++;
+	}
+	tf_unlink_meta(src);
+	return rc < 0 ? rc : tf_fsync_dir(dir);
 }
 
 int
@@ -128,7 +183,7 @@ pgwt_tf_recover_current(const char *dir, const pgwt_tf_dir_opts *opts,
 		if (errno != ENOENT)
 			return -PGWT_TF_IO;
 		tf_unlink_meta(path);
-		return 0;
+		return tf_archive_summary(dir, NULL, false, opts, stats);
 	}
 	memset(&rs, 0, sizeof(rs));
 	rc = tf_file_reader_open(path, true, true, &rs, &f);
@@ -148,6 +203,8 @@ pgwt_tf_recover_current(const char *dir, const pgwt_tf_dir_opts *opts,
 		stats->quarantined++;
 		if (archived && archived_len > 0)
 			snprintf(archived, archived_len, "%s", strrchr(bad, '/') + 1);
+		if ((rc = tf_archive_summary(dir, NULL, false, opts, stats)) < 0)
+			return rc;
 		return 2;
 	}
 
@@ -194,12 +251,20 @@ pgwt_tf_recover_current(const char *dir, const pgwt_tf_dir_opts *opts,
 	if (rc < 0)
 		goto done;
 	stats->recovered_bytes_cut += (uint64_t) st.st_size - valid_end;
-	rc = tf_archive_file(dir, path, start_rt, opts->local_time, archived, archived_len);
-	if (rc == 0)
 	{
-		tf_unlink_meta(path);
-		stats->recovered++;
-		rc = 1;
+		char		name[128];
+
+		rc = tf_archive_file(dir, path, start_rt, opts->local_time, name, sizeof(name));
+		if (rc == 0)
+		{
+			tf_unlink_meta(path);
+			stats->recovered++;
+			if (archived && archived_len > 0)
+				snprintf(archived, archived_len, "%s", name);
+			rc = tf_archive_summary(dir, name, true, opts, stats);
+			if (rc == 0)
+				rc = 1;
+		}
 	}
 
 done:
@@ -231,13 +296,18 @@ static int
 tf_finish_live(pgwt_tf_dir_writer *d)
 {
 	uint64_t	start_rt = pgwt_tf_file_writer_header(d->w)->start_realtime_ns;
+	char		name[128];
 	int			rc;
 
 	rc = pgwt_tf_file_writer_finish(d->w);
 	d->w = NULL;
 	if (rc < 0)
 		return rc;
-	return tf_archive_file(d->dir, d->cur_path, start_rt, d->opts.local_time, NULL, 0);
+	rc = tf_archive_file(d->dir, d->cur_path, start_rt, d->opts.local_time,
+						 name, sizeof(name));
+	if (rc < 0)
+		return rc;
+	return tf_archive_summary(d->dir, name, false, &d->opts, &d->stats);
 }
 
 int
@@ -392,6 +462,11 @@ pgwt_tf_dir_apply_retention(pgwt_tf_dir_writer *d)
 		a[n].hour_epoch_s = hour;
 		a[n].seq = seq;
 		a[n].size = (uint64_t) st.st_size;
+		/* its summary is part of the archive's footprint */
+		if (snprintf(path, sizeof(path), "%s/%s%s", d->dir, de->d_name,
+					 PGWT_TF_SUM_SUFFIX) < (int) sizeof(path) &&
+			lstat(path, &st) == 0 && S_ISREG(st.st_mode))
+			a[n].size += (uint64_t) st.st_size;
 		n++;
 	}
 	closedir(dh);
@@ -415,8 +490,12 @@ pgwt_tf_dir_apply_retention(pgwt_tf_dir_writer *d)
 				continue;
 			if (unlink(path) == 0)
 			{
+				char		sum[4096];
+
 				d->stats.deleted++;
 				d->stats.deleted_bytes += a[i].size;
+				if (snprintf(sum, sizeof(sum), "%s%s", path, PGWT_TF_SUM_SUFFIX) < (int) sizeof(sum))
+					(void) unlink(sum);
 			}
 			else if (errno != ENOENT)
 				rc = -PGWT_TF_IO;

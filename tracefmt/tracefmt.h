@@ -70,7 +70,8 @@ extern const char *pgwt_tf_strerror(int err);
 
 #define PGWT_TF_MAGIC			0x54574750u	/* "PGWT" little-endian */
 #define PGWT_TF_VERSION_MIN		2
-#define PGWT_TF_VERSION			4		/* what the writer produces */
+#define PGWT_TF_VERSION			4		/* what the writer produces by default */
+#define PGWT_TF_VERSION_MAX		5		/* newest version read and written */
 #define PGWT_TF_FLAG_LZ4		0x0001u
 #define PGWT_TF_FILE_HEADER_SIZE	28
 #define PGWT_TF_BLOCK_HEADER_SIZE	40
@@ -139,6 +140,7 @@ typedef struct pgwt_tf_writer_stats
 	uint64_t	blocks;			/* committed blocks */
 	uint64_t	bytes;			/* file bytes written */
 	uint64_t	rejected;		/* records refused (bad kind) */
+	uint64_t	summary_failed; /* 1 when the summary stopped (I/O error) */
 } pgwt_tf_writer_stats;
 
 typedef struct pgwt_tf_file_writer pgwt_tf_file_writer;
@@ -146,7 +148,7 @@ typedef struct pgwt_tf_file_writer pgwt_tf_file_writer;
 typedef struct pgwt_tf_file_opts
 {
 	uint32_t	pg_version;
-	uint16_t	version;		/* 0 = PGWT_TF_VERSION; 2..4 allowed */
+	uint16_t	version;		/* 0 = PGWT_TF_VERSION; 2..5 allowed */
 	bool		no_lz4;			/* store payloads raw (flags bit0 clear) */
 	bool		write_meta;		/* maintain <path>.meta after each block */
 	bool		fsync_each_block;	/* default off: page cache per block */
@@ -154,6 +156,9 @@ typedef struct pgwt_tf_file_opts
 	long		group_gid;		/* -1 = leave the group alone */
 	uint64_t	max_block_span_ns;	/* 0 = PGWT_TF_MAX_BLOCK_SPAN_NS */
 	pgwt_tf_clock clock;		/* for the header's start times */
+	/* Per-second summaries go to <path>.sum (tracefmt/summary.h) unless
+	 * this is set; the default (false) writes them. */
+	bool		no_summary;
 } pgwt_tf_file_opts;
 
 /* Create path (must not exist). */

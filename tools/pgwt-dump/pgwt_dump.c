@@ -32,6 +32,7 @@
 
 #include "analysis/engine.h"
 #include "analysis/render.h"
+#include "analysis/summary_load.h"
 #include "analysis/timeparse.h"
 #include "analysis/views.h"
 #include "analysis/wait_event.h"
@@ -88,6 +89,7 @@ typedef struct dump_args
 	bool		fine;
 	int			pg_major;			/* 0 = from the file header */
 	int			only_kind;			/* -1 = all, else a pgwt_rec_kind */
+	bool		summaries;			/* answer from per-second summaries */
 } dump_args;
 
 static void
@@ -109,7 +111,10 @@ dump_usage(FILE *f)
 			"  --limit N        rows per table (summary default 10)\n"
 			"  --fine           histogram: 32 log2 ns buckets instead of 16 us buckets\n"
 			"  --pg-version N   name events as server major N (default: from the trace)\n"
-			"  --only K         exact or sampled: use only that tier's records\n");
+			"  --only K         exact or sampled: use only that tier's records\n"
+			"  --summaries      aggregate views of one window from the per-second\n"
+			"                   summaries beside the trace (same numbers, faster);\n"
+			"                   records where summaries are missing or partial\n");
 }
 
 static bool
@@ -146,6 +151,7 @@ dump_parse_args(int argc, char **argv, dump_args *a)
 		{"fine", no_argument, NULL, 'x'},
 		{"pg-version", required_argument, NULL, 'g'},
 		{"only", required_argument, NULL, 'o'},
+		{"summaries", no_argument, NULL, 's'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}
 	};
@@ -265,6 +271,9 @@ dump_parse_args(int argc, char **argv, dump_args *a)
 					fprintf(stderr, "pgwt-dump: bad --only '%s' (exact, sampled)\n", optarg);
 					return 2;
 				}
+				break;
+			case 's':
+				a->summaries = true;
 				break;
 			case 'h':
 				dump_usage(stdout);
@@ -874,7 +883,38 @@ main(int argc, char **argv)
 		goto done;
 	}
 
-	if (dump_read(r, eng, &tr, a.path, a.only_kind, &blockers) < 0)
+	if (a.summaries && nwin == 1 && !dump_view_exact(a.view) && a.view != DV_CROSS_VALIDATE &&
+		a.only_kind < 0)
+	{
+		/* The engine runs in wall-clock time: the files' offset maps the
+		 * summaries' monotonic seconds onto it. */
+		const pgwt_tf_file_header *h0 = pgwt_tf_reader_nfiles(r) > 0 ? pgwt_tf_reader_file_header(r, 0) : NULL;
+		int64_t		shift = h0 ? (int64_t) (h0->start_realtime_ns - h0->start_monotonic_ns) : 0;
+		pgwt_summary_load_stats ss;
+		int			lrc = pgwt_summary_load_at(eng, 0, a.path, DUMP_TO_SLACK_NS, shift, &ss);
+
+		if (lrc < 0)
+		{
+			fprintf(stderr, "pgwt-dump: reading '%s' failed: %s\n", a.path, pgwt_tf_strerror(lrc));
+			goto done;
+		}
+		if (a.format == PGWT_OUT_JSON)
+			pgwt_buf_printf(&out, "{\"view\":\"summaries\",\"used\":%s,\"minutes\":%llu,"
+							"\"seconds\":%llu,\"records\":%llu}\n", ss.used_summary ? "true" : "false",
+							(unsigned long long) ss.minutes, (unsigned long long) ss.seconds,
+							(unsigned long long) ss.records);
+		else if (a.format == PGWT_OUT_TEXT)
+		{
+			if (ss.used_summary)
+				pgwt_buf_printf(&out, "summaries: %llu minute rollups, %llu seconds, %llu records at the edges\n",
+								(unsigned long long) ss.minutes, (unsigned long long) ss.seconds,
+								(unsigned long long) ss.records);
+			else
+				pgwt_buf_printf(&out, "summaries: not used (%s); %llu records read\n", ss.why_raw,
+								(unsigned long long) ss.records);
+		}
+	}
+	else if (dump_read(r, eng, &tr, a.path, a.only_kind, &blockers) < 0)
 		goto done;
 	dump_blockers_feed(eng, &blockers, UINT64_MAX);
 	pgwt_engine_flush(eng);

@@ -239,9 +239,9 @@ main(int argc, char **argv)
 			char	   *end;
 
 			version = (unsigned) strtoul(argv[++i], &end, 10);
-			if (*end || version < PGWT_TF_VERSION_MIN || version > PGWT_TF_VERSION)
+			if (*end || version < PGWT_TF_VERSION_MIN || version > PGWT_TF_VERSION_MAX)
 			{
-				fprintf(stderr, "pgwt-synth: -V must be %d..%d\n", PGWT_TF_VERSION_MIN, PGWT_TF_VERSION);
+				fprintf(stderr, "pgwt-synth: -V must be %d..%d\n", PGWT_TF_VERSION_MIN, PGWT_TF_VERSION_MAX);
 				return 2;
 			}
 		}

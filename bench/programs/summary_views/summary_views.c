@@ -8,6 +8,9 @@
  *		                  through the engine); wall and CPU ms, peak RSS
  *		  summary_size    summary bytes per second of trace, and the trace's
  *		                  bytes per second beside it
+ *		  summary_write   what the summary costs the writer: ns per record
+ *		                  appended with the summary on and off (arms), for
+ *		                  N generated transitions (32 pids, 200 queries)
  *		Each arm runs in its own process (fork + exec of this program) so
  *		its peak RSS is its own. Built to bin/pgwt-bench-summary by
  *		bench/programs/summary_views/Makefile.
@@ -17,6 +20,7 @@
  *	     50M-transition one from hour.scn); S: also a window of S seconds
  *	     cut mid-second at both ends (default 300)
  *	 pgwt-bench-summary --arm summary|raw DIR FROM_NS TO_NS REP LABEL
+ *	 pgwt-bench-summary --write-cost N [--reps R]
  */
 #include <dirent.h>
 #include <inttypes.h>
@@ -170,6 +174,73 @@ sizes(const char *dir, double seconds)
 		   seconds, sum, sum / seconds, trace, trace / seconds);
 }
 
+static uint64_t
+xorshift(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/* Appends n generated transitions to a new file; ns per record. */
+static double
+write_cost(uint64_t n, bool summary)
+{
+	char		path[] = "/tmp/pgwt-bench-summary-XXXXXX";
+	char		file[64];
+	pgwt_tf_file_opts fo;
+	pgwt_tf_file_writer *w;
+	uint32_t	state[32] = {0};
+	uint64_t	last[32] = {0};
+	uint64_t	x = 88172645463325252ull,
+				ts = SEC,
+				i;
+	double		t0,
+				t1;
+
+	if (!mkdtemp(path))
+		return -1;
+	snprintf(file, sizeof(file), "%s/t.trace", path);
+	memset(&fo, 0, sizeof(fo));
+	fo.group_gid = -1;
+	fo.no_summary = !summary;
+	if (pgwt_tf_file_writer_create(file, &fo, &w) < 0)
+		return -1;
+	t0 = clock_ms(CLOCK_PROCESS_CPUTIME_ID);
+	for (i = 0; i < n; i++)
+	{
+		pgwt_record r;
+		unsigned	p = (unsigned) (xorshift(&x) % 32);
+		static const uint32_t ev[5] = {0, 0x0A000001, 0x01000000, 0x03000004, 0x06000000};
+
+		memset(&r, 0, sizeof(r));
+		ts += 1 + xorshift(&x) % 140000;	/* ~14k records/s */
+		r.kind = PGWT_REC_TRANSITION;
+		r.ts_ns = ts;
+		r.pid = 1000 + p;
+		r.old_event = state[p];
+		r.new_event = state[p] = ev[xorshift(&x) % 5];
+		r.duration_ns = last[p] ? ts - last[p] : 0;
+		last[p] = ts;
+		r.query_id = 1 + xorshift(&x) % 200;
+		r.cpu_ns = PGWT_CPU_UNKNOWN;
+		if (pgwt_tf_file_writer_append(w, &r) < 0)
+			return -1;
+	}
+	if (pgwt_tf_file_writer_finish(w) < 0)
+		return -1;
+	t1 = clock_ms(CLOCK_PROCESS_CPUTIME_ID);
+	{
+		char		cmd[128];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", path);
+		if (system(cmd) != 0)
+			fprintf(stderr, "pgwt-bench-summary: could not remove %s\n", path);
+	}
+	return (t1 - t0) * 1e6 / (double) n;
+}
+
 static int
 spawn(const char *self, const char *arm, const char *dir, uint64_t from, uint64_t to,
 	  int rep, const char *label)
@@ -213,6 +284,26 @@ main(int argc, char **argv)
 	if (argc == 8 && strcmp(argv[1], "--arm") == 0)
 		return run_arm(argv[2], argv[3], strtoull(argv[4], NULL, 10),
 					   strtoull(argv[5], NULL, 10), atoi(argv[6]), argv[7]);
+	if (argc >= 3 && strcmp(argv[1], "--write-cost") == 0)
+	{
+		uint64_t	nrec = strtoull(argv[2], NULL, 10);
+
+		if (argc == 5 && strcmp(argv[3], "--reps") == 0)
+			reps = atoi(argv[4]);
+		for (rep = 0; rep < reps; rep++)
+		{
+			double		on = write_cost(nrec, true),
+						off = write_cost(nrec, false);
+
+			if (on < 0 || off < 0)
+				return 1;
+			printf("{\"bench\":\"summary_write\",\"arm\":\"summary_on\",\"rep\":%d,"
+				   "\"records\":%" PRIu64 ",\"cpu_ns_per_record\":%.2f}\n", rep, nrec, on);
+			printf("{\"bench\":\"summary_write\",\"arm\":\"summary_off\",\"rep\":%d,"
+				   "\"records\":%" PRIu64 ",\"cpu_ns_per_record\":%.2f}\n", rep, nrec, off);
+		}
+		return 0;
+	}
 	if (argc < 2)
 	{
 		fprintf(stderr, "usage: pgwt-bench-summary DIR [--reps R] [--window-s S]\n");

@@ -11,7 +11,7 @@
  *		file (*.scn) into a scratch directory that is removed. Built to
  *		bin/pgwt-bench-tracefmt; run from the top of the tree (or --top).
  *
- *	 pgwt-bench-tracefmt [--events N] [--reps R] [--top DIR]
+ *	 pgwt-bench-tracefmt [--events N] [--reps R] [--top DIR] [--version V]
  *	 pgwt-bench-tracefmt --decode-only FILE   (used for the RSS measurement)
  */
 #include <inttypes.h>
@@ -36,18 +36,24 @@ clock_s(clockid_t id)
 }
 
 /* Generates a trace of a scenario (optionally capped at max events). */
+/* Format version of the generated traces (--version; 0 = the default). */
+static int	bench_version;
+
 static int
 synth(const char *top, const char *scn, uint64_t max_records, const char *out)
 {
 	char		cmd[12288];
 	char		cap[64] = "";
+	char		ver[16] = "";
 
 	if (max_records)
 		snprintf(cap, sizeof(cap), "max_records %" PRIu64, max_records);
+	if (bench_version)
+		snprintf(ver, sizeof(ver), "-V %d", bench_version);
 	snprintf(cmd, sizeof(cmd),
 			 "{ cat '%s/bench/programs/tracefmt_bench/%s'; echo '%s'; } > '%s.scn' && "
-			 "'%s/bin/pgwt-synth' -f '%s' '%s.scn' >/dev/null",
-			 top, scn, cap, out, top, out, out);
+			 "'%s/bin/pgwt-synth' %s -f '%s' '%s.scn' >/dev/null",
+			 top, scn, cap, out, top, ver, out, out);
 	return system(cmd) == 0 ? 0 : -1;
 }
 
@@ -155,9 +161,11 @@ main(int argc, char **argv)
 			reps = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--top") == 0 && i + 1 < argc)
 			top = argv[++i];
+		else if (strcmp(argv[i], "--version") == 0 && i + 1 < argc)
+			bench_version = atoi(argv[++i]);
 		else
 		{
-			fprintf(stderr, "usage: pgwt-bench-tracefmt [--events N] [--reps R] [--top DIR]\n");
+			fprintf(stderr, "usage: pgwt-bench-tracefmt [--events N] [--reps R] [--top DIR] [--version V]\n");
 			return 2;
 		}
 	}
@@ -200,8 +208,9 @@ main(int argc, char **argv)
 			printf("{\"bench\":\"tracefmt_decode\",\"arm\":\"%s\",\"rep\":%d,\"events\":%lld,"
 				   "\"wall_s\":%.6f,\"cpu_s\":%.6f,\"events_per_s\":%.0f,"
 				   "\"events_per_cpu_s\":%.0f,\"cpu_ns_per_event\":%.3f,"
-				   "\"file_bytes\":%" PRIu64 "}\n", arms[i], rep, n, dt, ct, (double) n / dt,
-				   (double) n / ct, ct * 1e9 / (double) n, file_size(path));
+				   "\"file_bytes\":%" PRIu64 ",\"format_version\":%d}\n", arms[i], rep, n, dt, ct,
+				   (double) n / dt, (double) n / ct, ct * 1e9 / (double) n, file_size(path),
+				   bench_version ? bench_version : PGWT_TF_VERSION);
 			fflush(stdout);
 		}
 
@@ -215,9 +224,9 @@ main(int argc, char **argv)
 		if (synth(top, scns[i], i == 0 ? events : 0, p) < 0 || (n = decode(p, "batch")) <= 0)
 			return 1;
 		printf("{\"bench\":\"tracefmt_size\",\"arm\":\"%.*s\",\"rep\":0,\"events\":%lld,"
-			   "\"file_bytes\":%" PRIu64 ",\"bytes_per_event\":%.3f}\n",
+			   "\"file_bytes\":%" PRIu64 ",\"bytes_per_event\":%.3f,\"format_version\":%d}\n",
 			   (int) (strlen(scns[i]) - 4), scns[i], n, file_size(p),
-			   (double) file_size(p) / (double) n);
+			   (double) file_size(p) / (double) n, bench_version ? bench_version : PGWT_TF_VERSION);
 		fflush(stdout);
 		unlink(p);
 	}

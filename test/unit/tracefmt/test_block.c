@@ -81,7 +81,7 @@ test_file_header(void)
 	b[0] ^= 1;
 	tf_put_u16(b + 4, 1);
 	CHECK(tf_file_header_decode(b, &g) == -PGWT_TF_BAD_VERSION);
-	tf_put_u16(b + 4, 5);
+	tf_put_u16(b + 4, PGWT_TF_VERSION_MAX + 1);
 	CHECK(tf_file_header_decode(b, &g) == -PGWT_TF_BAD_VERSION);
 	tf_put_u16(b + 4, 4);
 	tf_put_u16(b + 6, 2);
@@ -175,7 +175,7 @@ test_roundtrip_transitions_extremes(void)
 	in[2] = tft_transition(big, 1, 0x0A000001, PGWT_MARKER_EXEC_START, 1, 1, 1);
 	in[3] = tft_transition(big, 2, 0x01000000, PGWT_MARKER_ESC_START, 127, 1ull << 63, 128);
 	in[4] = tft_transition(UINT64_MAX, 3, 0, PGWT_MARKER_CMD_END, 128, 42, 0);
-	for (v = 2; v <= 4; v++)
+	for (v = 2; v <= PGWT_TF_VERSION_MAX; v++)
 		for (flags = 0; flags <= 1; flags++)
 		{
 			int			i,
@@ -201,7 +201,7 @@ test_roundtrip_samples_extremes(void)
 	in[1] = tft_sample(6, UINT32_MAX, PGWT_MARKER_FIRST - 1, UINT64_MAX, 0);
 	in[2] = tft_sample(7, 7, 0x06000000, 1, period * 3 + 17);
 	in[3] = tft_sample(UINT64_MAX, 8, 0x0A000001, 2, INT64_MAX);
-	for (v = 2; v <= 4; v++)
+	for (v = 2; v <= PGWT_TF_VERSION_MAX; v++)
 	{
 		int			i,
 					rc;
@@ -268,7 +268,7 @@ test_damaged_payloads(void)
 
 	for (i = 0; i < n; i++)
 		in[i] = tft_transition(1000 + i * 7, 1 + i % 3, i, i + 1, i * 1000, i, i);
-	for (v = 3; v <= 4; v++)
+	for (v = 3; v <= PGWT_TF_VERSION_MAX; v++)
 		for (flags = 0; flags <= 1; flags++)
 		{
 			uint64_t	ok = 0,

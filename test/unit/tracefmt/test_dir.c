@@ -363,11 +363,16 @@ test_retention_in_directory(void)
 		snprintf(p, sizeof(p), "%s/2023-11-15_05.trace.lz4", dir);
 		CHECK(stat(p, &st) == 0);
 		one = (uint64_t) st.st_size;
+		/* an archive's footprint includes its per-second summary */
+		snprintf(p, sizeof(p), "%s/2023-11-15_05.trace.lz4.sum", dir);
+		CHECK(stat(p, &st) == 0);
+		one += (uint64_t) st.st_size;
 		o.retention_hours = 0;
 		o.retention_bytes = 2 * one + 100;
 		CHECK_RC(pgwt_tf_dir_open(dir, &o, &d));
 		/* 03, 04, 05 full and 06 empty: dropping 03 (the oldest) fits */
 		CHECKF(count_suffix(dir, ".trace.lz4") == 3, "archives %d", count_suffix(dir, ".trace.lz4"));
+		CHECK(!exists(dir, "2023-11-15_03.trace.lz4.sum") && exists(dir, "2023-11-15_04.trace.lz4.sum"));
 		CHECK(!exists(dir, "2023-11-15_03.trace.lz4") && exists(dir, "2023-11-15_04.trace.lz4") &&
 			  exists(dir, "2023-11-15_06.trace.lz4") && exists(dir, "current.trace"));
 		CHECK_RC(pgwt_tf_dir_close(d));

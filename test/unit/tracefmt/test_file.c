@@ -164,7 +164,7 @@ test_roundtrip_versions(void)
 	uint16_t	v;
 
 	tft_mkdtemp(dir, sizeof(dir));
-	for (v = 2; v <= 4; v++)
+	for (v = 2; v <= PGWT_TF_VERSION_MAX; v++)
 	{
 		pgwt_tf_read_stats st;
 		long		got_n;
@@ -273,7 +273,7 @@ test_range_queries(void)
 	uint16_t	v;
 
 	tft_mkdtemp(dir, sizeof(dir));
-	for (v = 3; v <= 4; v++)
+	for (v = 3; v <= PGWT_TF_VERSION_MAX; v++)
 	{
 		snprintf(path, sizeof(path), "%s/r%u.trace.lz4", dir, v);
 		CHECK_RC(write_file(path, v, n, true));

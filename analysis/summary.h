@@ -1,0 +1,68 @@
+/*
+ * summary.h
+ *		Views from per-second summaries (tracefmt/summary.h) instead of
+ *		records: the seconds are billed into an engine window's tables, so
+ *		every view of views.h reads them unchanged and gives the numbers it
+ *		would give from the records.
+ *
+ * A window [from, to) is answered in three parts (pgwt_summary_plan):
+ *	- the whole seconds inside it, from their summaries;
+ *	- the partial seconds at its edges, from records (pgwt_engine_add);
+ *	- waits that end after it but began inside it (the raw path reads
+ *	  records up to `to + slack` for those): from the crossing entries of
+ *	  the whole seconds after it, and records for a partial last second.
+ * A second whose tables were folded past a cap, or that saw late
+ * records, is not usable: the caller reads records for the window instead.
+ *
+ * Pure: no I/O. Not thread-safe (one engine per thread).
+ */
+#ifndef PGWT_ANALYSIS_SUMMARY_H
+#define PGWT_ANALYSIS_SUMMARY_H
+
+#include "analysis/engine.h"
+#include "tracefmt/summary.h"
+
+#define PGWT_SUMMARY_MAX_RAW 3
+
+/*
+ * How to answer [from, to) when the raw path reads records in
+ * [from, to + slack]: summaries of the seconds in [sum_from, sum_to)
+ * (inside the window) and of those in [after_from, after_to) (crossings
+ * only), records for the ranges raw[] (each [lo, hi), hi exclusive).
+ */
+typedef struct pgwt_summary_plan
+{
+	uint64_t	from_ns;
+	uint64_t	to_ns;
+	bool		use_summary;	/* at least one whole second inside */
+	uint64_t	sum_from_ns;
+	uint64_t	sum_to_ns;
+	uint64_t	after_from_ns;
+	uint64_t	after_to_ns;
+	unsigned	nraw;
+	uint64_t	raw_lo[PGWT_SUMMARY_MAX_RAW];
+	uint64_t	raw_hi[PGWT_SUMMARY_MAX_RAW];
+} pgwt_summary_plan;
+
+/* slack_ns: how far past `to` the raw path reads records. */
+void		pgwt_summary_plan_window(uint64_t from_ns, uint64_t to_ns, uint64_t slack_ns,
+									 pgwt_summary_plan *plan);
+
+/* Whether a second can stand for its records (no folding, no late ones). */
+bool		pgwt_summary_second_usable(const pgwt_tf_second *s);
+
+/*
+ * Bill frame s (a second, or a minute rollup) into window w: its stats
+ * when it lies inside the window,
+ * and the part of its crossing waits that falls inside the window in any
+ * case (a second before the window adds nothing). Returns false when s is
+ * not usable or w is out of range (nothing billed).
+ */
+bool		pgwt_summary_bill_second(pgwt_engine *eng, int w, const pgwt_tf_second *s);
+
+/* The same for an engine whose clock is the frame's clock + shift ns
+ * (e.g. realtime = monotonic + start_realtime - start_monotonic). */
+bool		pgwt_summary_bill_frame(pgwt_engine *eng, int w, const pgwt_tf_second *s,
+									int64_t shift);
+
+#endif							/* PGWT_ANALYSIS_SUMMARY_H */

@@ -1,0 +1,42 @@
+/*
+ * summary_load.h
+ *		Fills an engine window from a trace directory, from summaries where
+ *		they are whole and exact, from records everywhere else
+ *		(docs/TRACE_FORMAT.md 11.4). The one file of analysis/ that reads
+ *		files, through tracefmt's readers only; the billing itself is the
+ *		pure analysis/summary.c.
+ */
+#ifndef PGWT_ANALYSIS_SUMMARY_LOAD_H
+#define PGWT_ANALYSIS_SUMMARY_LOAD_H
+
+#include "analysis/summary.h"
+
+typedef struct pgwt_summary_load_stats
+{
+	bool		used_summary;	/* false: everything came from records */
+	const char *why_raw;		/* when not used (static text) */
+	uint64_t	minutes;		/* minute rollups billed */
+	uint64_t	seconds;		/* second frames billed (window + after) */
+	uint64_t	records;		/* records fed to the engine */
+} pgwt_summary_load_stats;
+
+/*
+ * Window w of eng (whose spec is [from, to)) from the trace at path (a
+ * directory or one file), as the raw path that reads records in
+ * [from, to + slack_ns] would fill it. Returns 0, or a negative tracefmt
+ * error. The caller flushes the engine before reading views.
+ */
+int			pgwt_summary_load(pgwt_engine *eng, int w, const char *path,
+							  uint64_t slack_ns, pgwt_summary_load_stats *st);
+
+/*
+ * The same for an engine whose clock is the trace's + shift ns, e.g.
+ * shift = start_realtime_ns - start_monotonic_ns of the trace files for an
+ * engine in wall-clock time (pgwt-dump). Summaries are used only when
+ * every file read maps its clock by exactly this shift.
+ */
+int			pgwt_summary_load_at(pgwt_engine *eng, int w, const char *path,
+								 uint64_t slack_ns, int64_t shift,
+								 pgwt_summary_load_stats *st);
+
+#endif							/* PGWT_ANALYSIS_SUMMARY_LOAD_H */
