@@ -6,7 +6,9 @@ OBJS = \
 	extension/coop_hooks.o \
 	extension/backend_slots.o \
 	extension/query_table.o \
-	extension/views.o
+	extension/views.o \
+	extension/sampler.o \
+	extension/sampler_views.o
 
 DATA = \
 	extension/pg_wait_tracer.control \
@@ -16,7 +18,7 @@ DATA = \
 # Regression tests for a cluster that preloads the library (and loads
 # pg_stat_statements with compute_query_id = on); the test suites choose
 # other sets (e.g. no_preload) by overriding REGRESS.
-REGRESS = setup status coop_truth permissions upgrade
+REGRESS = setup status coop_truth permissions sampler upgrade
 REGRESS_OUTDIR ?= $(TOP)/build/regress
 REGRESS_OPTS = --inputdir=$(TOP) --outputdir=$(REGRESS_OUTDIR)
 

@@ -182,5 +182,54 @@ REVOKE ALL ON FUNCTION pgwt_reset_all() FROM PUBLIC;
 COMMENT ON FUNCTION pgwt_reset_all() IS
   'Reset every wait statistic, including exited sessions and the query table (superuser)';
 
+-- The in-server sampler (servers without wait-event hooks): its state and
+-- the recent-history ring of non-idle samples.
+CREATE FUNCTION pgwt_sampler_status(
+    OUT mode text,
+    OUT running boolean,
+    OUT sample_rate int,
+    OUT worker_pid int,
+    OUT worker_starts int,
+    OUT quick_restarts int,
+    OUT backoff_s int,
+    OUT ticks bigint,
+    OUT late_ticks bigint,
+    OUT sampled_s float8,
+    OUT query_entries int,
+    OUT max_entries int,
+    OUT query_evictions bigint,
+    OUT backend_entries int,
+    OUT backend_evictions bigint,
+    OUT history_capacity int,
+    OUT history_held int,
+    OUT history_written bigint,
+    OUT reads_retried bigint,
+    OUT shmem_bytes bigint,
+    OUT stats_reset timestamptz)
+RETURNS record
+AS 'MODULE_PATHNAME', 'pgwt_sampler_status'
+LANGUAGE C STRICT VOLATILE;
+
+CREATE VIEW pgwt_sampler_status AS SELECT * FROM pgwt_sampler_status();
+COMMENT ON VIEW pgwt_sampler_status IS
+  'The in-server sampler: mode (auto/on/off), worker, ticks (late = billed over 1.5 periods), profile sizes and evictions, history ring, shared memory';
+
+CREATE FUNCTION pgwt_sample_history(
+    OUT sample_time timestamptz,
+    OUT pid int,
+    OUT backend_type text,
+    OUT state text,
+    OUT wait_event_type text,
+    OUT wait_event text,
+    OUT query_id bigint)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'pgwt_sample_history'
+LANGUAGE C STRICT VOLATILE;
+
+CREATE VIEW pgwt_sample_history AS SELECT * FROM pgwt_sample_history();
+COMMENT ON VIEW pgwt_sample_history IS
+  'Recent non-idle samples of the in-server sampler (bounded ring, oldest first): filter on sample_time for the last N seconds';
+
 GRANT SELECT ON pgwt_status, pgwt_system_event, pgwt_event_histogram,
-  pgwt_time_model, pgwt_session_event, pgwt_active, pgwt_query_event TO PUBLIC;
+  pgwt_time_model, pgwt_session_event, pgwt_active, pgwt_query_event,
+  pgwt_sampler_status, pgwt_sample_history TO PUBLIC;

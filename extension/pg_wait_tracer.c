@@ -28,6 +28,7 @@
 
 #include "extension/pgwt_clock.h"
 #include "extension/pgwt_shared.h"
+#include "extension/sampler.h"
 
 PG_MODULE_MAGIC;
 
@@ -112,6 +113,8 @@ _PG_init(void)
 							0, 0, 262143,
 							PGC_POSTMASTER, 0,
 							NULL, NULL, NULL);
+	/* the sampler runs where the server has no hooks (or when asked to) */
+	pgwt_sampler_init(pgwt_hooks_present());
 	MarkGUCPrefixReserved("pg_wait_tracer");
 
 #ifdef PGWT_COOP_BUILD
@@ -146,6 +149,13 @@ pgwt_tier(const char **tier, const char **reason)
 	{
 		*tier = "off";
 		*reason = "the library is not in shared_preload_libraries";
+	}
+	else if (pgwt_sampler_answers())
+	{
+		*tier = "sampled";
+		*reason = psprintf("%s; the sampler reads every backend's wait state at %d Hz",
+						   pgwt_hooks_present() ? "pg_wait_tracer.capture is off" :
+						   "this server has no wait-event hooks", pgwt_sample_rate);
 	}
 	else if (!pgwt_hooks_present())
 	{

@@ -271,6 +271,36 @@ static PgwtQidCarry *pgwt_carry = NULL;	/* per PGPROC, worker-local */
 static PgwtRawSample *pgwt_raw = NULL;
 static uint32 *pgwt_prev_event = NULL;	/* per PGPROC: event+state of the last tick */
 static bool *pgwt_seen = NULL;	/* per PGPROC: sampled at this tick */
+static PgwtRawSample *pgwt_ident = NULL;	/* per PGPROC: identity last read */
+
+/* Per PGPROC and table: where its row was found last (see upsert_hint). */
+typedef struct PgwtBillHints
+{
+	uint32		by_event;
+	uint32		by_backend;
+	uint32		by_query;
+} PgwtBillHints;
+static PgwtBillHints *pgwt_hints = NULL;
+
+/*
+ * Idle time is billed lazily: consecutive idle samples of one process and
+ * event are summed here and written to the shared tables when the process
+ * leaves that idle state or exits, and at least once a second. Idle time
+ * is not DB time; readers see it up to a second late, and the tick costs
+ * nothing for the idle majority of a server's backends.
+ */
+typedef struct PgwtIdlePending
+{
+	PgwtRawSample sample;		/* identity and event of the run */
+	uint64		samples;
+	uint64		ns;
+} PgwtIdlePending;
+static PgwtIdlePending *pgwt_idle = NULL;
+static bool *pgwt_used_ever = NULL;	/* per PGPROC: had a process since we started */
+static uint64 pgwt_scan_no = 0;
+
+#define PGWT_FRESH_PROC_STRIDE 4
+static TimestampTz pgwt_last_idle_flush = 0;
 
 static uint64
 pgwt_sampler_now_ns(void)
@@ -331,25 +361,62 @@ pgwt_sampler_read(uint64 *retried)
 	int			n = 0,
 				i;
 	int			nprocs = Min((int) ProcGlobal->allProcCount, pgwt_sampler_nprocs);
+	PGPROC	   *procs = ProcGlobal->allProcs;
+
+	pgwt_scan_no++;
 
 	for (i = 0; i < nprocs; i++)
 	{
-		PGPROC	   *proc = GetPGProcByNumber(i);
+		PGPROC	   *proc = &procs[i];
 		PgwtRawSample *s = &pgwt_raw[n];
 		volatile PgBackendStatus *be;
-		int			pid = proc->pid;
+		int			pid;
 		BackendState st = STATE_UNDEFINED;
 		int64		xact_start = 0;
 		uint64		qid = 0;
 		int			attempt;
 
-		if (pid == 0 || proc == MyProc)
+		/*
+		 * The scan is bound by cache misses on PGPROCs (a line each, most of
+		 * them free). A PGPROC never used since the worker started is looked
+		 * at every PGWT_FRESH_PROC_STRIDE ticks only (staggered): a backend
+		 * is late to be seen by at most that many ticks, once per PGPROC per
+		 * worker lifetime, when the server reaches a new peak of processes.
+		 */
+		if (!pgwt_used_ever[i] && (pgwt_scan_no + (uint64) i) % PGWT_FRESH_PROC_STRIDE != 0)
 			continue;
-		memset(s, 0, sizeof(*s));
+		pid = proc->pid;
+		if (pid != 0)
+			pgwt_used_ever[i] = true;
+
+		/*
+		 * A PGPROC keeps its last pid after the process exits on some
+		 * versions; the latch is disowned on exit on all of them.
+		 */
+		if (pid == 0 || proc == MyProc || proc->procLatch.owner_pid != pid)
+			continue;
 		s->procno = i;
 		s->pid = pid;
 		s->event = *(volatile uint32 *) &proc->wait_event_info;
+		/*
+		 * An idle wait is idle whatever the session state says, and a
+		 * process keeps its identity: its status entry is read only when the
+		 * sample needs state and query id, or for a process not seen yet.
+		 */
+		if (s->event != 0 && pgwt_event_is_idle(s->event) && pgwt_ident[i].pid == pid)
+		{
+			s->backend_type = pgwt_ident[i].backend_type;
+			s->userid = pgwt_ident[i].userid;
+			s->dbid = pgwt_ident[i].dbid;
+			s->backend_start = pgwt_ident[i].backend_start;
+			s->state = PGWT_SAMPLE_IDLE;
+			s->query_id = 0;	/* idle time is never billed to a query */
+			n++;
+			continue;
+		}
 		s->backend_type = B_INVALID;
+		s->userid = s->dbid = InvalidOid;
+		s->backend_start = 0;
 		be = pgwt_status_entry(i, proc, pid);
 		for (attempt = 0; be != NULL && attempt < 8; attempt++)
 		{
@@ -374,6 +441,8 @@ pgwt_sampler_read(uint64 *retried)
 			st = STATE_UNDEFINED;
 			qid = 0;
 		}
+		if (s->backend_type != B_INVALID && s->backend_start != 0)
+			pgwt_ident[i] = *s;
 		s->state = pgwt_sample_classify(s->event, pgwt_session_activity(st));
 		s->query_id = (int64) pgwt_qid_carry(&pgwt_carry[i], pid, xact_start,
 											 s->state == PGWT_SAMPLE_IDLE ? 0 : qid);
@@ -383,8 +452,9 @@ pgwt_sampler_read(uint64 *retried)
 }
 
 static void
-pgwt_sampler_bill(PgwtSampleTable *t, int64 id, int64 id2, uint32 event,
-				  const PgwtRawSample *s, uint64 ns, uint64 tick)
+pgwt_sampler_bill_n(PgwtSampleTable *t, int64 id, int64 id2, uint32 event,
+					const PgwtRawSample *s, uint64 samples, uint64 ns, uint64 tick,
+					uint32 *hint)
 {
 	PgwtSampleKey key;
 	PgwtSampleEntry *e;
@@ -393,7 +463,7 @@ pgwt_sampler_bill(PgwtSampleTable *t, int64 id, int64 id2, uint32 event,
 	key.id = id;
 	key.id2 = id2;
 	key.event = event;
-	e = pgwt_table_upsert(t, &key);
+	e = pgwt_table_upsert_hint(t, &key, hint);
 	if (e == NULL)
 		return;
 	if (e->samples == 0)
@@ -402,7 +472,33 @@ pgwt_sampler_bill(PgwtSampleTable *t, int64 id, int64 id2, uint32 event,
 		e->userid = s->userid;
 		e->dbid = s->dbid;
 	}
-	pgwt_entry_bill(e, ns, tick);
+	e->samples += samples;
+	e->time_ns += ns;
+	e->last_tick = tick;
+}
+
+static void
+pgwt_sampler_bill(PgwtSampleTable *t, int64 id, int64 id2, uint32 event,
+				  const PgwtRawSample *s, uint64 ns, uint64 tick, uint32 *hint)
+{
+	pgwt_sampler_bill_n(t, id, id2, event, s, 1, ns, tick, hint);
+}
+
+/* Write a process's pending idle run to the shared tables (lock held). */
+static void
+pgwt_idle_flush(int procno, uint64 tick)
+{
+	PgwtIdlePending *p = &pgwt_idle[procno];
+	PgwtBillHints *hints = &pgwt_hints[procno];
+
+	if (p->samples == 0)
+		return;
+	pgwt_sampler_bill_n(pgwt_sampler_by_event, 0, 0, p->sample.event, &p->sample,
+						p->samples, p->ns, tick, &hints->by_event);
+	pgwt_sampler_bill_n(pgwt_sampler_by_backend, p->sample.pid, p->sample.backend_start,
+						p->sample.event, &p->sample, p->samples, p->ns, tick, &hints->by_backend);
+	p->samples = 0;
+	p->ns = 0;
 }
 
 /* Apply one tick's samples; the caller holds the lock exclusively. */
@@ -411,6 +507,7 @@ pgwt_sampler_apply(int n, uint64 bill_ns, uint64 period_ns, TimestampTz now)
 {
 	uint64		tick = ++pgwt_sampler->ticks;
 	bool	   *seen = pgwt_seen;
+	bool		flush_all;
 	int			i;
 
 	memset(seen, 0, sizeof(bool) * pgwt_sampler_nprocs);
@@ -422,6 +519,7 @@ pgwt_sampler_apply(int n, uint64 bill_ns, uint64 period_ns, TimestampTz now)
 	{
 		const PgwtRawSample *s = &pgwt_raw[i];
 		PgwtSamplerProc *cur = &pgwt_sampler_procs[s->procno];
+		PgwtBillHints *hints = &pgwt_hints[s->procno];
 		uint32		mark = s->event ^ (s->state << 30);
 
 		seen[s->procno] = true;
@@ -437,19 +535,25 @@ pgwt_sampler_apply(int n, uint64 bill_ns, uint64 period_ns, TimestampTz now)
 		cur->query_id = s->query_id;
 		cur->backend_start = s->backend_start;
 
-		if (s->state == PGWT_SAMPLE_IDLE)
+		if (s->state == PGWT_SAMPLE_IDLE && s->event != 0)
 		{
 			/* idle time is shown (as idle) only where an event names it */
-			if (s->event != 0)
-			{
-				pgwt_sampler_bill(pgwt_sampler_by_event, 0, 0, s->event, s, bill_ns, tick);
-				pgwt_sampler_bill(pgwt_sampler_by_backend, s->pid, s->backend_start, s->event, s, bill_ns, tick);
-			}
+			PgwtIdlePending *p = &pgwt_idle[s->procno];
+
+			if (p->samples > 0 && (p->sample.pid != s->pid || p->sample.event != s->event))
+				pgwt_idle_flush(s->procno, tick);
+			if (p->samples == 0)
+				p->sample = *s;
+			p->samples++;
+			p->ns += bill_ns;
 			continue;
 		}
-		pgwt_sampler_bill(pgwt_sampler_by_event, 0, 0, s->event, s, bill_ns, tick);
-		pgwt_sampler_bill(pgwt_sampler_by_backend, s->pid, s->backend_start, s->event, s, bill_ns, tick);
-		pgwt_sampler_bill(pgwt_sampler_by_query, s->query_id, 0, s->event, s, bill_ns, tick);
+		pgwt_idle_flush(s->procno, tick);
+		if (s->state == PGWT_SAMPLE_IDLE)
+			continue;
+		pgwt_sampler_bill(pgwt_sampler_by_event, 0, 0, s->event, s, bill_ns, tick, &hints->by_event);
+		pgwt_sampler_bill(pgwt_sampler_by_backend, s->pid, s->backend_start, s->event, s, bill_ns, tick, &hints->by_backend);
+		pgwt_sampler_bill(pgwt_sampler_by_query, s->query_id, 0, s->event, s, bill_ns, tick, &hints->by_query);
 		{
 			PgwtHistorySample h;
 
@@ -462,10 +566,17 @@ pgwt_sampler_apply(int n, uint64 bill_ns, uint64 period_ns, TimestampTz now)
 			pgwt_ring_push(pgwt_sampler_ring, &h);
 		}
 	}
-	/* processes gone since the previous tick */
+	/* processes gone since the previous tick; idle runs at least once a second */
+	flush_all = (now - pgwt_last_idle_flush >= USECS_PER_SEC);
+	if (flush_all)
+		pgwt_last_idle_flush = now;
 	for (i = 0; i < pgwt_sampler_nprocs; i++)
+	{
 		if (!seen[i] && pgwt_sampler_procs[i].pid != 0)
 			pgwt_sampler_procs[i].pid = 0;
+		if (!seen[i] || flush_all)
+			pgwt_idle_flush(i, tick);
+	}
 }
 
 /* Delay before sampling when the worker keeps being restarted. */
@@ -529,6 +640,11 @@ pgwt_sampler_main(Datum arg)
 	pgwt_raw = palloc0(sizeof(PgwtRawSample) * pgwt_sampler_nprocs);
 	pgwt_prev_event = palloc0(sizeof(uint32) * pgwt_sampler_nprocs);
 	pgwt_seen = palloc0(sizeof(bool) * pgwt_sampler_nprocs);
+	pgwt_ident = palloc0(sizeof(PgwtRawSample) * pgwt_sampler_nprocs);
+	pgwt_idle = palloc0(sizeof(PgwtIdlePending) * pgwt_sampler_nprocs);
+	pgwt_used_ever = palloc0(sizeof(bool) * pgwt_sampler_nprocs);
+	pgwt_hints = palloc(sizeof(PgwtBillHints) * pgwt_sampler_nprocs);
+	memset(pgwt_hints, 0xFF, sizeof(PgwtBillHints) * pgwt_sampler_nprocs);
 	before_shmem_exit(pgwt_sampler_on_exit, (Datum) 0);
 
 	delay = pgwt_sampler_note_start();

@@ -309,6 +309,27 @@ pgwt_table_find(PgwtSampleTable *t, const PgwtSampleKey *key)
 	return NULL;
 }
 
+/*
+ * Upsert with a caller-kept hint: the row index where this caller found its
+ * key last time. A hit costs one row read; a miss (the row moved by an
+ * eviction's backward shift, or another key) falls back to the upsert and
+ * refreshes the hint. The sampler keeps one hint per backend and table, so
+ * a backend sampled in the same state tick after tick costs no probing.
+ */
+static inline PgwtSampleEntry *
+pgwt_table_upsert_hint(PgwtSampleTable *t, const PgwtSampleKey *key, uint32_t *hint)
+{
+	PgwtSampleEntry *rows = pgwt_table_rows(t);
+	PgwtSampleEntry *e;
+
+	if (*hint < t->size && rows[*hint].used && pgwt_key_equal(&rows[*hint].key, key))
+		return &rows[*hint];
+	e = pgwt_table_upsert(t, key);
+	if (e)
+		*hint = (uint32_t) (e - rows);
+	return e;
+}
+
 static inline void
 pgwt_entry_bill(PgwtSampleEntry *e, uint64_t ns, uint64_t tick)
 {

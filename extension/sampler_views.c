@@ -292,6 +292,12 @@ pgwt_sampler_active_rows(ReturnSetInfo *rsinfo)
 		nulls[3] = !OidIsValid(p->dbid);
 		values[4] = TimestampTzGetDatum(p->backend_start);
 		nulls[4] = (p->backend_start == 0);
+		/* our own session is running this query, whatever the last tick saw */
+		if (p->pid == MyProcPid)
+		{
+			p->state = PGWT_SAMPLE_CPU;
+			p->event = 0;
+		}
 		values[5] = CStringGetTextDatum(p->state == PGWT_SAMPLE_CPU ? "on cpu" :
 										p->state == PGWT_SAMPLE_IDLE ? "idle" : "waiting");
 		if (p->event == 0)

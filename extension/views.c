@@ -42,6 +42,7 @@
 
 #include "extension/pgwt_shared.h"
 #include "extension/pgwt_clock.h"
+#include "extension/sampler.h"
 
 PG_FUNCTION_INFO_V1(pgwt_system_event);
 PG_FUNCTION_INFO_V1(pgwt_event_histogram);
@@ -184,6 +185,11 @@ pgwt_system_event(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo pg_attribute_unused() = (ReturnSetInfo *) fcinfo->resultinfo;
 
 	InitMaterializedSRF(fcinfo, 0);
+	if (pgwt_sampler_answers())
+	{
+		pgwt_sampler_system_event(rsinfo);
+		return (Datum) 0;
+	}
 #ifdef PGWT_COOP_BUILD
 	{
 		PgwtEventStat *tab = palloc(sizeof(PgwtEventStat) * PGWT_SNAP_EVENTS);
@@ -216,6 +222,11 @@ pgwt_event_histogram(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo pg_attribute_unused() = (ReturnSetInfo *) fcinfo->resultinfo;
 
 	InitMaterializedSRF(fcinfo, 0);
+	if (pgwt_sampler_answers())
+	{
+		pgwt_sampler_event_histogram(rsinfo);
+		return (Datum) 0;
+	}
 #ifdef PGWT_COOP_BUILD
 	{
 		PgwtEventStat *tab = palloc(sizeof(PgwtEventStat) * PGWT_SNAP_EVENTS);
@@ -263,6 +274,11 @@ pgwt_time_model(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo pg_attribute_unused() = (ReturnSetInfo *) fcinfo->resultinfo;
 
 	InitMaterializedSRF(fcinfo, 0);
+	if (pgwt_sampler_answers())
+	{
+		pgwt_sampler_time_model(rsinfo);
+		return (Datum) 0;
+	}
 #ifdef PGWT_COOP_BUILD
 	if (pgwt_shared != NULL)
 	{
@@ -336,6 +352,11 @@ pgwt_session_event(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo pg_attribute_unused() = (ReturnSetInfo *) fcinfo->resultinfo;
 
 	InitMaterializedSRF(fcinfo, 0);
+	if (pgwt_sampler_answers())
+	{
+		pgwt_sampler_session_event(rsinfo);
+		return (Datum) 0;
+	}
 #ifdef PGWT_COOP_BUILD
 	if (pgwt_shared != NULL)
 	{
@@ -390,6 +411,11 @@ pgwt_active(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo pg_attribute_unused() = (ReturnSetInfo *) fcinfo->resultinfo;
 
 	InitMaterializedSRF(fcinfo, 0);
+	if (pgwt_sampler_answers())
+	{
+		pgwt_sampler_active_rows(rsinfo);
+		return (Datum) 0;
+	}
 #ifdef PGWT_COOP_BUILD
 	if (pgwt_shared != NULL)
 	{
@@ -459,6 +485,11 @@ pgwt_query_event(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo pg_attribute_unused() = (ReturnSetInfo *) fcinfo->resultinfo;
 
 	InitMaterializedSRF(fcinfo, 0);
+	if (pgwt_sampler_answers())
+	{
+		pgwt_sampler_query_event(rsinfo);
+		return (Datum) 0;
+	}
 #ifdef PGWT_COOP_BUILD
 	{
 		int			n,
@@ -542,6 +573,7 @@ pgwt_reset_all(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("permission denied to reset all wait statistics"),
 				 errdetail("Only roles with the SUPERUSER attribute may reset all wait statistics.")));
+	pgwt_sampler_reset();
 #ifdef PGWT_COOP_BUILD
 	pgwt_reset_everything();
 #endif

@@ -23,6 +23,9 @@ SELECT count(*) AS others_active FROM pgwt_active;
 SELECT count(*) >= 0 AS system_event_readable FROM pgwt_system_event;
 RESET ROLE;
 
+-- a wait of our own, so the session has a row in every tier (a sampler
+-- sees a 50 ms sleep about five times)
+SELECT pg_sleep(0.05) IS NOT NULL AS slept;
 SET ROLE pgwt_reader;
 SELECT count(*) > 0 AS sees_superuser_session
 FROM pgwt_session_event WHERE pid = pg_backend_pid();

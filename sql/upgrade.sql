@@ -3,7 +3,7 @@
 DROP EXTENSION pg_wait_tracer;
 CREATE EXTENSION pg_wait_tracer VERSION '0.1';
 SELECT extversion FROM pg_extension WHERE extname = 'pg_wait_tracer';
-SELECT tier IN ('coop', 'none') AS tier_known, hooks_available IS NOT NULL AS ok FROM pgwt_status;
+SELECT tier IN ('coop', 'sampled', 'none') AS tier_known, hooks_available IS NOT NULL AS ok FROM pgwt_status;
 SELECT count(*) AS v02_functions FROM pg_proc WHERE proname IN ('pgwt_reset_all', 'pgwt_system_event');
 ALTER EXTENSION pg_wait_tracer UPDATE;
 SELECT extversion FROM pg_extension WHERE extname = 'pg_wait_tracer';

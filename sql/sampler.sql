@@ -1,0 +1,40 @@
+-- The in-server sampler. Where the server has no wait-event hooks it runs
+-- by default (pg_wait_tracer.sampler = auto) and the pgwt_* views answer
+-- from it with fidelity 'sampled'; with hooks it stays off (exact data
+-- covers it) and the views stay exact (alternate output sampler_1.out).
+SELECT mode, running, sample_rate FROM pgwt_sampler_status;
+SELECT tier, reason FROM pgwt_status;
+
+-- bad settings are refused with clear errors
+ALTER SYSTEM SET pg_wait_tracer.sample_rate = 0;
+ALTER SYSTEM SET pg_wait_tracer.sample_rate = 10000;
+ALTER SYSTEM SET pg_wait_tracer.sampler_max_entries = -1;
+ALTER SYSTEM SET pg_wait_tracer.sampler_history = -5;
+ALTER SYSTEM SET pg_wait_tracer.sampler = sometimes;
+SET pg_wait_tracer.sample_rate = 50;
+SET pg_wait_tracer.sampler = on;
+
+-- a 0.5 s sleep: sampled time close to it; what only exact capture knows
+-- (wait counts, averages, maxima, histograms) is NULL, not zero
+SELECT pgwt_reset_all();
+SELECT pg_sleep(0.5);
+SELECT fidelity, waits IS NULL AS no_count, avg_us IS NULL AS no_avg,
+       max_us IS NULL AS no_max, histogram IS NULL AS no_histogram,
+       total_ms BETWEEN 400 AND 650 AS about_half_a_second
+FROM pgwt_session_event WHERE pid = pg_backend_pid() AND wait_event = 'PgSleep';
+SELECT count(*) > 0 AS sleep_under_its_query_id
+FROM pgwt_query_event WHERE wait_event = 'PgSleep' AND query_id <> 0;
+SELECT count(*) AS histogram_rows FROM pgwt_event_histogram WHERE wait_event = 'PgSleep' AND fidelity = 'sampled';
+SELECT stat_name, pct_db_time IS NOT NULL AS has_pct FROM pgwt_time_model
+WHERE stat_name IN ('DB Time', 'CPU*', 'Timeout', 'Idle') ORDER BY stat_name;
+-- the recent-history ring holds the sleep's samples
+SELECT count(*) >= 30 AS sleep_in_history FROM pgwt_sample_history
+WHERE pid = pg_backend_pid() AND wait_event = 'PgSleep'
+  AND sample_time > now() - interval '1 minute';
+-- this session is running this query
+SELECT state FROM pgwt_active WHERE pid = pg_backend_pid();
+-- everything is bounded and sized at start
+SELECT query_entries <= max_entries AS query_bounded,
+       history_held <= history_capacity AS history_bounded,
+       shmem_bytes > 0 AS has_shmem, late_ticks <= ticks AS ticks_counted
+FROM pgwt_sampler_status;
