@@ -83,6 +83,17 @@ pgwt_hooks_present(void)
 }
 #endif
 
+/*
+ * Turning capture on by a reload must reach auxiliary processes too, which
+ * have no transaction end to notice it at: the assign hook puts the hooks in
+ * the chain in every process.
+ */
+#ifdef PGWT_COOP_BUILD
+#define PGWT_CAPTURE_ASSIGN_HOOK pgwt_capture_assign
+#else
+#define PGWT_CAPTURE_ASSIGN_HOOK NULL
+#endif
+
 void
 _PG_init(void)
 {
@@ -98,7 +109,7 @@ _PG_init(void)
 							 pgwt_hooks_present() ? PGWT_CAPTURE_STATS : PGWT_CAPTURE_OFF,
 							 pgwt_capture_options,
 							 PGC_SUSET, 0,
-							 NULL, NULL, NULL);
+							 NULL, PGWT_CAPTURE_ASSIGN_HOOK, NULL);
 	DefineCustomIntVariable("pg_wait_tracer.max_queries",
 							"Maximum number of (query_id, wait event) entries kept.",
 							"The least-used entries are evicted when the table is full.",
