@@ -20,6 +20,17 @@ char		LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 const volatile bool lightweight = false;
 
+/*
+ * Where a backend's query id lives, for backends watched before their
+ * PgBackendStatus was known (a watchpoint can be set as soon as InitProcess
+ * ran; MyBEEntry is set later in InitPostgres): the address of the
+ * MyBEEntry variable (the same in every backend: forked from one image) and
+ * st_query_id's offset in PgBackendStatus. Set by user space once known;
+ * -1 = do not read query ids.
+ */
+volatile __u64 be_var_addr = 0;
+volatile __s64 qid_offset = -1;
+
 struct
 {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -122,6 +133,14 @@ on_wait_write(void *ctx)
 			e->new_event = now_event;
 			e->pad = 0;
 			e->query_id = 0;
+			if (!t->query_id_addr && qid_offset >= 0 && be_var_addr)
+			{
+				__u64		be = 0;
+
+				/* learn it once: the program alone writes this target */
+				if (bpf_probe_read_user(&be, sizeof(be), (void *) be_var_addr) == 0 && be)
+					t->query_id_addr = be + qid_offset;
+			}
 			if (t->query_id_addr)
 				bpf_probe_read_user(&e->query_id, sizeof(e->query_id),
 									(void *) t->query_id_addr);

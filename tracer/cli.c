@@ -22,6 +22,37 @@ static const char *const cli_view_names[] = {
 static const char *const cli_sort_names[] = {"wait_time", "db_time", "pid", "event"};
 static const char *const cli_format_names[] = {"auto", "tui", "text", "json", "csv"};
 
+static const char *const cli_mode_names[] = {"tiered", "sampled", "full", "coop"};
+
+/* --anomaly-* flags: name, range; order of pgwt_cli_anomaly */
+static const struct
+{
+	const char *name;
+	double		lo,
+				hi;
+}			cli_anomaly_flags[PGWT_CLI_AN_COUNT] = {
+	{"anomaly-aas-factor", 1.0, 1e12},
+	{"anomaly-aas-ticks", 1, 1000000},
+	{"anomaly-aas-min", 0, 1e6},
+	{"anomaly-lock-fraction", 0, 1},
+	{"anomaly-lock-min-aas", 0, 1e6},
+	{"anomaly-cooldown-s", 0, 1e7},
+	{"anomaly-window-s", 1, 86400},
+	{"anomaly-cpu-capacity", 0.01, 1e5},
+	{"anomaly-cpu-min-aas", 0, 1e6},
+	{"anomaly-cpu-margin", 0, 1},
+	{"anomaly-cpu-cusum-k", 0, 10},
+	{"anomaly-cpu-cusum-h", 0.001, 1e6},
+	{"anomaly-cpu-cusum-cap", 0.01, 100},
+	{"anomaly-cpu-coverage-gap-s", 0.001, 1e6},
+};
+
+const char *
+pgwt_mode_name(pgwt_mode m)
+{
+	return cli_mode_names[m];
+}
+
 const char *
 pgwt_cli_sort_name(pgwt_cli_sort s)
 {
@@ -90,7 +121,9 @@ cli_double(const char *s, double lo, double hi, double *out)
 enum
 {
 	OPT_SAMPLE_RATE = 1000, OPT_RETENTION_GB, OPT_TRACE_GROUP, OPT_REPLAY,
-	OPT_FROM, OPT_TO, OPT_DAEMON, OPT_MODE, OPT_DBNAME, OPT_USER, OPT_HOST
+	OPT_FROM, OPT_TO, OPT_DAEMON, OPT_MODE, OPT_DBNAME, OPT_USER, OPT_HOST,
+	OPT_LIGHTWEIGHT, OPT_SKIP_QID, OPT_BUDGET, OPT_METRICS_LISTEN, OPT_CPU_DISABLE,
+	OPT_ANOMALY_FIRST			/* + pgwt_cli_anomaly */
 };
 
 static const struct option cli_long_opts[] = {
@@ -119,6 +152,25 @@ static const struct option cli_long_opts[] = {
 	{"dbname", required_argument, NULL, OPT_DBNAME},
 	{"user", required_argument, NULL, OPT_USER},
 	{"host", required_argument, NULL, OPT_HOST},
+	{"lightweight", no_argument, NULL, OPT_LIGHTWEIGHT},
+	{"skip-query-id", no_argument, NULL, OPT_SKIP_QID},
+	{"escalation-budget", required_argument, NULL, OPT_BUDGET},
+	{"metrics-listen", required_argument, NULL, OPT_METRICS_LISTEN},
+	{"anomaly-cpu-cusum-disable", no_argument, NULL, OPT_CPU_DISABLE},
+	{"anomaly-aas-factor", required_argument, NULL, OPT_ANOMALY_FIRST + PGWT_CLI_AN_AAS_FACTOR},
+	{"anomaly-aas-ticks", required_argument, NULL, OPT_ANOMALY_FIRST + PGWT_CLI_AN_AAS_TICKS},
+	{"anomaly-aas-min", required_argument, NULL, OPT_ANOMALY_FIRST + PGWT_CLI_AN_AAS_MIN},
+	{"anomaly-lock-fraction", required_argument, NULL, OPT_ANOMALY_FIRST + PGWT_CLI_AN_LOCK_FRACTION},
+	{"anomaly-lock-min-aas", required_argument, NULL, OPT_ANOMALY_FIRST + PGWT_CLI_AN_LOCK_MIN_AAS},
+	{"anomaly-cooldown-s", required_argument, NULL, OPT_ANOMALY_FIRST + PGWT_CLI_AN_COOLDOWN_S},
+	{"anomaly-window-s", required_argument, NULL, OPT_ANOMALY_FIRST + PGWT_CLI_AN_WINDOW_S},
+	{"anomaly-cpu-capacity", required_argument, NULL, OPT_ANOMALY_FIRST + PGWT_CLI_AN_CPU_CAPACITY},
+	{"anomaly-cpu-min-aas", required_argument, NULL, OPT_ANOMALY_FIRST + PGWT_CLI_AN_CPU_MIN_AAS},
+	{"anomaly-cpu-margin", required_argument, NULL, OPT_ANOMALY_FIRST + PGWT_CLI_AN_CPU_MARGIN},
+	{"anomaly-cpu-cusum-k", required_argument, NULL, OPT_ANOMALY_FIRST + PGWT_CLI_AN_CPU_K},
+	{"anomaly-cpu-cusum-h", required_argument, NULL, OPT_ANOMALY_FIRST + PGWT_CLI_AN_CPU_H},
+	{"anomaly-cpu-cusum-cap", required_argument, NULL, OPT_ANOMALY_FIRST + PGWT_CLI_AN_CPU_CAP},
+	{"anomaly-cpu-coverage-gap-s", required_argument, NULL, OPT_ANOMALY_FIRST + PGWT_CLI_AN_CPU_GAP_S},
 	{"verbose", no_argument, NULL, 'v'},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0}
@@ -153,6 +205,8 @@ pgwt_options_parse(int argc, char **argv, pgwt_options *o, char *err, size_t err
 	o->interval_s = 5;
 	o->retention_hours = 24;
 	o->view = PGWT_VIEW_TIME_MODEL;
+	o->mode = PGWT_MODE_TIERED;
+	o->escalation_budget = 300;
 
 	optind = 0;					/* full reset, so tests can parse repeatedly */
 	opterr = 0;
@@ -271,6 +325,26 @@ pgwt_options_parse(int argc, char **argv, pgwt_options *o, char *err, size_t err
 			case OPT_HOST:
 				o->host = optarg;
 				break;
+			case OPT_LIGHTWEIGHT:
+				o->lightweight = 1;
+				break;
+			case OPT_SKIP_QID:
+				o->skip_query_id = 1;
+				break;
+			case OPT_BUDGET:
+				if (strcmp(optarg, "unlimited") == 0)
+					o->escalation_budget = PGWT_CLI_BUDGET_UNLIMITED;
+				else if (cli_long(optarg, 0, 3600, &v))
+					return cli_fail(err, errlen, "--escalation-budget: seconds per hour from 0 to 3600, or 'unlimited', got '%s'", optarg);
+				else
+					o->escalation_budget = v;
+				break;
+			case OPT_METRICS_LISTEN:
+				o->metrics_listen = optarg;
+				break;
+			case OPT_CPU_DISABLE:
+				o->anomaly_cpu_disable = 1;
+				break;
 			case 'v':
 				o->verbose = 1;
 				break;
@@ -279,6 +353,32 @@ pgwt_options_parse(int argc, char **argv, pgwt_options *o, char *err, size_t err
 				return 0;
 			case ':':
 				return cli_fail(err, errlen, "option %s needs a value", argv[optind - 1]);
+			case OPT_ANOMALY_FIRST + PGWT_CLI_AN_AAS_FACTOR:
+			case OPT_ANOMALY_FIRST + PGWT_CLI_AN_AAS_TICKS:
+			case OPT_ANOMALY_FIRST + PGWT_CLI_AN_AAS_MIN:
+			case OPT_ANOMALY_FIRST + PGWT_CLI_AN_LOCK_FRACTION:
+			case OPT_ANOMALY_FIRST + PGWT_CLI_AN_LOCK_MIN_AAS:
+			case OPT_ANOMALY_FIRST + PGWT_CLI_AN_COOLDOWN_S:
+			case OPT_ANOMALY_FIRST + PGWT_CLI_AN_WINDOW_S:
+			case OPT_ANOMALY_FIRST + PGWT_CLI_AN_CPU_CAPACITY:
+			case OPT_ANOMALY_FIRST + PGWT_CLI_AN_CPU_MIN_AAS:
+			case OPT_ANOMALY_FIRST + PGWT_CLI_AN_CPU_MARGIN:
+			case OPT_ANOMALY_FIRST + PGWT_CLI_AN_CPU_K:
+			case OPT_ANOMALY_FIRST + PGWT_CLI_AN_CPU_H:
+			case OPT_ANOMALY_FIRST + PGWT_CLI_AN_CPU_CAP:
+			case OPT_ANOMALY_FIRST + PGWT_CLI_AN_CPU_GAP_S:
+				{
+					int			k = c - OPT_ANOMALY_FIRST;
+
+					if (cli_double(optarg, cli_anomaly_flags[k].lo, cli_anomaly_flags[k].hi, &o->anomaly[k]))
+						return cli_fail(err, errlen, "--%s: a number from %g to %g, got '%s'",
+										cli_anomaly_flags[k].name, cli_anomaly_flags[k].lo,
+										cli_anomaly_flags[k].hi, optarg);
+					if (k == PGWT_CLI_AN_AAS_TICKS && o->anomaly[k] != (double) (long) o->anomaly[k])
+						return cli_fail(err, errlen, "--anomaly-aas-ticks: a whole number of ticks, got '%s'", optarg);
+					o->anomaly_set |= 1u << k;
+				}
+				break;
 			default:
 				return cli_fail(err, errlen, "unknown option %s", argv[optind - 1]);
 		}
@@ -287,12 +387,24 @@ pgwt_options_parse(int argc, char **argv, pgwt_options *o, char *err, size_t err
 		return cli_fail(err, errlen, "unexpected argument '%s'", argv[optind]);
 
 	/* cross-checks */
-	if (mode && strcmp(mode, "sampled") != 0 && strcmp(mode, "tiered") != 0)
+	if (mode)
 	{
-		if (strcmp(mode, "full") == 0 || strcmp(mode, "coop") == 0)
-			return cli_fail(err, errlen, "--mode %s: not available in this build (sampled only)", mode);
-		return cli_fail(err, errlen, "--mode: unknown mode '%s' (sampled, tiered)", mode);
+		if ((c = cli_lookup(mode, cli_mode_names, 4)) < 0)
+			return cli_fail(err, errlen, "--mode: unknown mode '%s' (tiered, sampled, full, coop)", mode);
+		o->mode = (pgwt_mode) c;
 	}
+	if (o->mode == PGWT_MODE_COOP)
+		return cli_fail(err, errlen, "--mode coop: the cooperative tier runs inside PostgreSQL: it needs the pg_wait_tracer extension on a server with the wait-event hooks, not this external tracer");
+	if ((o->lightweight || o->skip_query_id) && o->mode != PGWT_MODE_FULL && o->mode != PGWT_MODE_TIERED)
+		return cli_fail(err, errlen, "--lightweight/--skip-query-id apply to the full tier (--mode full or tiered)");
+	if (o->lightweight && o->mode == PGWT_MODE_TIERED)
+		return cli_fail(err, errlen, "--lightweight applies to --mode full (escalation windows write transitions)");
+	if (o->lightweight && o->trace_dir)
+		return cli_fail(err, errlen, "--lightweight keeps aggregates in the kernel only: it cannot record a trace (-T)");
+	if ((o->anomaly_set || o->anomaly_cpu_disable) && o->mode != PGWT_MODE_TIERED)
+		return cli_fail(err, errlen, "--anomaly-* apply to --mode tiered");
+	if (o->metrics_listen && !o->trace_dir)
+		return cli_fail(err, errlen, "--metrics-listen needs -T DIR (the daemon's control side)");
 	if (o->pid && o->pgdata)
 		return cli_fail(err, errlen, "--pid and --pgdata are mutually exclusive");
 	if (o->daemon && (o->count || o->duration_s))
@@ -337,15 +449,30 @@ void
 pgwt_usage(FILE *out)
 {
 	fputs("Usage: pg_wait_tracer [options]\n"
-		  "Sampled wait-event tracer for PostgreSQL (reads backends with process_vm_readv).\n\n"
+		  "Wait-event tracer for PostgreSQL: samples backends with process_vm_readv and\n"
+		  "traces every transition with hardware watchpoints (full tier).\n\n"
 		  "Target:\n"
 		  "  -p, --pid PID            postmaster pid (default: the one running cluster)\n"
 		  "  -D, --pgdata DIR         data directory (reads postmaster.pid)\n"
 		  "      --dbname/--user/--host  libpq connection for metadata (default: postgres\n"
 		  "                           over the cluster's Unix socket)\n"
 		  "Capture:\n"
-		  "      --mode sampled|tiered  capture tier (tiered = sampled in this build)\n"
+		  "      --mode MODE          tiered (default: sampled, escalating to exact\n"
+		  "                           windows), sampled, full (exact watchpoints),\n"
+		  "                           coop (the extension's tier: refused here)\n"
 		  "      --sample-rate HZ     1-1000, default 10\n"
+		  "      --lightweight        full: per-event aggregates in the kernel only\n"
+		  "      --skip-query-id      full tier: do not read query ids\n"
+		  "      --escalation-budget S  tiered: exact seconds per rolling hour\n"
+		  "                           (default 300; 0 = off; unlimited)\n"
+		  "      --anomaly-aas-factor K, --anomaly-aas-ticks N, --anomaly-aas-min A,\n"
+		  "      --anomaly-lock-fraction F, --anomaly-lock-min-aas A,\n"
+		  "      --anomaly-cooldown-s S, --anomaly-window-s S, --anomaly-cpu-capacity C,\n"
+		  "      --anomaly-cpu-min-aas A, --anomaly-cpu-margin M, --anomaly-cpu-cusum-k K,\n"
+		  "      --anomaly-cpu-cusum-h H, --anomaly-cpu-cusum-cap U,\n"
+		  "      --anomaly-cpu-coverage-gap-s S, --anomaly-cpu-cusum-disable\n"
+		  "                           tiered: automatic escalation rules\n"
+		  "      --metrics-listen 127.0.0.1:PORT  with -T: Prometheus endpoint\n"
 		  "Output:\n"
 		  "  -V, --view VIEW          time_model (default), system_event, session_event,\n"
 		  "                           active, histogram, query_event\n"

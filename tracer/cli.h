@@ -41,6 +41,39 @@ typedef enum pgwt_format
 
 #define PGWT_CLI_MAX_WINDOWS 8
 
+typedef enum pgwt_mode
+{
+	PGWT_MODE_TIERED = 0,		/* sampled, escalating to full in windows */
+	PGWT_MODE_SAMPLED,
+	PGWT_MODE_FULL,
+	PGWT_MODE_COOP				/* refused: lives in the extension */
+} pgwt_mode;
+
+#define PGWT_CLI_BUDGET_UNLIMITED (-1)
+
+/*
+ * --anomaly-* overrides, applied over the policy module's defaults (kept
+ * there, not here): value and whether it was given.
+ */
+typedef enum pgwt_cli_anomaly
+{
+	PGWT_CLI_AN_AAS_FACTOR = 0,
+	PGWT_CLI_AN_AAS_TICKS,
+	PGWT_CLI_AN_AAS_MIN,
+	PGWT_CLI_AN_LOCK_FRACTION,
+	PGWT_CLI_AN_LOCK_MIN_AAS,
+	PGWT_CLI_AN_COOLDOWN_S,
+	PGWT_CLI_AN_WINDOW_S,
+	PGWT_CLI_AN_CPU_CAPACITY,
+	PGWT_CLI_AN_CPU_MIN_AAS,
+	PGWT_CLI_AN_CPU_MARGIN,
+	PGWT_CLI_AN_CPU_K,
+	PGWT_CLI_AN_CPU_H,
+	PGWT_CLI_AN_CPU_CAP,
+	PGWT_CLI_AN_CPU_GAP_S,
+	PGWT_CLI_AN_COUNT
+} pgwt_cli_anomaly;
+
 typedef struct pgwt_options
 {
 	/* target */
@@ -51,6 +84,14 @@ typedef struct pgwt_options
 	const char *host;
 	/* capture */
 	unsigned	sample_rate;	/* Hz */
+	pgwt_mode	mode;
+	int			lightweight;	/* full tier: kernel aggregates only */
+	int			skip_query_id;	/* full tier: no st_query_id read */
+	long long	escalation_budget;	/* s per rolling hour; 0 off; -1 unlimited */
+	double		anomaly[PGWT_CLI_AN_COUNT];
+	unsigned	anomaly_set;	/* bit i: anomaly[i] was given */
+	int			anomaly_cpu_disable;
+	const char *metrics_listen; /* 127.0.0.1:PORT */
 	/* output */
 	pgwt_view	view;
 	pgwt_cli_sort sort;
@@ -88,6 +129,7 @@ extern int	pgwt_options_parse(int argc, char **argv, pgwt_options *o,
 							   char *err, size_t errlen);
 
 extern const char *pgwt_view_name(pgwt_view v);
+extern const char *pgwt_mode_name(pgwt_mode m);
 extern const char *pgwt_cli_sort_name(pgwt_cli_sort s);
 
 extern void pgwt_usage(FILE *out);

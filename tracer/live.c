@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,11 +25,14 @@
 
 #include "analysis/engine.h"
 #include "analysis/views.h"
+#include "tracer/blockers.h"
 #include "tracer/output.h"
 #include "tracer/record_ring.h"
 #include "tracer/recorder.h"
 #include "tracer/sampler.h"
 #include "tracer/session.h"
+#include "tracer/tiered.h"
+#include "tracer/watch_source.h"
 
 /*
  * pg_stat_activity is read when backends appeared since the last read (at
@@ -41,12 +45,14 @@
 #define LIVE_META_CACHE		8192
 #define LIVE_RING_MAX		((size_t) 1 << 21)	/* records kept for --window */
 #define LIVE_MAX_LIVE		16384
+#define LIVE_BLOCKERS_NS	1000000000ull	/* pg_blocking_pids at most 1/s */
 
 static volatile sig_atomic_t live_stop = 0;
 
 /*
- * The live stream holds samples only, in time order: nothing can supersede
- * a sample later, so samples need not wait in the engine's reorder queue.
+ * The live stream is in time order: an escalation marker is emitted before
+ * any record of its window, so samples need not wait in the engine's
+ * reorder queue.
  */
 static const pgwt_engine_config live_engine_cfg = {.sample_reorder_ns = 1};
 
@@ -75,6 +81,9 @@ typedef struct live_ctx
 	pgwt_backend_info *meta;	/* metadata cache, by insertion */
 	size_t		nmeta;
 	int			record_error;
+	pgwt_tiered *tier;			/* escalation and the control socket */
+	pgwt_blockers blk;			/* Lock waiters -> pg_blocking_pids */
+	int			agg_rows;		/* --lightweight rendering */
 } live_ctx;
 
 static uint64_t
@@ -95,11 +104,51 @@ live_sleep_until(uint64_t deadline)
 	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 }
 
+/*
+ * Wait for deadline, serving the control socket meanwhile. With wake_fd
+ * (the exact tier's fork notifications) returns 1 as soon as it is
+ * readable, so a new backend is watched within a millisecond of its fork.
+ */
+static int
+live_wait(pgwt_tiered *tier, int wake_fd, uint64_t deadline)
+{
+	bool		ctl = tier && pgwt_tiered_has_control(tier);
+
+	while (!live_stop)
+	{
+		uint64_t	now = live_now();
+		int			ms;
+
+		if (now >= deadline)
+			return 0;
+		if (deadline - now < 1000000ull || (wake_fd < 0 && !ctl))
+		{
+			live_sleep_until(deadline);
+			return 0;
+		}
+		ms = (int) ((deadline - now) / 1000000ull);
+		if (wake_fd >= 0)
+		{
+			struct pollfd p = {wake_fd, POLLIN, 0};
+
+			/* the control socket is served between short polls */
+			if (poll(&p, 1, ctl && ms > 5 ? 5 : ms) > 0)
+				return 1;
+			if (ctl)
+				pgwt_tiered_service(tier, 0);
+			continue;
+		}
+		pgwt_tiered_service(tier, ms);
+	}
+	return 0;
+}
+
 static void
 live_emit(void *arg, const pgwt_record *recs, size_t n)
 {
 	live_ctx   *c = arg;
 
+	pgwt_blockers_note(&c->blk, recs, n);
 	/* a daemon that prints nothing needs no views: it only records */
 	if (!c->render)
 		;
@@ -118,6 +167,33 @@ live_emit(void *arg, const pgwt_record *recs, size_t n)
 			c->record_error = 1;
 		}
 	}
+}
+
+/* The sampler's records: also the anomaly rules' input. */
+static void
+live_emit_sampled(void *arg, const pgwt_record *recs, size_t n)
+{
+	live_ctx   *c = arg;
+
+	if (c->tier)
+		pgwt_tiered_on_samples(c->tier, recs, n);
+	live_emit(arg, recs, n);
+}
+
+static void
+live_on_blockers(void *arg, uint64_t ts_ns, uint32_t waiter, const uint32_t *blockers, int n)
+{
+	live_ctx   *c = arg;
+	pgwt_blocker_obs obs;
+
+	if (!c->eng)
+		return;
+	memset(&obs, 0, sizeof(obs));
+	obs.ts_ns = ts_ns;
+	obs.waiter_pid = waiter;
+	obs.nblockers = (uint32_t) (n > PGWT_MAX_BLOCKERS ? PGWT_MAX_BLOCKERS : n);
+	memcpy(obs.blocker_pids, blockers, obs.nblockers * sizeof(uint32_t));
+	pgwt_engine_feed_blockers(c->eng, &obs);
 }
 
 static pgwt_backend_info *
@@ -146,7 +222,7 @@ live_refresh_meta(live_ctx *c, uint64_t now)
 	if (n < 0)
 		return;
 	/* a reset connection has a new backend: keep not sampling ourselves */
-	pgwt_sampler_ignore_pid(c->sess.src, (uint32_t) pgwt_pg_backend_pid(c->sess.pg));
+	pgwt_session_ignore_pid(&c->sess, (uint32_t) pgwt_pg_backend_pid(c->sess.pg));
 	for (int i = 0; i < n; i++)
 	{
 		pgwt_pg_backend *b = &rows[i];
@@ -185,6 +261,24 @@ live_refresh_meta(live_ctx *c, uint64_t now)
 	}
 }
 
+static void
+live_tier_session(live_ctx *c)
+{
+	if (c->tier && c->attached)
+		pgwt_tiered_set_session(c->tier, c->sess.watch, c->sess.watch_err, c->sess.cluster.pid,
+								c->sess.cluster.pg_major, live_now());
+}
+
+/* Close the session (the cluster went away); an open window ends first. */
+static void
+live_detach(live_ctx *c, uint64_t now)
+{
+	if (c->tier)
+		pgwt_tiered_set_session(c->tier, NULL, "not attached", 0, 0, now);
+	pgwt_session_close(&c->sess);
+	c->attached = 0;
+}
+
 static int
 live_attach(live_ctx *c, const pgwt_cluster *cl, char *err, size_t errlen)
 {
@@ -199,9 +293,19 @@ live_attach(live_ctx *c, const pgwt_cluster *cl, char *err, size_t errlen)
 		pgwt_recorder_set_names(c->rec, &c->names);
 	c->last_meta_ns = 0;
 	pgwt_session_connect(&c->sess, c->o, live_now(), c->o->verbose);
+	/* full: watch once the query id offset is known (or known unknowable) */
+	if (c->o->mode == PGWT_MODE_FULL)
+		pgwt_watch_source_enable(c->sess.watch, true, live_now(), live_emit, c);
+	live_tier_session(c);
 	if (c->o->verbose || c->o->daemon)
-		fprintf(stderr, "pg_wait_tracer: attached to postmaster %d (PostgreSQL %d, %s), %u Hz\n",
-				cl->pid, cl->pg_major, cl->pgdata, c->o->sample_rate);
+	{
+		if (c->o->mode == PGWT_MODE_FULL)
+			fprintf(stderr, "pg_wait_tracer: attached to postmaster %d (PostgreSQL %d, %s), full tier, %d backends watched\n",
+					cl->pid, cl->pg_major, cl->pgdata, (int) c->metrics.backends_watched);
+		else
+			fprintf(stderr, "pg_wait_tracer: attached to postmaster %d (PostgreSQL %d, %s), %u Hz, %s\n",
+					cl->pid, cl->pg_major, cl->pgdata, c->o->sample_rate, pgwt_mode_name(c->o->mode));
+	}
 	return 0;
 }
 
@@ -229,6 +333,41 @@ live_wait_for_cluster(live_ctx *c, const char *pgdata, int old_pid)
 		live_sleep_until(now + LIVE_REATTACH_POLL_NS);
 	}
 	return -1;
+}
+
+static void
+live_agg_row(uint32_t event, uint64_t count, uint64_t total_ns, uint64_t max_ns, void *arg)
+{
+	live_ctx   *c = arg;
+	char		name[128];
+
+	pgwt_event_format(&c->names, event, name, sizeof(name));
+
+	if (c->out.format == PGWT_FORMAT_JSON)
+		fprintf(c->out.out, "%s{\"event\":\"%s\",\"waits\":%" PRIu64 ",\"total_ns\":%" PRIu64
+				",\"max_ns\":%" PRIu64 "}", c->agg_rows++ ? "," : "", name, count, total_ns, max_ns);
+	else
+		fprintf(c->out.out, "%-40s %12" PRIu64 " %14.3f %12.3f\n", name, count,
+				(double) total_ns / 1e6, (double) max_ns / 1e6);
+}
+
+/*
+ * --lightweight: the kernel keeps per-event totals (count, time, max) and
+ * no transitions, so the engine's views are empty: print the totals.
+ */
+static void
+live_render_aggregates(live_ctx *c)
+{
+	c->agg_rows = 0;
+	if (c->out.format == PGWT_FORMAT_JSON)
+		fputs("{\"view\":\"kernel_aggregates\",\"fidelity\":\"exact\",\"rows\":[", c->out.out);
+	else
+		fprintf(c->out.out, "%-40s %12s %14s %12s\n", "Event (kernel aggregates since start)",
+				"Waits", "Total ms", "Max ms");
+	pgwt_watch_source_aggregates(c->sess.watch, live_agg_row, c);
+	if (c->out.format == PGWT_FORMAT_JSON)
+		fputs("]}\n", c->out.out);
+	fflush(c->out.out);
 }
 
 static void
@@ -288,7 +427,11 @@ live_render(live_ctx *c, uint64_t now)
 		pgwt_output_view(&c->out, e, note);
 		pgwt_engine_free(e);
 	}
-	pgwt_output_status(&c->out, &c->metrics, now, "sampled", c->attached ? c->sess.cluster.pid : 0);
+	if (c->o->lightweight && c->attached)
+		live_render_aggregates(c);
+	pgwt_output_status(&c->out, &c->metrics, now, pgwt_mode_name(c->o->mode),
+					   c->tier ? pgwt_tiered_tier(c->tier) : "sampled",
+					   c->attached ? c->sess.cluster.pid : 0);
 }
 
 int
@@ -386,6 +529,23 @@ pgwt_run_live(const pgwt_options *o)
 		}
 		pgwt_recorder_set_names(c.rec, &c.names);
 	}
+	/* after the recorder: the control socket lives in the trace directory */
+	if (pgwt_tiered_create(&c.tier, o, &c.metrics, live_emit, &c, err, sizeof(err)) != 0)
+	{
+		fprintf(stderr, "pg_wait_tracer: %s\n", err);
+		status = 1;
+		goto done;
+	}
+	live_tier_session(&c);
+	{
+		char		tsv[4096];
+
+		if (o->trace_dir)
+			snprintf(tsv, sizeof(tsv), "%s/blockers.tsv", o->trace_dir);
+		if (pgwt_blockers_init(&c.blk, LIVE_BLOCKERS_NS, o->trace_dir ? tsv : NULL,
+							   live_on_blockers, &c) != 0)
+			fprintf(stderr, "pg_wait_tracer: cannot open %s: blockers are not recorded\n", tsv);
+	}
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = live_on_signal;
@@ -403,10 +563,17 @@ pgwt_run_live(const pgwt_options *o)
 	{
 		uint64_t	deadline = c.sess.src->next_deadline(c.sess.src);
 		uint64_t	now;
+		int			gone = 0,
+					woke;
+		/* tiered: the exact source follows backends beside the sampler */
+		pgwt_capture_source *side = c.sess.sampler ? c.sess.watch : NULL;
 
+		if (side && side->next_deadline(side) < deadline)
+			deadline = side->next_deadline(side);
 		if (end_ns && deadline > end_ns)
 			deadline = end_ns;
-		live_sleep_until(deadline);
+		woke = live_wait(c.tier, c.sess.watch ? pgwt_watch_source_wake_fd(c.sess.watch) : -1,
+						 deadline);
 		if (live_stop)
 			break;
 		now = live_now();
@@ -415,12 +582,16 @@ pgwt_run_live(const pgwt_options *o)
 			live_render(&c, now);
 			break;
 		}
-		if (c.sess.src->tick(c.sess.src, now, live_emit, &c) != 0)
+		if (now >= c.sess.src->next_deadline(c.sess.src) || (woke && !side))
+			gone = c.sess.src->tick(c.sess.src, now,
+									c.sess.src == c.sess.sampler ? live_emit_sampled : live_emit, &c) != 0;
+		if (!gone && side && (woke || now >= side->next_deadline(side)))
+			gone = side->tick(side, now, live_emit, &c) != 0;
+		if (gone)
 		{
 			int			old = c.sess.cluster.pid;
 
-			pgwt_session_close(&c.sess);
-			c.attached = 0;
+			live_detach(&c, now);
 			if (!o->daemon)
 			{
 				live_render(&c, now);
@@ -432,8 +603,12 @@ pgwt_run_live(const pgwt_options *o)
 				break;
 			continue;
 		}
+		if (c.tier)
+			pgwt_tiered_step(c.tier, now);
 		pgwt_session_connect(&c.sess, o, now, o->verbose);
 		live_refresh_meta(&c, now);
+		if (pgwt_blockers_poll(&c.blk, c.sess.pg, now) != 0)
+			c.metrics.blocker_queries_total = c.blk.queries_total;
 		if (c.rec && !c.record_error)
 		{
 			int			rc = pgwt_recorder_periodic(c.rec, now);
@@ -459,6 +634,8 @@ pgwt_run_live(const pgwt_options *o)
 	}
 
 done:
+	pgwt_tiered_free(c.tier, live_now());
+	pgwt_blockers_close(&c.blk);
 	if (c.rec)
 	{
 		int			rc = pgwt_recorder_close(c.rec);

@@ -308,12 +308,12 @@ pgwt_output_active(pgwt_output *o, pgwt_live_backend *rows, size_t n,
 
 void
 pgwt_output_status(pgwt_output *o, const pgwt_self_metrics *m, uint64_t now_ns,
-				   const char *tier, int pg_pid)
+				   const char *mode, const char *tier, int pg_pid)
 {
 	if (o->format != PGWT_FORMAT_JSON)
 		return;
-	fprintf(o->out, "{\"type\":\"status\",\"mode\":\"sampled\",\"tier\":\"%s\",\"pg_pid\":%d,\"metrics\":",
-			tier, pg_pid);
+	fprintf(o->out, "{\"type\":\"status\",\"mode\":\"%s\",\"tier\":\"%s\",\"pg_pid\":%d,\"metrics\":",
+			mode, tier, pg_pid);
 	pgwt_self_metrics_json(o->out, m, now_ns);
 	fputs("}\n", o->out);
 	fflush(o->out);

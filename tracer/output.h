@@ -41,6 +41,7 @@ extern void pgwt_output_active(pgwt_output *o, pgwt_live_backend *rows, size_t n
 
 /* JSON status line with the self-metrics (json format only). */
 extern void pgwt_output_status(pgwt_output *o, const pgwt_self_metrics *m,
-							   uint64_t now_ns, const char *tier, int pg_pid);
+							   uint64_t now_ns, const char *mode, const char *tier,
+							   int pg_pid);
 
 #endif

@@ -237,3 +237,60 @@ pgwt_pg_backends(pgwt_pgconn *pc, pgwt_pg_backend *out, int max)
 	pc->last = res;
 	return n;
 }
+
+int
+pgwt_pg_blocking_pids(pgwt_pgconn *pc, const uint32_t *waiters, int nwaiters,
+					  int max_blockers, pgwt_blockers_fn fn, void *arg)
+{
+	char	   *sql;
+	size_t		cap = 96 + (size_t) nwaiters * 12,
+				len;
+	PGresult   *res;
+	int			n;
+
+	if (nwaiters <= 0)
+		return 0;
+	if (PQstatus(pc->conn) != CONNECTION_OK)
+		return -1;
+	sql = malloc(cap);
+	if (!sql)
+		return -1;
+	/* integers only: no quoting needed */
+	len = (size_t) snprintf(sql, cap, "SELECT w, pg_blocking_pids(w) FROM unnest('{");
+	for (int i = 0; i < nwaiters; i++)
+		len += (size_t) snprintf(sql + len, cap - len, "%s%u", i ? "," : "", waiters[i]);
+	snprintf(sql + len, cap - len, "}'::int[]) AS w");
+	res = PQexec(pc->conn, sql);
+	free(sql);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK)
+	{
+		PQclear(res);
+		return -1;
+	}
+	n = PQntuples(res);
+	for (int i = 0; i < n; i++)
+	{
+		uint32_t	blockers[64];
+		int			nb = 0,
+					nall = 0;
+		const char *p = PQgetvalue(res, i, 1);
+
+		/* a text int[]: {}, {123} or {123,456} */
+		while (*p)
+		{
+			if (*p >= '0' && *p <= '9')
+			{
+				uint32_t	v = (uint32_t) strtoul(p, (char **) &p, 10);
+
+				if (nb < max_blockers && nb < 64)
+					blockers[nb++] = v;
+				nall++;
+			}
+			else
+				p++;
+		}
+		fn(arg, (uint32_t) strtoul(PQgetvalue(res, i, 0), NULL, 10), blockers, nb, nall);
+	}
+	PQclear(res);
+	return n;
+}

@@ -52,4 +52,14 @@ extern int	pgwt_pg_calibrate_query_id(pgwt_pgconn *pc, pgwt_attach *a,
  */
 extern int	pgwt_pg_backends(pgwt_pgconn *pc, pgwt_pg_backend *out, int max);
 
+/*
+ * pg_blocking_pids() of each waiter, in one statement; fn is called once
+ * per waiter with its blockers (up to max_blockers, the rest counted in
+ * nall). Returns the number of waiters answered, or -1.
+ */
+typedef void (*pgwt_blockers_fn) (void *arg, uint32_t waiter, const uint32_t *blockers,
+								  int n, int nall);
+extern int	pgwt_pg_blocking_pids(pgwt_pgconn *pc, const uint32_t *waiters, int nwaiters,
+								  int max_blockers, pgwt_blockers_fn fn, void *arg);
+
 #endif

@@ -1,6 +1,6 @@
 /*
  * recorder.c
- *		Trace recording: SAMPLES blocks into the trace directory through
+ *		Trace recording: SAMPLES and TRANSITIONS blocks into the trace directory through
  *		tracefmt, plus the side files (backends, normalized query texts,
  *		names of the wait events that occurred).
  *
@@ -147,16 +147,25 @@ pgwt_recorder_note_events(pgwt_recorder *r, const pgwt_record *recs, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 	{
-		uint32_t	ev = recs[i].new_event;
-		unsigned	k;
+		/* a transition names two events; markers and exits name none */
+		uint32_t	evs[2] = {recs[i].new_event, recs[i].old_event};
+		int			nev = recs[i].kind == PGWT_REC_SAMPLE ? 1 : 2;
 
-		if (recs[i].kind != PGWT_REC_SAMPLE)
+		if (recs[i].kind == PGWT_REC_TRANSITION && PGWT_IS_MARKER(recs[i].new_event))
 			continue;
-		for (k = 0; k < r->nevents; k++)
-			if (r->events[k] == ev)
-				break;
-		if (k == r->nevents && r->nevents < REC_MAX_EVENTS)
-			r->events[r->nevents++] = ev;
+		for (int j = 0; j < nev; j++)
+		{
+			uint32_t	ev = evs[j];
+			unsigned	k;
+
+			if (ev == PGWT_EVENT_EXIT)
+				continue;
+			for (k = 0; k < r->nevents; k++)
+				if (r->events[k] == ev)
+					break;
+			if (k == r->nevents && r->nevents < REC_MAX_EVENTS)
+				r->events[r->nevents++] = ev;
+		}
 	}
 }
 

@@ -20,12 +20,25 @@ pgwt_self_metrics_json(FILE *out, const pgwt_self_metrics *m, uint64_t now_ns)
 			",\"proc_scans_total\":%" PRIu64 ",\"read_syscalls_total\":%" PRIu64
 			",\"batch_fallbacks_total\":%" PRIu64
 			",\"unobserved_ms\":%.1f,\"attaches_total\":%" PRIu64
-			",\"trace_records_written_total\":%" PRIu64 ",\"trace_bytes_written_total\":%" PRIu64 "}",
+			",\"trace_records_written_total\":%" PRIu64 ",\"trace_bytes_written_total\":%" PRIu64
+			",\"events_total\":%" PRIu64 ",\"ringbuf_drops_total\":%" PRIu64
+			",\"wp_attach_failures_total\":%" PRIu64 ",\"backends_watched\":%" PRIu64
+			",\"blocker_queries_total\":%" PRIu64
+			",\"wp_backends_forked_total\":%" PRIu64 ",\"wp_attached_total\":%" PRIu64
+			",\"wp_exited_unwatched_total\":%" PRIu64 ",\"wp_attached_at_zero_total\":%" PRIu64
+			",\"wp_attach_races_total\":%" PRIu64
+			",\"wp_attach_latency_us_avg\":%.1f,\"wp_attach_latency_us_max\":%.1f}",
 			up_s, m->ticks_total, m->late_ticks_total, m->samples_total,
 			up_s > 0 ? (double) m->samples_total / up_s : 0.0,
 			m->sample_read_faults_total, m->backends_tracked,
 			m->backends_seen_total, m->backends_exited_total, m->backends_sampled_total,
 			m->proc_scans_total, m->read_syscalls_total, m->batch_fallbacks_total,
 			(double) m->unobserved_ns / 1e6, m->attaches_total,
-			m->trace_records_written_total, m->trace_bytes_written_total);
+			m->trace_records_written_total, m->trace_bytes_written_total,
+			m->events_total, m->ringbuf_drops_total, m->wp_attach_failures_total,
+			m->backends_watched, m->blocker_queries_total,
+			m->wp_backends_forked_total, m->wp_attached_total, m->wp_exited_unwatched_total,
+			m->wp_attached_at_zero_total, m->wp_attach_races_total,
+			m->wp_attached_total ? (double) m->wp_attach_latency_ns_sum / 1e3 / (double) m->wp_attached_total : 0.0,
+			(double) m->wp_attach_latency_ns_max / 1e3);
 }

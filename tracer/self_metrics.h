@@ -30,6 +30,20 @@ typedef struct pgwt_self_metrics
 	uint64_t	trace_records_written_total;
 	uint64_t	trace_bytes_written_total;
 	uint64_t	trace_bytes_archived;	/* sizes of files rotated away */
+	/* the exact tier (copied from its source's counters each step) */
+	uint64_t	events_total;			/* TRANSITION records captured */
+	uint64_t	ringbuf_drops_total;	/* transitions lost: ring buffer full */
+	uint64_t	wp_attach_failures_total;
+	uint64_t	backends_watched;		/* now */
+	uint64_t	blocker_queries_total;	/* pg_blocking_pids statements */
+	/* coverage of new backends by the exact tier */
+	uint64_t	wp_backends_forked_total;	/* forks seen while following */
+	uint64_t	wp_attached_total;			/* watchpoints set */
+	uint64_t	wp_exited_unwatched_total;	/* forked and gone, never watched */
+	uint64_t	wp_attached_at_zero_total;	/* watched while no wait was set */
+	uint64_t	wp_attach_races_total;		/* value changed during the attach */
+	uint64_t	wp_attach_latency_ns_sum;	/* fork seen -> watched */
+	uint64_t	wp_attach_latency_ns_max;
 } pgwt_self_metrics;
 
 /* One JSON object (no newline) with the counters and derived rates. */

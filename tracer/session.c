@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "tracer/sampler.h"
+#include "tracer/watch_source.h"
 
 #define SESSION_PG_RETRY_NS 2000000000ull
 #define SESSION_MAX_CLUSTERS 64
@@ -61,16 +62,44 @@ pgwt_session_open(pgwt_session *s, const pgwt_options *o, const pgwt_cluster *c,
 	s->server_version = c->pg_major * 10000;
 	if (pgwt_attach_resolve(c, &s->attach, errbuf, errlen) != 0)
 		return -1;
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.rate_hz = o->sample_rate;
-	cfg.postmaster_pid = c->pid;
-	cfg.attach = s->attach;
-	cfg.metrics = m;
-	s->src = pgwt_sampler_create(&cfg);
-	if (!s->src)
+	if (o->mode != PGWT_MODE_FULL)
 	{
-		snprintf(errbuf, errlen, "cannot start the sampler (out of memory or no /proc)");
-		return -1;
+		memset(&cfg, 0, sizeof(cfg));
+		cfg.rate_hz = o->sample_rate;
+		cfg.postmaster_pid = c->pid;
+		cfg.attach = s->attach;
+		cfg.metrics = m;
+		s->sampler = pgwt_sampler_create(&cfg);
+		if (!s->sampler)
+		{
+			snprintf(errbuf, errlen, "cannot start the sampler (out of memory or no /proc)");
+			return -1;
+		}
+		s->src = s->sampler;
+	}
+	if (o->mode == PGWT_MODE_FULL || o->mode == PGWT_MODE_TIERED)
+	{
+		pgwt_watch_source_config wc;
+
+		memset(&wc, 0, sizeof(wc));
+		wc.postmaster_pid = c->pid;
+		wc.attach = s->attach;
+		wc.lightweight = o->lightweight;
+		wc.skip_query_id = o->skip_query_id;
+		wc.primary = o->mode == PGWT_MODE_FULL;
+		wc.metrics = m;
+		/* enabled by the caller once the query id offset is known */
+		s->watch = pgwt_watch_source_create(&wc, s->watch_err, sizeof(s->watch_err));
+		if (!s->watch && o->mode == PGWT_MODE_FULL)
+		{
+			snprintf(errbuf, errlen, "--mode full: %s", s->watch_err);
+			return -1;
+		}
+		if (!s->watch)
+			fprintf(stderr, "pg_wait_tracer: the exact tier is not available, escalation is off: %s\n",
+					s->watch_err);
+		if (o->mode == PGWT_MODE_FULL)
+			s->src = s->watch;
 	}
 	m->attaches_total++;
 	return 0;
@@ -96,12 +125,15 @@ pgwt_session_connect(pgwt_session *s, const pgwt_options *o, uint64_t now_ns, in
 			return;
 		}
 		s->server_version = pgwt_pg_server_version(s->pg);
-		pgwt_sampler_ignore_pid(s->src, (uint32_t) pgwt_pg_backend_pid(s->pg));
+		pgwt_session_ignore_pid(s, (uint32_t) pgwt_pg_backend_pid(s->pg));
 	}
 	if (pgwt_pg_calibrate_query_id(s->pg, &s->attach, err, sizeof(err)) == 0)
 	{
 		s->qid_status = 1;
-		pgwt_sampler_set_qid_offset(s->src, s->attach.qid_offset);
+		if (s->sampler)
+			pgwt_sampler_set_qid_offset(s->sampler, s->attach.qid_offset);
+		if (s->watch)
+			pgwt_watch_source_set_qid_offset(s->watch, s->attach.qid_offset);
 		if (verbose)
 			fprintf(stderr, "pg_wait_tracer: st_query_id at offset %d of PgBackendStatus\n",
 					s->attach.qid_offset);
@@ -115,10 +147,21 @@ pgwt_session_connect(pgwt_session *s, const pgwt_options *o, uint64_t now_ns, in
 }
 
 void
+pgwt_session_ignore_pid(pgwt_session *s, uint32_t pid)
+{
+	if (s->sampler)
+		pgwt_sampler_ignore_pid(s->sampler, pid);
+	if (s->watch)
+		pgwt_watch_source_ignore_pid(s->watch, pid);
+}
+
+void
 pgwt_session_close(pgwt_session *s)
 {
-	if (s->src)
-		s->src->destroy(s->src);
+	if (s->sampler)
+		s->sampler->destroy(s->sampler);
+	if (s->watch)
+		s->watch->destroy(s->watch);
 	pgwt_pg_close(s->pg);
 	memset(s, 0, sizeof(*s));
 }

@@ -22,7 +22,11 @@ typedef struct pgwt_session
 	pgwt_cluster cluster;
 	pgwt_attach attach;
 	pgwt_pgconn *pg;			/* NULL until a connection succeeds */
-	pgwt_capture_source *src;
+	pgwt_capture_source *src;	/* the primary source: ticks drive the loop */
+	pgwt_capture_source *sampler;	/* the sampled tier, or NULL (full) */
+	pgwt_capture_source *watch; /* the exact tier, or NULL (sampled, or
+								 * unavailable: watch_err says why) */
+	char		watch_err[256];
 	int			server_version; /* server_version_num, or major * 10000 */
 	int			qid_status;		/* 1 located, 0 not yet tried, -1 unavailable */
 	char		qid_reason[512];
@@ -44,6 +48,9 @@ extern int	pgwt_session_open(pgwt_session *s, const pgwt_options *o,
 /* (Re)connect libpq and locate st_query_id when not done yet. */
 extern void pgwt_session_connect(pgwt_session *s, const pgwt_options *o,
 								 uint64_t now_ns, int verbose);
+
+/* Never trace this pid (our own libpq backend), in every source. */
+extern void pgwt_session_ignore_pid(pgwt_session *s, uint32_t pid);
 
 extern void pgwt_session_close(pgwt_session *s);
 

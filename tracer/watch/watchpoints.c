@@ -252,6 +252,34 @@ pgwt_watch_remove(pgwt_watch *w, pid_t pid)
 	return 0;
 }
 
+void
+pgwt_watch_set_qid_source(pgwt_watch *w, uint64_t be_var, int qid_offset)
+{
+	/* .bss and .data are memory-mapped: plain stores, seen by the next trap */
+	w->skel->bss->be_var_addr = be_var;
+	w->skel->data->qid_offset = qid_offset;
+}
+
+int
+pgwt_watch_target_get(pgwt_watch *w, pid_t pid, struct pgwt_watch_target *out)
+{
+	__u32		key = (__u32) pid;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(w->skel->maps.targets), &key, out) != 0)
+		return -errno;
+	return 0;
+}
+
+int
+pgwt_watch_target_set(pgwt_watch *w, pid_t pid, const struct pgwt_watch_target *t)
+{
+	__u32		key = (__u32) pid;
+
+	if (bpf_map_update_elem(bpf_map__fd(w->skel->maps.targets), &key, t, BPF_EXIST) != 0)
+		return -errno;
+	return 0;
+}
+
 int
 pgwt_watch_count(const pgwt_watch *w)
 {

@@ -35,6 +35,18 @@ int			pgwt_watch_add(pgwt_watch *w, pid_t pid, uint64_t wait_addr,
 int			pgwt_watch_remove(pgwt_watch *w, pid_t pid);
 int			pgwt_watch_count(const pgwt_watch *w);
 
+/*
+ * Lets the program find query ids itself for targets added with
+ * query_id_addr 0 (MyBEEntry not set yet): be_var is the address of
+ * MyBEEntry, qid_offset st_query_id's offset (-1: never read them).
+ */
+void		pgwt_watch_set_qid_source(pgwt_watch *w, uint64_t be_var, int qid_offset);
+
+/* The program's state of a watched pid: last event, since when, where. */
+int			pgwt_watch_target_get(pgwt_watch *w, pid_t pid, struct pgwt_watch_target *out);
+/* Replace it (only while the pid has not trapped since the get). */
+int			pgwt_watch_target_set(pgwt_watch *w, pid_t pid, const struct pgwt_watch_target *t);
+
 /* Drains the ring buffer into sink; waits up to timeout_ms for data. */
 int			pgwt_watch_poll(pgwt_watch *w, int timeout_ms,
 							pgwt_watch_sink sink, void *arg);

@@ -33,6 +33,31 @@ cli_defaults(void)
 	UNIT_CHECK(o.format == PGWT_FORMAT_AUTO);
 	UNIT_CHECK(o.retention_hours == 24);
 	UNIT_CHECK(o.pid == 0 && !o.pgdata && !o.daemon && !o.replay);
+	UNIT_CHECK(o.mode == PGWT_MODE_TIERED);
+	UNIT_CHECK(o.escalation_budget == 300);
+	UNIT_CHECK(o.anomaly_set == 0 && !o.lightweight && !o.skip_query_id);
+}
+
+static void
+cli_tiers(void)
+{
+	char	   *a1[] = {"x", "--mode", "full", "--lightweight", "--skip-query-id", NULL};
+	char	   *a2[] = {"x", "-T", "/d", "--escalation-budget", "unlimited",
+		"--anomaly-aas-min", "1.5", "--anomaly-aas-ticks", "4", "--anomaly-cpu-cusum-disable",
+		"--metrics-listen", "127.0.0.1:9187", NULL};
+	char	   *a3[] = {"x", "--escalation-budget", "0", NULL};
+	pgwt_options o;
+	char		err[256];
+
+	UNIT_CHECK(parse(a1, &o, err) == 0);
+	UNIT_CHECK(o.mode == PGWT_MODE_FULL && o.lightweight && o.skip_query_id);
+	UNIT_CHECK(parse(a2, &o, err) == 0);
+	UNIT_CHECK(o.mode == PGWT_MODE_TIERED && o.escalation_budget == PGWT_CLI_BUDGET_UNLIMITED);
+	UNIT_CHECK(o.anomaly_set == ((1u << PGWT_CLI_AN_AAS_MIN) | (1u << PGWT_CLI_AN_AAS_TICKS)));
+	UNIT_CHECK(o.anomaly[PGWT_CLI_AN_AAS_MIN] == 1.5 && o.anomaly[PGWT_CLI_AN_AAS_TICKS] == 4);
+	UNIT_CHECK(o.anomaly_cpu_disable && strcmp(o.metrics_listen, "127.0.0.1:9187") == 0);
+	UNIT_CHECK(parse(a3, &o, err) == 0);
+	UNIT_CHECK(o.escalation_budget == 0);
 }
 
 static void
@@ -103,7 +128,16 @@ cli_bad_inputs(void)
 		{{"--replay"}, "needs -T"},
 		{{"--replay", "-T", "/d", "-V", "active"}, "live only"},
 		{{"--from", "1h"}, "need --replay"},
-		{{"--mode", "full"}, "not available in this build"},
+		{{"--mode", "coop"}, "needs the pg_wait_tracer extension"},
+		{{"--mode", "sampled", "--lightweight"}, "apply to the full tier"},
+		{{"--lightweight"}, "applies to --mode full"},
+		{{"--mode", "full", "--lightweight", "-T", "/d"}, "cannot record"},
+		{{"--escalation-budget", "-1"}, "--escalation-budget"},
+		{{"--escalation-budget", "lots"}, "--escalation-budget"},
+		{{"--anomaly-lock-fraction", "1.5"}, "--anomaly-lock-fraction"},
+		{{"--anomaly-aas-ticks", "2.5"}, "whole number"},
+		{{"--mode", "full", "--anomaly-aas-min", "3"}, "apply to --mode tiered"},
+		{{"--metrics-listen", "127.0.0.1:9000"}, "needs -T"},
 		{{"--mode", "warp"}, "unknown mode"},
 		{{"--bogus"}, "unknown option --bogus"},
 		{{"--view"}, "needs a value"},
@@ -143,5 +177,6 @@ run_cli_tests(void)
 	UNIT_RUN(cli_defaults);
 	UNIT_RUN(cli_all_flags);
 	UNIT_RUN(cli_replay_and_daemon);
+	UNIT_RUN(cli_tiers);
 	UNIT_RUN(cli_bad_inputs);
 }

@@ -30,5 +30,6 @@ void		run_cli_tests(void);
 void		run_target_tests(void);
 void		run_ring_tests(void);
 void		run_plan_tests(void);
+void		run_tier_tests(void);
 
 #endif

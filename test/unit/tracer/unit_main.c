@@ -19,5 +19,6 @@ main(void)
 	run_target_tests();
 	run_ring_tests();
 	run_plan_tests();
+	run_tier_tests();
 	return unit_failures ? 1 : 0;
 }

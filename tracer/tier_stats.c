@@ -1,0 +1,59 @@
+/*
+ * tier_stats.c
+ *		Pure helpers of the tiered mode (see tier_stats.h).
+ */
+#include "tracer/tier_stats.h"
+
+#include <string.h>
+
+#include "tracer/wait_class.h"
+
+#define TIER_CLASS_LOCK 0x03u	/* PG_WAIT_LOCK >> 24, the same in 14..18 */
+
+bool
+pgwt_is_lock_wait(uint32_t event)
+{
+	return (event >> 24) == TIER_CLASS_LOCK;
+}
+
+void
+pgwt_tick_load_of(const pgwt_record *recs, size_t n, int pg_major, pgwt_tick_load *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < n; i++)
+	{
+		const pgwt_record *r = &recs[i];
+
+		if (r->kind != PGWT_REC_SAMPLE)
+			continue;
+		out->samples++;
+		switch (pgwt_wait_classify(r->new_event, pg_major))
+		{
+			case PGWT_STATE_CPU:
+				out->aas += 1;
+				out->cpu_aas += 1;
+				break;
+			case PGWT_STATE_WAITING:
+				out->aas += 1;
+				if (pgwt_is_lock_wait(r->new_event))
+					out->lock_aas += 1;
+				break;
+			default:
+				break;
+		}
+	}
+}
+
+void
+pgwt_esc_marker(pgwt_record *r, bool start, uint64_t ts_ns, uint32_t reason_code,
+				uint64_t length_ns)
+{
+	memset(r, 0, sizeof(*r));
+	r->kind = PGWT_REC_TRANSITION;
+	r->ts_ns = ts_ns;
+	r->pid = 0;					/* all backends */
+	r->old_event = reason_code;
+	r->new_event = start ? PGWT_MARKER_ESC_START : PGWT_MARKER_ESC_END;
+	r->duration_ns = length_ns;
+	r->cpu_ns = PGWT_CPU_UNKNOWN;
+}

@@ -1,0 +1,41 @@
+/*
+ * tier_stats.h
+ *		Pure helpers of the tiered mode: what one sampler tick says about
+ *		load (the anomaly rules' input), the escalation markers written into
+ *		the trace, and which waits ask for a blocker lookup.
+ */
+#ifndef PGWT_TRACER_TIER_STATS_H
+#define PGWT_TRACER_TIER_STATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tracefmt/record.h"
+
+/* Escalation reason codes in the markers' old_event column (docs/TRACE_FORMAT.md). */
+#define PGWT_ESC_CODE_MANUAL		1
+#define PGWT_ESC_CODE_ANOMALY		2	/* the AAS rule */
+#define PGWT_ESC_CODE_ANOMALY_LOCK	4
+#define PGWT_ESC_CODE_ANOMALY_CPU	5
+
+typedef struct pgwt_tick_load
+{
+	unsigned	samples;		/* backends read this tick */
+	double		aas;			/* non-idle backends */
+	double		lock_aas;		/* of which in the Lock class */
+	double		cpu_aas;		/* of which on CPU (no wait event) */
+} pgwt_tick_load;
+
+/* Load of one tick from its SAMPLE records (other kinds are ignored). */
+void		pgwt_tick_load_of(const pgwt_record *recs, size_t n, int pg_major,
+							  pgwt_tick_load *out);
+
+/* True for a wait_event_info in the Lock class (heavyweight locks). */
+bool		pgwt_is_lock_wait(uint32_t event);
+
+/* An ESC_START (start = true) or ESC_END marker for all backends. */
+void		pgwt_esc_marker(pgwt_record *r, bool start, uint64_t ts_ns,
+							uint32_t reason_code, uint64_t length_ns);
+
+#endif

@@ -1,0 +1,452 @@
+/*
+ * tiered.c
+ *		The tier controller (see tiered.h): turns escalation requests and
+ *		anomaly fires into exact windows through the rolling-hour budget,
+ *		starts and stops the watchpoints of all backends, writes the
+ *		ESC_START/ESC_END markers, and answers the control socket.
+ *
+ * A window: ESC_START (reason code, granted length) is emitted, then every
+ * backend gets its watchpoint; at the end the watchpoints are drained and
+ * removed, then ESC_END (reason code, actual length). Samples inside the
+ * window are superseded by the exact transitions in the analysis engine.
+ *
+ * Single-threaded: the control socket is serviced from the daemon loop, so
+ * its callbacks run on the same thread as the ticks.
+ */
+#include "tracer/tiered.h"
+
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "analysis/policy/anomaly.h"
+#include "analysis/policy/escalation.h"
+#include "tracer/control/control.h"
+#include "tracer/tier_stats.h"
+#include "tracer/watch_source.h"
+
+struct pgwt_tiered
+{
+	const pgwt_options *o;
+	pgwt_self_metrics *m;
+	pgwt_emit_fn emit;
+	void	   *emit_arg;
+	pgwt_escalation esc;
+	pgwt_anomaly anom;
+	bool		anom_on;
+	pgwt_control *ctl;
+	pgwt_control_ops ops;
+	pgwt_capture_source *watch;
+	char		why_no_watch[256];
+	int			pg_pid;
+	int			pg_major;
+	/* the current window */
+	bool		window_open;
+	uint32_t	window_code;
+	uint64_t	window_start_ns;
+	/* the last sampler tick, waiting for the rules */
+	bool		tick_pending;
+	pgwt_tick_load load;
+	uint64_t	faults_seen;
+	bool		tick_complete;
+	uint64_t	anomaly_dropped_budget;
+	uint64_t	start_ns;
+};
+
+static uint64_t
+tiered_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
+}
+
+static uint32_t
+tiered_code(pgwt_esc_reason r)
+{
+	switch (r)
+	{
+		case PGWT_ESC_MANUAL:
+			return PGWT_ESC_CODE_MANUAL;
+		case PGWT_ESC_ANOMALY_LOCK:
+			return PGWT_ESC_CODE_ANOMALY_LOCK;
+		case PGWT_ESC_ANOMALY_CPU:
+			return PGWT_ESC_CODE_ANOMALY_CPU;
+		default:
+			return PGWT_ESC_CODE_ANOMALY;
+	}
+}
+
+static const char *
+tiered_reason_name(pgwt_esc_reason r)
+{
+	switch (r)
+	{
+		case PGWT_ESC_MANUAL:
+			return "manual";
+		case PGWT_ESC_ANOMALY_AAS:
+			return "anomaly_aas";
+		case PGWT_ESC_ANOMALY_LOCK:
+			return "anomaly_lock";
+		case PGWT_ESC_ANOMALY_CPU:
+			return "cpu_saturation";
+		default:
+			return "unknown";
+	}
+}
+
+static void
+tiered_open_window(pgwt_tiered *t, uint64_t now, pgwt_esc_reason reason, int64_t granted_s)
+{
+	pgwt_record mk;
+
+	t->window_open = true;
+	t->window_code = tiered_code(reason);
+	t->window_start_ns = now;
+	pgwt_esc_marker(&mk, true, now, t->window_code, (uint64_t) granted_s * 1000000000ull);
+	t->emit(t->emit_arg, &mk, 1);
+	pgwt_watch_source_enable(t->watch, true, now, t->emit, t->emit_arg);
+	if (t->o->verbose || t->o->daemon)
+		fprintf(stderr, "pg_wait_tracer: exact window opened (%s, %lld s), %d backends watched\n",
+				tiered_reason_name(reason), (long long) granted_s,
+				t->m ? (int) t->m->backends_watched : -1);
+}
+
+static void
+tiered_close_window(pgwt_tiered *t, uint64_t now, const char *why)
+{
+	pgwt_record mk;
+	uint64_t	end;
+
+	if (!t->window_open)
+		return;
+	if (t->watch)
+		pgwt_watch_source_enable(t->watch, false, now, t->emit, t->emit_arg);
+	/* the drained transitions may end a little after now */
+	end = tiered_now();
+	pgwt_esc_marker(&mk, false, end, t->window_code, end - t->window_start_ns);
+	t->emit(t->emit_arg, &mk, 1);
+	t->window_open = false;
+	if (t->o->verbose || t->o->daemon)
+		fprintf(stderr, "pg_wait_tracer: exact window closed (%s) after %.1f s\n", why,
+				(double) (end - t->window_start_ns) / 1e9);
+}
+
+/* Ask the budget; open (or extend) a window. Returns the policy's answer. */
+static pgwt_esc_result
+tiered_request(pgwt_tiered *t, uint64_t now, int64_t duration_s, pgwt_esc_reason reason,
+			   int64_t *granted)
+{
+	pgwt_esc_result r;
+
+	*granted = 0;
+	r = pgwt_esc_request(&t->esc, now, duration_s, reason, granted);
+	if ((r == PGWT_ESC_GRANTED || r == PGWT_ESC_CLAMPED) && !t->window_open)
+		tiered_open_window(t, now, reason, *granted);
+	return r;
+}
+
+/* ---- control socket callbacks ----------------------------------------- */
+
+static void
+ctl_status(void *arg, pgwt_json_out *out)
+{
+	pgwt_tiered *t = arg;
+	uint64_t	now = tiered_now();
+
+	pgwt_json_str(out, "mode", pgwt_mode_name(t->o->mode));
+	pgwt_json_str(out, "tier", pgwt_tiered_tier(t));
+	pgwt_json_bool(out, "escalation_supported", t->o->mode == PGWT_MODE_TIERED && t->watch != NULL);
+	if (t->o->mode == PGWT_MODE_TIERED && !t->watch && t->why_no_watch[0])
+		pgwt_json_str(out, "escalation_unavailable", t->why_no_watch);
+	pgwt_json_int(out, "escalation_seconds_remaining", pgwt_esc_seconds_remaining(&t->esc, now));
+	pgwt_json_int(out, "escalation_budget_remaining_s", pgwt_esc_budget_remaining_s(&t->esc, now));
+	pgwt_json_bool(out, "escalation_budget_unlimited", t->esc.budget_s == PGWT_BUDGET_UNLIMITED);
+	pgwt_json_str(out, "escalation_reason", t->esc.active ? tiered_reason_name(t->esc.reason) : "");
+	pgwt_json_num(out, "uptime_s", (double) (now - t->start_ns) / 1e9);
+	pgwt_json_int(out, "backends", t->m ? (long long) t->m->backends_tracked : 0);
+	pgwt_json_int(out, "backends_watched", t->m ? (long long) t->m->backends_watched : 0);
+	pgwt_json_int(out, "pg_pid", t->pg_pid);
+	pgwt_json_int(out, "version", t->pg_major);
+}
+
+static size_t
+ctl_metrics(void *arg, pgwt_metric *out, size_t max)
+{
+	pgwt_tiered *t = arg;
+	const pgwt_self_metrics *m = t->m;
+	uint64_t	now = tiered_now();
+	double		up = (double) (now - t->start_ns) / 1e9;
+	size_t		n = 0;
+
+#define MET(nm, hp, ctr, val) do { if (n < max) out[n++] = (pgwt_metric) {nm, hp, ctr, (double) (val)}; } while (0)
+	MET("events_total", "exact transitions recorded", true, m->events_total);
+	MET("events_per_sec", "exact transitions per second since start", false, up > 0 ? (double) m->events_total / up : 0);
+	MET("lifecycle_events_total", "backends seen starting or exiting", true, m->backends_seen_total + m->backends_exited_total);
+	MET("samples_total", "samples taken", true, m->samples_total);
+	MET("samples_per_sec", "samples per second since start", false, up > 0 ? (double) m->samples_total / up : 0);
+	MET("sample_read_faults_total", "sample reads failed or not trusted", true, m->sample_read_faults_total);
+	MET("wp_attach_failures_total", "watchpoints that could not be set", true, m->wp_attach_failures_total);
+	MET("ringbuf_drops_total", "exact transitions lost: ring buffer full", true, m->ringbuf_drops_total);
+	MET("backends_tracked", "backends followed now", false, m->backends_tracked);
+	MET("backends_watched", "backends with a watchpoint now", false, m->backends_watched);
+	MET("trace_events_written_total", "records written to trace files", true, m->trace_records_written_total);
+	MET("trace_bytes_written_total", "bytes written to trace files", true, m->trace_bytes_written_total);
+	MET("tier", "0 sampled, 1 escalated, 2 full", false,
+		t->o->mode == PGWT_MODE_FULL ? 2 : t->window_open ? 1 : 0);
+	MET("escalation_active", "an exact window is open", false, t->window_open ? 1 : 0);
+	MET("escalation_seconds_remaining", "seconds left in the open window", false, pgwt_esc_seconds_remaining(&t->esc, now));
+	MET("escalation_budget_remaining_s", "exact seconds left this rolling hour (-1 unlimited)", false, pgwt_esc_budget_remaining_s(&t->esc, now));
+	MET("escalation_windows_total", "exact windows opened", true, t->esc.windows_total);
+	MET("escalation_denied_total", "escalation requests denied", true, t->esc.denied_total);
+	MET("escalation_clamped_total", "escalation requests shortened by the budget", true, t->esc.clamped_total);
+	MET("anomaly_fires_total", "anomaly rules fired", true, t->anom.fires_total);
+	MET("anomaly_near_total", "ticks over a threshold, not sustained yet", true, t->anom.near_total);
+	MET("anomaly_dropped_budget_total", "anomaly fires denied by the budget", true, t->anomaly_dropped_budget);
+	MET("anomaly_dropped_cooldown_total", "anomaly fires suppressed by the cooldown", true, t->anom.suppressed_cooldown_total);
+	MET("anomaly_baseline_aas", "rolling AAS baseline", false, t->anom.baseline);
+#undef MET
+	return n;
+}
+
+static void
+ctl_escalate(void *arg, long long duration_s, pgwt_json_out *out)
+{
+	pgwt_tiered *t = arg;
+	uint64_t	now = tiered_now();
+	int64_t		granted = 0;
+	pgwt_esc_result r;
+
+	if (t->o->mode != PGWT_MODE_TIERED || !t->watch)
+	{
+		pgwt_json_bool(out, "ok", false);
+		pgwt_json_str(out, "error", t->o->mode != PGWT_MODE_TIERED ?
+					  "escalation needs --mode tiered" :
+					  (t->why_no_watch[0] ? t->why_no_watch : "the exact tier is not available"));
+		pgwt_json_int(out, "budget_remaining_s", pgwt_esc_budget_remaining_s(&t->esc, now));
+		return;
+	}
+	r = tiered_request(t, now, duration_s, PGWT_ESC_MANUAL, &granted);
+	if (r == PGWT_ESC_GRANTED || r == PGWT_ESC_CLAMPED)
+	{
+		pgwt_json_bool(out, "ok", true);
+		pgwt_json_bool(out, "escalated", true);
+		pgwt_json_bool(out, "clamped", r == PGWT_ESC_CLAMPED);
+		pgwt_json_int(out, "granted_s", granted);
+		pgwt_json_int(out, "seconds_remaining", pgwt_esc_seconds_remaining(&t->esc, now));
+	}
+	else
+	{
+		pgwt_json_bool(out, "ok", false);
+		pgwt_json_str(out, "error", r == PGWT_ESC_DENIED_DISABLED ?
+					  "escalation is disabled (--escalation-budget 0)" :
+					  r == PGWT_ESC_DENIED_EXHAUSTED ? "escalation budget exhausted for this hour" :
+					  "bad duration");
+	}
+	pgwt_json_int(out, "budget_remaining_s", pgwt_esc_budget_remaining_s(&t->esc, now));
+}
+
+static void
+ctl_deescalate(void *arg, pgwt_json_out *out)
+{
+	pgwt_tiered *t = arg;
+	uint64_t	now = tiered_now();
+
+	if (t->o->mode != PGWT_MODE_TIERED)
+	{
+		pgwt_json_bool(out, "ok", false);
+		pgwt_json_str(out, "error", "deescalation needs --mode tiered");
+		return;
+	}
+	pgwt_esc_deescalate(&t->esc, now);
+	tiered_close_window(t, now, "request");
+	pgwt_json_bool(out, "ok", true);
+	pgwt_json_bool(out, "escalated", false);
+	pgwt_json_int(out, "budget_remaining_s", pgwt_esc_budget_remaining_s(&t->esc, now));
+}
+
+/* ---- the loop's side ---------------------------------------------------- */
+
+int
+pgwt_tiered_create(pgwt_tiered **out, const pgwt_options *o, pgwt_self_metrics *metrics,
+				   pgwt_emit_fn emit, void *arg, char *err, size_t errlen)
+{
+	pgwt_tiered *t = calloc(1, sizeof(*t));
+	pgwt_anomaly_cfg ac;
+
+	*out = NULL;
+	if (!t)
+	{
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	t->o = o;
+	t->m = metrics;
+	t->emit = emit;
+	t->emit_arg = arg;
+	t->start_ns = tiered_now();
+	pgwt_esc_init(&t->esc, o->mode == PGWT_MODE_TIERED ?
+				  (o->escalation_budget < 0 ? PGWT_BUDGET_UNLIMITED : o->escalation_budget) : 0);
+
+	pgwt_anomaly_defaults(&ac);
+#define AN(k, field) do { if (o->anomaly_set & (1u << (k))) ac.field = o->anomaly[k]; } while (0)
+	AN(PGWT_CLI_AN_AAS_FACTOR, aas_factor);
+	AN(PGWT_CLI_AN_AAS_MIN, aas_min_aas);
+	AN(PGWT_CLI_AN_LOCK_FRACTION, lock_fraction);
+	AN(PGWT_CLI_AN_LOCK_MIN_AAS, lock_min_aas);
+	AN(PGWT_CLI_AN_COOLDOWN_S, cooldown_s);
+	AN(PGWT_CLI_AN_WINDOW_S, window_s);
+	AN(PGWT_CLI_AN_CPU_MIN_AAS, cpu_min_aas);
+	AN(PGWT_CLI_AN_CPU_MARGIN, cpu_margin);
+	AN(PGWT_CLI_AN_CPU_K, cpu_k);
+	AN(PGWT_CLI_AN_CPU_H, cpu_h);
+	AN(PGWT_CLI_AN_CPU_CAP, cpu_cap);
+	AN(PGWT_CLI_AN_CPU_GAP_S, cpu_gap_s);
+#undef AN
+	if (o->anomaly_set & (1u << PGWT_CLI_AN_AAS_TICKS))
+		ac.aas_ticks = (int) o->anomaly[PGWT_CLI_AN_AAS_TICKS];
+	if (o->anomaly_set & (1u << PGWT_CLI_AN_CPU_CAPACITY))
+	{
+		ac.cpu_capacity = o->anomaly[PGWT_CLI_AN_CPU_CAPACITY];
+		ac.cpu_capacity_exact = true;
+	}
+	if (o->anomaly_cpu_disable)
+		ac.cpu_enabled = false;
+	pgwt_anomaly_init(&t->anom, &ac);
+	t->anom_on = o->mode == PGWT_MODE_TIERED;
+
+	t->ops = (pgwt_control_ops) {ctl_status, ctl_metrics, ctl_escalate, ctl_deescalate, t};
+	if (o->trace_dir)
+	{
+		char		path[4096];
+
+		snprintf(path, sizeof(path), "%s/pgwt.sock", o->trace_dir);
+		if (pgwt_control_open(&t->ctl, path, o->metrics_listen, &t->ops, err, errlen) != 0)
+		{
+			free(t);
+			return -1;
+		}
+	}
+	*out = t;
+	return 0;
+}
+
+void
+pgwt_tiered_set_session(pgwt_tiered *t, pgwt_capture_source *watch, const char *why,
+						int pg_pid, int pg_major, uint64_t now_ns)
+{
+	if (!watch)
+	{
+		if (t->window_open)
+		{
+			/* the cluster went away: the window ends with it */
+			pgwt_esc_deescalate(&t->esc, now_ns);
+			tiered_close_window(t, now_ns, "cluster gone");
+		}
+	}
+	t->watch = watch;
+	snprintf(t->why_no_watch, sizeof(t->why_no_watch), "%s", why ? why : "");
+	t->pg_pid = pg_pid;
+	t->pg_major = pg_major;
+	if (pg_pid && !(t->o->anomaly_set & (1u << PGWT_CLI_AN_CPU_CAPACITY)))
+	{
+		cpu_set_t	cs;
+
+		/* affinity-only capacity: the rules add their margin */
+		if (sched_getaffinity(pg_pid, sizeof(cs), &cs) == 0)
+			pgwt_anomaly_set_capacity(&t->anom, CPU_COUNT(&cs), false);
+	}
+}
+
+void
+pgwt_tiered_on_samples(pgwt_tiered *t, const pgwt_record *recs, size_t n)
+{
+	pgwt_tick_load l;
+
+	pgwt_tick_load_of(recs, n, t->pg_major, &l);
+	t->load = l;
+	t->tick_pending = true;
+}
+
+void
+pgwt_tiered_step(pgwt_tiered *t, uint64_t now_ns)
+{
+	if (t->window_open)
+	{
+		pgwt_esc_close c = pgwt_esc_tick(&t->esc, now_ns);
+
+		if (c == PGWT_ESC_CLOSED_EXPIRED || c == PGWT_ESC_CLOSED_BUDGET ||
+			c == PGWT_ESC_NOT_OPEN)
+			tiered_close_window(t, now_ns, c == PGWT_ESC_CLOSED_BUDGET ? "budget spent" : "expired");
+	}
+	else
+		pgwt_esc_tick(&t->esc, now_ns);
+
+	if (t->anom_on && t->tick_pending && t->m)
+	{
+		pgwt_anomaly_tick at;
+		pgwt_anomaly_verdict v;
+
+		t->tick_pending = false;
+		memset(&at, 0, sizeof(at));
+		at.now_ns = now_ns;
+		at.dt_s = 1.0 / t->o->sample_rate;
+		at.complete = t->m->sample_read_faults_total == t->faults_seen;
+		t->faults_seen = t->m->sample_read_faults_total;
+		at.aas = t->load.aas;
+		at.lock_aas = t->load.lock_aas;
+		at.cpu_aas = t->load.cpu_aas;
+		v = pgwt_anomaly_observe(&t->anom, &at);
+		if (v == PGWT_ANOM_FIRE && t->watch)
+		{
+			int64_t		granted;
+			pgwt_esc_result r;
+
+			r = tiered_request(t, now_ns, (int64_t) t->anom.cfg.window_s, t->anom.last_reason, &granted);
+			if (r != PGWT_ESC_GRANTED && r != PGWT_ESC_CLAMPED)
+				t->anomaly_dropped_budget++;
+			if (t->o->verbose || t->o->daemon)
+				fprintf(stderr, "pg_wait_tracer: anomaly %s (AAS %.1f, lock AAS %.1f): %s\n",
+						tiered_reason_name(t->anom.last_reason), at.aas, at.lock_aas,
+						pgwt_esc_result_name(r));
+		}
+	}
+}
+
+void
+pgwt_tiered_service(pgwt_tiered *t, int timeout_ms)
+{
+	if (t->ctl)
+		pgwt_control_service(t->ctl, timeout_ms);
+}
+
+bool
+pgwt_tiered_has_control(const pgwt_tiered *t)
+{
+	return t->ctl != NULL;
+}
+
+const char *
+pgwt_tiered_tier(const pgwt_tiered *t)
+{
+	if (t->o->mode == PGWT_MODE_FULL)
+		return "full";
+	return t->window_open ? "escalated" : "sampled";
+}
+
+void
+pgwt_tiered_free(pgwt_tiered *t, uint64_t now_ns)
+{
+	if (!t)
+		return;
+	if (t->window_open)
+	{
+		pgwt_esc_deescalate(&t->esc, now_ns);
+		tiered_close_window(t, now_ns, "stopping");
+	}
+	pgwt_control_close(t->ctl);
+	free(t);
+}

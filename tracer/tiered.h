@@ -1,0 +1,57 @@
+/*
+ * tiered.h
+ *		The tier controller of the daemon: escalation windows of the exact
+ *		tier over the always-on sampler, opened through the control socket
+ *		or by the anomaly rules, bounded by the rolling-hour budget
+ *		(analysis/policy/), with ESC_START/ESC_END markers in the record
+ *		stream. Also answers the control socket's status and metrics in
+ *		every mode.
+ */
+#ifndef PGWT_TRACER_TIERED_H
+#define PGWT_TRACER_TIERED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tracer/capture.h"
+#include "tracer/cli.h"
+#include "tracer/self_metrics.h"
+
+typedef struct pgwt_tiered pgwt_tiered;
+
+/*
+ * Opens the control socket ({trace_dir}/pgwt.sock) when o->trace_dir is
+ * set, and the Prometheus listener when asked. Records (markers, the
+ * transitions drained when a window closes) go to emit.
+ */
+int			pgwt_tiered_create(pgwt_tiered **out, const pgwt_options *o,
+							   pgwt_self_metrics *metrics, pgwt_emit_fn emit, void *arg,
+							   char *err, size_t errlen);
+
+/*
+ * The current attachment: the exact source (NULL when the full tier is not
+ * available, with the reason), the postmaster pid and major version.
+ * Called with watch NULL and pg_pid 0 when the session closes: an open
+ * window is closed first.
+ */
+void		pgwt_tiered_set_session(pgwt_tiered *t, pgwt_capture_source *watch,
+									const char *why_unavailable, int pg_pid,
+									int pg_major, uint64_t now_ns);
+
+/* Records of one sampler tick (the anomaly rules' input). */
+void		pgwt_tiered_on_samples(pgwt_tiered *t, const pgwt_record *recs, size_t n);
+
+/* After each loop step: evaluate rules on a new tick, close a window due. */
+void		pgwt_tiered_step(pgwt_tiered *t, uint64_t now_ns);
+
+/* Serve the control sockets, waiting at most timeout_ms. */
+void		pgwt_tiered_service(pgwt_tiered *t, int timeout_ms);
+
+bool		pgwt_tiered_has_control(const pgwt_tiered *t);
+
+/* "sampled", "escalated" or "full". */
+const char *pgwt_tiered_tier(const pgwt_tiered *t);
+
+void		pgwt_tiered_free(pgwt_tiered *t, uint64_t now_ns);
+
+#endif
