@@ -62,6 +62,7 @@
 #include "utils/wait_event.h"
 
 #include "extension/pgwt_clock.h"
+#include "extension/trace_capture.h"
 
 /*
  * The hook variables of a patched server. Declared weak so that one build
@@ -300,6 +301,11 @@ pgwt_flush_pending(void)
 		const PgwtPending *p = &pgwt_hot.pending[i];
 
 		pgwt_fold_wait(slot->events, PGWT_SLOT_EVENTS, &st, p->event, p->start_ns, p->end_ns);
+		/* the trace (capture = trace, escalation windows): bounded, lock-free */
+		if (pgwt_trace_wanted(p->event, p->start_ns))
+			pgwt_trace_wait(p->event, p->start_ns,
+							p->end_ns > p->start_ns ? p->end_ns - p->start_ns : 0,
+							(uint64) p->query_id);
 		if (p->query_id != 0 && !pgwt_event_is_idle(p->event))
 			pgwt_local_query_add(slot, p->query_id, p->event,
 								 p->end_ns > p->start_ns ? p->end_ns - p->start_ns : 0);

@@ -8,17 +8,28 @@ OBJS = \
 	extension/query_table.o \
 	extension/views.o \
 	extension/sampler.o \
-	extension/sampler_views.o
+	extension/sampler_views.o \
+	extension/trace_ring.o \
+	extension/trace_records.o \
+	extension/trace_statements.o \
+	extension/escalation_logic.o \
+	extension/trace_capture.o \
+	extension/trace_worker.o \
+	extension/trace_views.o \
+	extension/escalation.o \
+	extension/history.o \
+	extension/trace_samples.o
 
 DATA = \
 	extension/pg_wait_tracer.control \
 	extension/pg_wait_tracer--0.1.sql \
-	extension/pg_wait_tracer--0.1--0.2.sql
+	extension/pg_wait_tracer--0.1--0.2.sql \
+	extension/pg_wait_tracer--0.2--0.3.sql
 
 # Regression tests for a cluster that preloads the library (and loads
 # pg_stat_statements with compute_query_id = on); the test suites choose
 # other sets (e.g. no_preload) by overriding REGRESS.
-REGRESS = setup status coop_truth permissions sampler upgrade
+REGRESS = setup status coop_truth permissions sampler trace upgrade
 REGRESS_OUTDIR ?= $(TOP)/build/regress
 REGRESS_OPTS = --inputdir=$(TOP) --outputdir=$(REGRESS_OUTDIR)
 
@@ -30,3 +41,18 @@ ifneq ($(shell grep -ls 'wait_event_begin_hook' $(PGWT_SERVER_INC)/utils/wait_ev
 PG_CPPFLAGS += -DPGWT_HAVE_WAIT_EVENT_HOOKS
 endif
 PG_CPPFLAGS += -I$(TOP) -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers
+
+# The trace writer and the escalation policy come from the userspace
+# libraries (position-independent, no globals, no exit), built inside this
+# tree: the test suites build the extension from a copy without build/.
+PGWT_STATIC_LIBS = $(TOP)/build/tracefmt/libpgwt_tracefmt.a \
+	$(TOP)/build/analysis/libpgwt_analysis.a \
+	$(TOP)/build/policy/libpgwt_policy.a
+SHLIB_LINK += $(PGWT_STATIC_LIBS) -llz4 -lm
+$(MODULE_big).so: $(PGWT_STATIC_LIBS)
+$(TOP)/build/tracefmt/libpgwt_tracefmt.a:
+	$(MAKE) -C $(TOP)/tracefmt $@
+$(TOP)/build/analysis/libpgwt_analysis.a:
+	$(MAKE) -C $(TOP)/analysis $@
+$(TOP)/build/policy/libpgwt_policy.a:
+	$(MAKE) -C $(TOP)/analysis/policy $@

@@ -29,6 +29,7 @@
 #include "extension/pgwt_clock.h"
 #include "extension/pgwt_shared.h"
 #include "extension/sampler.h"
+#include "extension/trace_capture.h"
 
 PG_MODULE_MAGIC;
 
@@ -103,8 +104,8 @@ _PG_init(void)
 
 	DefineCustomEnumVariable("pg_wait_tracer.capture",
 							 "What the extension captures: off, stats (exact aggregates) or trace.",
-							 "trace is not implemented yet and collects stats. "
-							 "Needs a server with wait-event hooks.",
+							 "trace also records every wait and statement marker in the "
+							 "session's trace ring (pgwt_trace). Needs a server with wait-event hooks.",
 							 &pgwt_capture,
 							 pgwt_hooks_present() ? PGWT_CAPTURE_STATS : PGWT_CAPTURE_OFF,
 							 pgwt_capture_options,
@@ -126,6 +127,8 @@ _PG_init(void)
 							NULL, NULL, NULL);
 	/* the sampler runs where the server has no hooks (or when asked to) */
 	pgwt_sampler_init(pgwt_hooks_present());
+	/* the trace rings, escalation windows and the trace writer */
+	pgwt_trace_init(pgwt_hooks_present());
 	MarkGUCPrefixReserved("pg_wait_tracer");
 
 #ifdef PGWT_COOP_BUILD
@@ -181,7 +184,7 @@ pgwt_tier(const char **tier, const char **reason)
 	else if (pgwt_capture == PGWT_CAPTURE_TRACE)
 	{
 		*tier = "coop";
-		*reason = "exact timing through the server's wait-event hooks; capture = trace is not implemented yet, collecting stats";
+		*reason = "exact timing through the server's wait-event hooks; capture = trace also records each wait in the session's trace ring";
 	}
 	else
 	{

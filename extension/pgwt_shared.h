@@ -22,7 +22,7 @@ typedef enum PgwtCapture
 {
 	PGWT_CAPTURE_OFF = 0,
 	PGWT_CAPTURE_STATS,
-	PGWT_CAPTURE_TRACE			/* accepted; behaves as stats for now */
+	PGWT_CAPTURE_TRACE			/* stats, plus each wait in the trace ring */
 } PgwtCapture;
 
 extern int	pgwt_capture;

@@ -9,7 +9,7 @@ SELECT (sessions_max > 0) = hooks_available AS slots_only_with_hooks,
        query_entries <= max_queries AS within_bound
 FROM pgwt_status;
 
--- capture = trace is accepted, explained, and collects stats
+-- capture = trace is accepted and explained
 SET pg_wait_tracer.capture = trace;
 SELECT tier, capture, reason FROM pgwt_status;
 SET pg_wait_tracer.capture = off;

@@ -27,12 +27,19 @@ _PROGRAMS_DEFAULT = (
     ("bin/pgwt-bench-analysis", ("--reps", "3", "--records", "2000000")),
     ("bench/programs/waitpair", ("--reps", "3", "--callgrind-reps", "3")),
     ("bench/programs/tracer_cpu", ("--reps", "3", "--duration", "5", "--coverage-duration", "5")),
+    ("bin/pgwt-bench-tracefmt", ("--events", "2000000", "--reps", "3")),
+    ("bench/programs/sampler_vs_pgws/sampler_vs_pgws", ("--reps", "3", "--duration", "8")),
+    ("bench/programs/tracer_full", ("--server", "15", "--reps", "2", "--duration", "6",
+                                    "--coverage-duration", "0")),
 )
 _PROGRAMS_FULL = (
     ("bin/pgwt-bench-watchpoint", ("--reps", "10")),
     ("bin/pgwt-bench-analysis", ("--reps", "8")),
     ("bench/programs/waitpair", ("--reps", "8", "--callgrind-reps", "3")),
     ("bench/programs/tracer_cpu", ("--reps", "6")),
+    ("bin/pgwt-bench-tracefmt", ("--events", "10000000", "--reps", "5")),
+    ("bench/programs/sampler_vs_pgws/sampler_vs_pgws", ("--reps", "5", "--duration", "20")),
+    ("bench/programs/tracer_full", ("--server", "15", "--reps", "5", "--duration", "15")),
 )
 
 SETS = {
@@ -40,7 +47,7 @@ SETS = {
                                 "18-hooks": (("none", "coop_stats"), ("lwlock",))},
                       reps=3, duration_s=3, warmup_s=1, scale=2),
     "default": BenchSet("default", {
-        "15": (("none", "pg_wait_sampling", "sampled_10hz"), _ALL_WL),
+        "15": (("none", "pg_wait_sampling", "sampled_10hz"), ("select_only", "tpcb", "lwlock")),
         "18-hooks": (("none", "coop_off", "coop_stats"), ("select_only", "lwlock")),
     }, reps=3, duration_s=6, warmup_s=2, scale=10, programs=_PROGRAMS_DEFAULT),
     "full": BenchSet("full", {
@@ -56,7 +63,10 @@ SETS = {
 CELL_OVERHEAD_S = 5
 # Seconds a micro-benchmark program takes, per repetition (measured).
 PROGRAM_S_PER_REP = {"bench/programs/waitpair": 50, "bin/pgwt-bench-watchpoint": 2,
-                     "bin/pgwt-bench-analysis": 10, "bench/programs/tracer_cpu": 50}
+                     "bin/pgwt-bench-analysis": 10, "bench/programs/tracer_cpu": 50,
+                     "bin/pgwt-bench-tracefmt": 10,
+                     "bench/programs/sampler_vs_pgws/sampler_vs_pgws": 60,
+                     "bench/programs/tracer_full": 60}
 
 
 def estimate_s(bset, arms_per_build):

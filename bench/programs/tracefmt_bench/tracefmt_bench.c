@@ -214,38 +214,47 @@ main(int argc, char **argv)
 			fflush(stdout);
 		}
 
-	/* size per event of each scenario (whole scenario, no cap) */
-	for (i = 0; i < 3; i++)
-	{
-		char		p[4096];
-		long long	n;
+	/* size per event of each scenario (whole scenario, no cap); written
+	 * again each repetition so every figure is a measurement of its own */
+	for (rep = 0; rep < reps; rep++)
+		for (i = 0; i < 3; i++)
+		{
+			char		p[4096];
+			long long	n;
 
-		snprintf(p, sizeof(p), "%s/size%d.trace.lz4", dir, i);
-		if (synth(top, scns[i], i == 0 ? events : 0, p) < 0 || (n = decode(p, "batch")) <= 0)
-			return 1;
-		printf("{\"bench\":\"tracefmt_size\",\"arm\":\"%.*s\",\"rep\":0,\"events\":%lld,"
-			   "\"file_bytes\":%" PRIu64 ",\"bytes_per_event\":%.3f,\"format_version\":%d}\n",
-			   (int) (strlen(scns[i]) - 4), scns[i], n, file_size(p),
-			   (double) file_size(p) / (double) n, bench_version ? bench_version : PGWT_TF_VERSION);
-		fflush(stdout);
-		unlink(p);
-	}
+			snprintf(p, sizeof(p), "%s/size%d.trace.lz4", dir, i);
+			if (synth(top, scns[i], i == 0 ? events : 0, p) < 0 || (n = decode(p, "batch")) <= 0)
+				return 1;
+			printf("{\"bench\":\"tracefmt_size\",\"arm\":\"%.*s\",\"rep\":%d,\"events\":%lld,"
+				   "\"file_bytes\":%" PRIu64 ",\"bytes_per_event\":%.3f,\"format_version\":%d}\n",
+				   (int) (strlen(scns[i]) - 4), scns[i], rep, n, file_size(p),
+				   (double) file_size(p) / (double) n, bench_version ? bench_version : PGWT_TF_VERSION);
+			fflush(stdout);
+			unlink(p);
+			/* the writer's per-second summary beside it */
+			strncat(p, ".sum", sizeof(p) - strlen(p) - 1);
+			unlink(p);
+		}
 
-	/* peak RSS of a decode-only process: 1/10 of the trace vs all of it */
+	/* peak RSS of a decode-only process: 1/10 of the trace vs all of it
+	 * (arms decode-tenth and decode-full: equal when memory is bounded) */
 	{
 		char		small[4096];
-		long		rss_small,
-					rss_big;
 
 		snprintf(small, sizeof(small), "%s/small.trace.lz4", dir);
 		if (synth(top, scns[0], events / 10, small) < 0)
 			return 1;
-		rss_small = peak_rss_of_decode(argv[0], small);
-		rss_big = peak_rss_of_decode(argv[0], path);
-		printf("{\"bench\":\"tracefmt_rss\",\"arm\":\"decode\",\"rep\":0,\"events\":%" PRIu64
-			   ",\"peak_rss_kb\":%ld}\n", events / 10, rss_small);
-		printf("{\"bench\":\"tracefmt_rss\",\"arm\":\"decode\",\"rep\":0,\"events\":%" PRIu64
-			   ",\"peak_rss_kb\":%ld}\n", events, rss_big);
+		for (rep = 0; rep < reps; rep++)
+		{
+			long		rss_small = peak_rss_of_decode(argv[0], small);
+			long		rss_big = peak_rss_of_decode(argv[0], path);
+
+			printf("{\"bench\":\"tracefmt_rss\",\"arm\":\"decode-tenth\",\"rep\":%d,\"events\":%" PRIu64
+				   ",\"peak_rss_kb\":%ld}\n", rep, events / 10, rss_small);
+			printf("{\"bench\":\"tracefmt_rss\",\"arm\":\"decode-full\",\"rep\":%d,\"events\":%" PRIu64
+				   ",\"peak_rss_kb\":%ld}\n", rep, events, rss_big);
+			fflush(stdout);
+		}
 	}
 	{
 		char		cmd[4200];

@@ -1,0 +1,378 @@
+/*
+ * escalation.c
+ *		SQL surface of escalation windows: pgwt_escalate(), pgwt_deescalate(),
+ *		pgwt_escalation_status(), and pgwt_tracer_report() through which an
+ *		external tracer reports its state back.
+ *
+ * With the server's wait-event hooks, a window makes every collecting
+ * process append its waits (of the window's classes) to its trace ring.
+ * On a server without them the extension cannot trace, but an external
+ * tracer can: each request is announced with NOTIFY on the channel
+ * PGWT_ESC_CHANNEL (payload below), which the tracer LISTENs to through
+ * its own libpq connection, so the database's OS user never needs access
+ * to the tracer's control socket. The tracer answers by calling
+ * pgwt_tracer_report(state), shown by pgwt_escalation_status(). The
+ * budget (pg_wait_tracer.escalation_budget) is applied here in both
+ * cases, so what SQL grants is what a tracer is asked for.
+ *
+ * Payload (JSON, one object): {"op":"escalate","id":N,"seconds":S,
+ * "classes":["Lock",...] or null,"reason":"manual","by":"role","pid":P}
+ * or {"op":"deescalate","id":N,"by":"role","pid":P}. id grows by one per
+ * window opened or closed (escwin.published.generation).
+ *
+ * Shared state: PgwtTraceShared.escwin under esc_lock (trace_capture.h).
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "commands/async.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "storage/procarray.h"
+#include "utils/acl.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/json.h"
+#include "utils/timestamp.h"
+
+#include "extension/trace_capture.h"
+
+#define PGWT_ESC_CHANNEL "pg_wait_tracer_escalation"
+
+PG_FUNCTION_INFO_V1(pgwt_escalate);
+PG_FUNCTION_INFO_V1(pgwt_deescalate);
+PG_FUNCTION_INFO_V1(pgwt_escalation_status);
+PG_FUNCTION_INFO_V1(pgwt_tracer_report);
+
+static void
+pgwt_esc_require_shared(void)
+{
+	if (pgwt_trace_shared == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("pg_wait_tracer must be loaded via \"shared_preload_libraries\"")));
+}
+
+/* "coop" with the hooks, "external" when a tracer that reported is still
+ * connected, else "none". */
+static const char *
+pgwt_esc_tier(void)
+{
+	if (pgwt_trace_shared->nrings > 0)
+		return "coop";
+	if (pgwt_trace_shared->tracer_pid != 0 &&
+		BackendPidGetProc(pgwt_trace_shared->tracer_pid) != NULL)
+		return "external";
+	return "none";
+}
+
+/* text[] of the classes of a mask (NULL when every class). */
+static Datum
+pgwt_esc_classes_datum(uint32 mask, bool *isnull)
+{
+	Datum		elems[PGWT_ESCWIN_NCLASSES];
+	int			n = 0;
+
+	*isnull = (mask == PGWT_ESCWIN_ALL_CLASSES || mask == 0);
+	if (*isnull)
+		return (Datum) 0;
+	for (unsigned c = 1; c < PGWT_ESCWIN_NCLASSES; c++)
+		if ((mask >> c) & 1 && pgwt_escwin_class_name(c) != NULL)
+			elems[n++] = CStringGetTextDatum(pgwt_escwin_class_name(c));
+	return PointerGetDatum(construct_array(elems, n, TEXTOID, -1, false, TYPALIGN_INT));
+}
+
+static void
+pgwt_esc_notify(const char *op, uint32 id, int64 seconds, uint32 mask)
+{
+	StringInfoData buf;
+	const char *role = GetUserNameFromId(GetUserId(), true);
+
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "{\"op\":\"%s\",\"id\":%u", op, id);
+	if (strcmp(op, "escalate") == 0)
+	{
+		appendStringInfo(&buf, ",\"seconds\":" INT64_FORMAT ",\"classes\":", seconds);
+		if (mask == PGWT_ESCWIN_ALL_CLASSES)
+			appendStringInfoString(&buf, "null");
+		else
+		{
+			bool		first = true;
+
+			appendStringInfoChar(&buf, '[');
+			for (unsigned c = 1; c < PGWT_ESCWIN_NCLASSES; c++)
+				if ((mask >> c) & 1 && pgwt_escwin_class_name(c) != NULL)
+				{
+					appendStringInfo(&buf, "%s\"%s\"", first ? "" : ",", pgwt_escwin_class_name(c));
+					first = false;
+				}
+			appendStringInfoChar(&buf, ']');
+		}
+		appendStringInfoString(&buf, ",\"reason\":\"manual\"");
+	}
+	appendStringInfoString(&buf, ",\"by\":");
+	escape_json(&buf, role ? role : "");
+	appendStringInfo(&buf, ",\"pid\":%d}", MyProcPid);
+	Async_Notify(PGWT_ESC_CHANNEL, buf.data);
+	pfree(buf.data);
+}
+
+static const char *
+pgwt_esc_result_text(pgwt_esc_result r)
+{
+	switch (r)
+	{
+		case PGWT_ESC_GRANTED:
+			return "granted";
+		case PGWT_ESC_CLAMPED:
+			return "clamped";
+		case PGWT_ESC_DENIED_DISABLED:
+			return "refused: escalation_budget is 0";
+		case PGWT_ESC_DENIED_EXHAUSTED:
+			return "refused: budget exhausted";
+		case PGWT_ESC_DENIED_BAD_REQUEST:
+			return "refused: seconds must be positive";
+	}
+	return "unknown";
+}
+
+static const char *
+pgwt_esc_close_text(pgwt_esc_close c)
+{
+	switch (c)
+	{
+		case PGWT_ESC_STILL_OPEN:
+			return "open";
+		case PGWT_ESC_NOT_OPEN:
+			return NULL;
+		case PGWT_ESC_CLOSED_EXPIRED:
+			return "expired";
+		case PGWT_ESC_CLOSED_BUDGET:
+			return "budget";
+		case PGWT_ESC_CLOSED_BY_REQUEST:
+			return "deescalated";
+	}
+	return NULL;
+}
+
+/* Wall-clock time of a monotonic instant. */
+static TimestampTz
+pgwt_esc_wall(uint64 mono_ns, uint64 now_ns)
+{
+	int64		delta_us = ((int64) mono_ns - (int64) now_ns) / 1000;
+
+	return GetCurrentTimestamp() + delta_us;
+}
+
+/*
+ * pgwt_escalate(seconds int, classes text[] DEFAULT NULL)
+ *   RETURNS (result text, granted_s int, classes text[], window_end
+ *            timestamptz, budget_left_s int, tier text)
+ */
+Datum
+pgwt_escalate(PG_FUNCTION_ARGS)
+{
+	int32		seconds = PG_GETARG_INT32(0);
+	uint32		mask = PGWT_ESCWIN_ALL_CLASSES;
+	pgwt_escwin_grant g;
+	uint32		generation;
+	uint64		now,
+				end_ns;
+	TupleDesc	tupdesc;
+	Datum		values[6];
+	bool		nulls[6] = {false};
+
+	pgwt_esc_require_shared();
+	if (!PG_ARGISNULL(1))
+	{
+		ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(1);
+		Datum	   *elems;
+		bool	   *enulls;
+		int			n;
+		const char **names;
+		const char *bad = NULL;
+
+		deconstruct_array(arr, TEXTOID, -1, false, TYPALIGN_INT, &elems, &enulls, &n);
+		names = palloc(sizeof(char *) * Max(n, 1));
+		for (int i = 0; i < n; i++)
+			names[i] = enulls[i] ? NULL : TextDatumGetCString(elems[i]);
+		if (n == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("classes must name at least one wait class"),
+					 errhint("NULL means every class.")));
+		if (!pgwt_escwin_parse_classes(names, n, &mask, &bad))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("unknown wait class \"%s\"", bad),
+					 errhint("Classes are LWLock, Lock, BufferPin, Activity, Client, Extension, IPC, Timeout, IO, InjectionPoint; NULL means all.")));
+	}
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+
+	now = pgwt_trace_now_ns();
+	SpinLockAcquire(&pgwt_trace_shared->esc_lock);
+	pgwt_trace_esc_sync_budget();
+	g = pgwt_escwin_request(&pgwt_trace_shared->escwin, now, seconds, mask,
+							PGWT_ESC_MANUAL);
+	generation = pgwt_trace_shared->escwin.published.generation;
+	end_ns = pgwt_trace_shared->escwin.esc.win_end_ns;
+	SpinLockRelease(&pgwt_trace_shared->esc_lock);
+
+	if (g.granted_s > 0 && pgwt_trace_shared->nrings == 0)
+		pgwt_esc_notify("escalate", generation, g.granted_s, g.class_mask);
+
+	values[0] = CStringGetTextDatum(pgwt_esc_result_text(g.result));
+	values[1] = Int32GetDatum((int32) g.granted_s);
+	values[2] = pgwt_esc_classes_datum(g.class_mask, &nulls[2]);
+	if (g.granted_s > 0)
+		values[3] = TimestampTzGetDatum(pgwt_esc_wall(end_ns, now));
+	else
+		nulls[3] = true;
+	if (g.budget_left_s < 0)
+		nulls[4] = true;
+	else
+		values[4] = Int32GetDatum((int32) g.budget_left_s);
+	values[5] = CStringGetTextDatum(pgwt_esc_tier());
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+/* pgwt_deescalate() RETURNS text: what was closed ("deescalated" or NULL). */
+Datum
+pgwt_deescalate(PG_FUNCTION_ARGS)
+{
+	pgwt_esc_close c;
+	uint32		generation;
+
+	pgwt_esc_require_shared();
+	SpinLockAcquire(&pgwt_trace_shared->esc_lock);
+	c = pgwt_escwin_deescalate(&pgwt_trace_shared->escwin, pgwt_trace_now_ns());
+	generation = pgwt_trace_shared->escwin.published.generation;
+	SpinLockRelease(&pgwt_trace_shared->esc_lock);
+	if (c == PGWT_ESC_NOT_OPEN)
+		PG_RETURN_NULL();
+	if (pgwt_trace_shared->nrings == 0)
+		pgwt_esc_notify("deescalate", generation, 0, 0);
+	PG_RETURN_TEXT_P(cstring_to_text(pgwt_esc_close_text(c)));
+}
+
+#define PGWT_ESC_STATUS_COLS 19
+
+/* pgwt_escalation_status(): one row, see the SQL script for the columns. */
+Datum
+pgwt_escalation_status(PG_FUNCTION_ARGS)
+{
+	PgwtTraceShared *ts = pgwt_trace_shared;
+	pgwt_escwin w;
+	uint64		now = pgwt_trace_now_ns();
+	int			worker_pid,
+				tracer_pid;
+	uint64		drained,
+				written,
+				lost,
+				errors;
+	char		tracer_state[PGWT_TRACER_STATE_LEN];
+	TupleDesc	tupdesc;
+	Datum		values[PGWT_ESC_STATUS_COLS];
+	bool		nulls[PGWT_ESC_STATUS_COLS] = {false};
+	const char *close_text;
+	int			i = 0;
+
+	pgwt_esc_require_shared();
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	if (tupdesc->natts != PGWT_ESC_STATUS_COLS)
+		elog(ERROR, "pgwt_escalation_status: expected %d columns, got %d",
+			 PGWT_ESC_STATUS_COLS, tupdesc->natts);
+
+	SpinLockAcquire(&ts->esc_lock);
+	pgwt_trace_esc_sync_budget();
+	(void) pgwt_escwin_tick(&ts->escwin, now, NULL);
+	w = ts->escwin;
+	worker_pid = ts->worker_pid;
+	drained = ts->drained_records;
+	written = ts->written_records;
+	lost = ts->lost_records;
+	errors = ts->write_errors;
+	tracer_pid = ts->tracer_pid;
+	memcpy(tracer_state, ts->tracer_state, sizeof(tracer_state));
+	SpinLockRelease(&ts->esc_lock);
+
+	values[i++] = CStringGetTextDatum(pgwt_esc_tier());
+	values[i++] = BoolGetDatum(w.esc.active);
+	if (w.esc.active)
+	{
+		values[i++] = CStringGetTextDatum(pgwt_esc_reason_name(w.esc.reason));
+		values[i] = pgwt_esc_classes_datum(w.class_mask, &nulls[i]);
+		i++;
+		values[i++] = TimestampTzGetDatum(pgwt_esc_wall(w.esc.win_end_ns, now));
+	}
+	else
+	{
+		nulls[i++] = true;
+		nulls[i++] = true;
+		nulls[i++] = true;
+	}
+	values[i++] = Int32GetDatum((int32) pgwt_esc_seconds_remaining(&w.esc, now));
+	values[i++] = Int32GetDatum(pgwt_escalation_budget);
+	if (pgwt_escalation_budget < 0)
+		nulls[i++] = true;
+	else
+		values[i++] = Int32GetDatum((int32) pgwt_esc_budget_remaining_s(&w.esc, now));
+	close_text = pgwt_esc_close_text(w.last_close);
+	if (close_text && !w.esc.active)
+		values[i++] = CStringGetTextDatum(close_text);
+	else
+		nulls[i++] = true;
+	values[i++] = Int64GetDatum((int64) w.esc.windows_total);
+	values[i++] = Int64GetDatum((int64) w.esc.denied_total);
+	values[i++] = Int64GetDatum((int64) w.esc.clamped_total);
+	values[i++] = Int64GetDatum((int64) w.esc.closed_by_budget_total);
+	if (worker_pid != 0)
+		values[i++] = Int32GetDatum(worker_pid);
+	else
+		nulls[i++] = true;
+	values[i++] = Int64GetDatum((int64) drained);
+	values[i++] = Int64GetDatum((int64) written);
+	values[i++] = Int64GetDatum((int64) (lost + errors));
+	if (tracer_pid != 0)
+	{
+		values[i++] = Int32GetDatum(tracer_pid);
+		values[i++] = CStringGetTextDatum(tracer_state);
+	}
+	else
+	{
+		nulls[i++] = true;
+		nulls[i++] = true;
+	}
+	Assert(i == PGWT_ESC_STATUS_COLS);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+/*
+ * pgwt_tracer_report(state text) RETURNS void: the external tracer's state
+ * (free text, by convention a JSON object such as {"mode":"full",
+ * "window_end":"...","budget_left_s":N}), kept with the reporting
+ * backend's pid. NULL clears it (the tracer detached).
+ */
+Datum
+pgwt_tracer_report(PG_FUNCTION_ARGS)
+{
+	char	   *state = PG_ARGISNULL(0) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(0));
+	TimestampTz now = GetCurrentTimestamp();
+
+	pgwt_esc_require_shared();
+	if (state != NULL && strlen(state) >= PGWT_TRACER_STATE_LEN)
+		ereport(ERROR,
+				(errcode(ERRCODE_STRING_DATA_RIGHT_TRUNCATION),
+				 errmsg("tracer state is longer than %d bytes", PGWT_TRACER_STATE_LEN - 1)));
+	SpinLockAcquire(&pgwt_trace_shared->esc_lock);
+	pgwt_trace_shared->tracer_pid = state ? MyProcPid : 0;
+	pgwt_trace_shared->tracer_reported_at = now;
+	strlcpy(pgwt_trace_shared->tracer_state, state ? state : "",
+			PGWT_TRACER_STATE_LEN);
+	SpinLockRelease(&pgwt_trace_shared->esc_lock);
+	PG_RETURN_VOID();
+}

@@ -1,0 +1,391 @@
+/*
+ * trace_capture.c
+ *		Exact per-wait trace: settings, shared memory, the hot-path appends
+ *		and the statement markers (executor, utility and transaction hooks).
+ *		The locking protocol is in trace_capture.h.
+ *
+ * What is traced: every wait of a session whose pg_wait_tracer.capture is
+ * "trace", and during an escalation window the waits of the window's
+ * classes in every process that collects. Markers are written whenever
+ * something is traced, so a trace always shows its statements.
+ *
+ * Markers: a statement starts at its parse analysis (so planning's waits
+ * are its own) or, for a prepared statement, when the executor or a
+ * utility command is entered at the top level, and ends when that is left
+ * (the counters below keep nesting, so a function's inner queries do not
+ * split it); executor
+ * start/end and utility start/end are written at every level; commit and
+ * abort come from the transaction callback, which also closes a statement
+ * an error interrupted; an "idle" marker precedes each Client:ClientRead
+ * wait, the backend waiting for its client.
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "parser/analyze.h"
+#include "postmaster/bgworker.h"
+#include "storage/ipc.h"
+#include "storage/proc.h"
+#include "storage/shmem.h"
+#include "tcop/utility.h"
+#include "utils/guc.h"
+
+#include "extension/pgwt_clock.h"
+#include "extension/trace_capture.h"
+#include "extension/trace_worker.h"
+
+PgwtTraceShared *pgwt_trace_shared = NULL;
+
+int			pgwt_trace_ring_size = 4096;
+int			pgwt_escalation_budget = 300;
+bool		pgwt_escalation_auto = true;
+char	   *pgwt_trace_dir = NULL;
+int			pgwt_trace_retention_hours = 24;
+int			pgwt_trace_retention_mb = 1024;
+
+static bool pgwt_trace_with_rings = false;
+static shmem_request_hook_type pgwt_trace_prev_request = NULL;
+static shmem_startup_hook_type pgwt_trace_prev_startup = NULL;
+static ExecutorStart_hook_type pgwt_trace_prev_exec_start = NULL;
+static ExecutorEnd_hook_type pgwt_trace_prev_exec_end = NULL;
+static ProcessUtility_hook_type pgwt_trace_prev_utility = NULL;
+static post_parse_analyze_hook_type pgwt_trace_prev_analyze = NULL;
+
+#ifdef PGWT_COOP_BUILD
+/* this process's ring, found at its first append */
+static pgwt_trace_ring *pgwt_trace_my_ring = NULL;
+static int	pgwt_trace_my_ring_pid = 0;
+#endif
+
+/* statement nesting (backend-local) */
+static int	pgwt_trace_exec_depth = 0;
+static int	pgwt_trace_utility_depth = 0;
+static bool pgwt_trace_stmt_open = false;	/* start marker written, no end yet */
+
+static int
+pgwt_trace_nrings(void)
+{
+	/* every PGPROC that belongs to a process; prepared transactions have none */
+	return pgwt_trace_with_rings ? MaxBackends + NUM_AUXILIARY_PROCS : 0;
+}
+
+static Size
+pgwt_trace_stride(void)
+{
+	return MAXALIGN(pgwt_tring_size((uint32) pgwt_trace_ring_size));
+}
+
+static Size
+pgwt_trace_shmem_size(void)
+{
+	return add_size(MAXALIGN(offsetof(PgwtTraceShared, rings)),
+					mul_size(pgwt_trace_stride(), pgwt_trace_nrings()));
+}
+
+static void
+pgwt_trace_shmem_request(void)
+{
+	if (pgwt_trace_prev_request)
+		pgwt_trace_prev_request();
+	RequestAddinShmemSpace(pgwt_trace_shmem_size());
+}
+
+static void
+pgwt_trace_shmem_startup(void)
+{
+	bool		found;
+
+	if (pgwt_trace_prev_startup)
+		pgwt_trace_prev_startup();
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	pgwt_trace_shared = ShmemInitStruct("pg_wait_tracer trace",
+										pgwt_trace_shmem_size(), &found);
+	if (!found)
+	{
+		int			n = pgwt_trace_nrings();
+
+		memset(pgwt_trace_shared, 0, offsetof(PgwtTraceShared, rings));
+		SpinLockInit(&pgwt_trace_shared->esc_lock);
+		pgwt_escwin_init(&pgwt_trace_shared->escwin, pgwt_escalation_budget,
+						 pgwt_escalation_auto);
+		pgwt_trace_shared->last_budget_s = pgwt_escalation_budget;
+		pgwt_trace_shared->nrings = n;
+		pgwt_trace_shared->ring_capacity = pgwt_tring_round_capacity((uint64) pgwt_trace_ring_size);
+		pgwt_trace_shared->ring_stride = pgwt_trace_stride();
+		for (int i = 0; i < n; i++)
+			pgwt_tring_init(pgwt_trace_ring_at(i), pgwt_trace_shared->ring_capacity);
+	}
+	LWLockRelease(AddinShmemInitLock);
+}
+
+pgwt_trace_ring *
+pgwt_trace_ring_at(int procno)
+{
+	if (pgwt_trace_shared == NULL || procno < 0 || procno >= pgwt_trace_shared->nrings)
+		return NULL;
+	return (pgwt_trace_ring *) (pgwt_trace_shared->rings +
+								(Size) procno * pgwt_trace_shared->ring_stride);
+}
+
+uint64
+pgwt_trace_now_ns(void)
+{
+	return pgwt_clock_ns();
+}
+
+/* Caller holds esc_lock: a reloaded budget reaches the policy here. */
+void
+pgwt_trace_esc_sync_budget(void)
+{
+	PgwtTraceShared *ts = pgwt_trace_shared;
+
+	if (ts->last_budget_s != pgwt_escalation_budget)
+	{
+		pgwt_esc_set_budget(&ts->escwin.esc, pgwt_escalation_budget);
+		ts->last_budget_s = pgwt_escalation_budget;
+	}
+	ts->escwin.auto_enabled = pgwt_escalation_auto;
+}
+
+/* ---- hot path ------------------------------------------------------------ */
+
+/* Our ring, claimed on first use: a few stores, no lock (hook-safe). */
+static inline pgwt_trace_ring *
+pgwt_trace_ring_mine(void)
+{
+#ifdef PGWT_COOP_BUILD
+	if (likely(pgwt_trace_my_ring != NULL && pgwt_trace_my_ring_pid == MyProcPid))
+		return pgwt_trace_my_ring;
+	/* a forked child inherits the parent's statics: check the pid */
+	if (MyProcNumber == INVALID_PROC_NUMBER || MyProcPid == 0)
+		return NULL;
+	pgwt_trace_my_ring = pgwt_trace_ring_at(MyProcNumber);
+	if (pgwt_trace_my_ring == NULL)
+		return NULL;
+	pgwt_trace_my_ring_pid = MyProcPid;
+	pgwt_tring_claim(pgwt_trace_my_ring, (uint32) MyProcPid);
+	return pgwt_trace_my_ring;
+#else
+	return NULL;
+#endif
+}
+
+void
+pgwt_trace_wait(uint32 event, uint64 start_ns, uint64 duration_ns, uint64 query_id)
+{
+	pgwt_trace_ring *r = pgwt_trace_ring_mine();
+
+	if (r == NULL)
+		return;
+	if (event == PGWT_EVENT_CLIENT_READ)
+		pgwt_tring_append(r, PGWT_TRING_MARKER, PGWT_TMARK_IDLE, start_ns, 0, query_id);
+	pgwt_tring_append(r, PGWT_TRING_WAIT, event, start_ns, duration_ns, query_id);
+}
+
+void
+pgwt_trace_marker(pgwt_tring_marker marker, uint64 query_id)
+{
+	uint64		now = pgwt_clock_ns();
+	pgwt_trace_ring *r;
+
+	if (!pgwt_trace_active(now) || (r = pgwt_trace_ring_mine()) == NULL)
+		return;
+#ifdef PGWT_COOP_BUILD
+	/* waits still in the hooks' buffer come first in the ring */
+	pgwt_flush_pending();
+#endif
+	pgwt_tring_append(r, PGWT_TRING_MARKER, (uint32) marker, now, 0, query_id);
+}
+
+/* ---- markers ------------------------------------------------------------- */
+
+static bool
+pgwt_trace_at_top(void)
+{
+	return pgwt_trace_exec_depth == 0 && pgwt_trace_utility_depth == 0;
+}
+
+/* A top-level statement begins: at its parse analysis, or (a prepared
+ * statement, which is not analysed again) when it is executed. */
+static void
+pgwt_trace_stmt_begin(uint64 qid)
+{
+	if (!pgwt_trace_at_top() || pgwt_trace_stmt_open)
+		return;
+	pgwt_trace_stmt_open = true;
+	pgwt_trace_marker(PGWT_TMARK_STMT_START, qid);
+}
+
+static void
+pgwt_trace_stmt_finish(uint64 qid)
+{
+	if (!pgwt_trace_at_top() || !pgwt_trace_stmt_open)
+		return;
+	pgwt_trace_stmt_open = false;
+	pgwt_trace_marker(PGWT_TMARK_STMT_END, qid);
+}
+
+static void
+pgwt_trace_analyze(ParseState *pstate, Query *query, JumbleState *jstate)
+{
+	if (pgwt_trace_prev_analyze)
+		pgwt_trace_prev_analyze(pstate, query, jstate);
+	/* planning's waits (catalog reads, locks) belong to the statement */
+	pgwt_trace_stmt_begin((uint64) query->queryId);
+}
+
+static void
+pgwt_trace_exec_start(QueryDesc *queryDesc, int eflags)
+{
+	uint64		qid = (uint64) queryDesc->plannedstmt->queryId;
+
+	pgwt_trace_stmt_begin(qid);
+	pgwt_trace_marker(PGWT_TMARK_EXEC_START, qid);
+	pgwt_trace_exec_depth++;
+	if (pgwt_trace_prev_exec_start)
+		pgwt_trace_prev_exec_start(queryDesc, eflags);
+	else
+		standard_ExecutorStart(queryDesc, eflags);
+}
+
+static void
+pgwt_trace_exec_end(QueryDesc *queryDesc)
+{
+	uint64		qid = (uint64) queryDesc->plannedstmt->queryId;
+
+	if (pgwt_trace_prev_exec_end)
+		pgwt_trace_prev_exec_end(queryDesc);
+	else
+		standard_ExecutorEnd(queryDesc);
+	if (pgwt_trace_exec_depth > 0)
+		pgwt_trace_exec_depth--;
+	pgwt_trace_marker(PGWT_TMARK_EXEC_END, qid);
+	pgwt_trace_stmt_finish(qid);
+}
+
+static void
+pgwt_trace_utility(PlannedStmt *pstmt, const char *queryString,
+				   bool readOnlyTree, ProcessUtilityContext context,
+				   ParamListInfo params, QueryEnvironment *queryEnv,
+				   DestReceiver *dest, QueryCompletion *qc)
+{
+	uint64		qid = (uint64) pstmt->queryId;
+
+	pgwt_trace_stmt_begin(qid);
+	pgwt_trace_marker(PGWT_TMARK_UTILITY_START, qid);
+	pgwt_trace_utility_depth++;
+	PG_TRY();
+	{
+		if (pgwt_trace_prev_utility)
+			pgwt_trace_prev_utility(pstmt, queryString, readOnlyTree, context,
+									params, queryEnv, dest, qc);
+		else
+			standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
+									params, queryEnv, dest, qc);
+	}
+	PG_FINALLY();
+	{
+		pgwt_trace_utility_depth--;
+	}
+	PG_END_TRY();
+	pgwt_trace_marker(PGWT_TMARK_UTILITY_END, qid);
+	pgwt_trace_stmt_finish(qid);
+}
+
+static void
+pgwt_trace_xact_callback(XactEvent event, void *arg)
+{
+	switch (event)
+	{
+		case XACT_EVENT_COMMIT:
+		case XACT_EVENT_PARALLEL_COMMIT:
+			pgwt_trace_marker(PGWT_TMARK_XACT_COMMIT, 0);
+			break;
+		case XACT_EVENT_ABORT:
+		case XACT_EVENT_PARALLEL_ABORT:
+			pgwt_trace_marker(PGWT_TMARK_XACT_ABORT, 0);
+			/* an error left the statement without its end */
+			pgwt_trace_exec_depth = 0;
+			pgwt_trace_utility_depth = 0;
+			pgwt_trace_stmt_finish(0);
+			break;
+		default:
+			break;
+	}
+}
+
+/* Per process: the hooks of the executor and utility, the xact callback. */
+static void
+pgwt_trace_install_markers(void)
+{
+	pgwt_trace_prev_analyze = post_parse_analyze_hook;
+	post_parse_analyze_hook = pgwt_trace_analyze;
+	pgwt_trace_prev_exec_start = ExecutorStart_hook;
+	ExecutorStart_hook = pgwt_trace_exec_start;
+	pgwt_trace_prev_exec_end = ExecutorEnd_hook;
+	ExecutorEnd_hook = pgwt_trace_exec_end;
+	pgwt_trace_prev_utility = ProcessUtility_hook;
+	ProcessUtility_hook = pgwt_trace_utility;
+	RegisterXactCallback(pgwt_trace_xact_callback, NULL);
+}
+
+/* ---- settings ------------------------------------------------------------ */
+
+void
+pgwt_trace_init(bool server_has_hooks)
+{
+	DefineCustomIntVariable("pg_wait_tracer.trace_ring_size",
+							"Waits and markers kept per process for capture = trace and escalation windows.",
+							"Rounded up to a power of two; the oldest are overwritten.",
+							&pgwt_trace_ring_size,
+							4096, 16, 1 << 24,
+							PGC_POSTMASTER, 0,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("pg_wait_tracer.escalation_budget",
+							"Seconds of escalation windows per rolling hour (0: none, -1: no limit).",
+							NULL,
+							&pgwt_escalation_budget,
+							300, -1, 3600,
+							PGC_SIGHUP, GUC_UNIT_S,
+							NULL, NULL, NULL);
+	DefineCustomBoolVariable("pg_wait_tracer.escalation_auto",
+							 "Open escalation windows by themselves on anomalies.",
+							 NULL,
+							 &pgwt_escalation_auto,
+							 true,
+							 PGC_SIGHUP, 0,
+							 NULL, NULL, NULL);
+	DefineCustomStringVariable("pg_wait_tracer.trace_dir",
+							   "Directory of the trace files (relative: to the data directory).",
+							   NULL,
+							   &pgwt_trace_dir,
+							   "pg_wait_tracer",
+							   PGC_POSTMASTER, 0,
+							   NULL, NULL, NULL);
+	DefineCustomIntVariable("pg_wait_tracer.trace_retention_hours",
+							"Hours of trace files kept (0: no age limit).",
+							NULL,
+							&pgwt_trace_retention_hours,
+							24, 0, 24 * 366,
+							PGC_SIGHUP, 0,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("pg_wait_tracer.trace_retention_size",
+							"Megabytes of trace files kept (0: no size limit).",
+							NULL,
+							&pgwt_trace_retention_mb,
+							1024, 0, INT_MAX,
+							PGC_SIGHUP, GUC_UNIT_MB,
+							NULL, NULL, NULL);
+
+	pgwt_trace_with_rings = server_has_hooks;
+	pgwt_trace_prev_request = shmem_request_hook;
+	shmem_request_hook = pgwt_trace_shmem_request;
+	pgwt_trace_prev_startup = shmem_startup_hook;
+	shmem_startup_hook = pgwt_trace_shmem_startup;
+	if (server_has_hooks)
+		pgwt_trace_install_markers();
+	/* with hooks it drains the rings; without, the sampler's samples */
+	pgwt_trace_worker_register();
+}

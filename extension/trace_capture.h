@@ -1,0 +1,109 @@
+/*
+ * trace_capture.h
+ *		The extension's exact per-wait trace: settings, shared memory (one
+ *		trace ring per process slot, the escalation window, the drain
+ *		worker's and the external tracer's state), the hot-path entry points
+ *		the wait-event hooks call, and the statement markers.
+ *
+ * Locking protocol (details in trace_ring.h and escalation_logic.h):
+ *  - ring i belongs to the process with ProcNumber i; only that process
+ *    appends to it (lock-free, bounded); readers (SQL functions, the drain
+ *    worker) use the ring's seqlocks and never block the writer.
+ *  - the escalation window (PgwtTraceShared.escwin) is changed only under
+ *    esc_lock (a spinlock held for a few hundred instructions, never across
+ *    a call that can fail); the hooks read only escwin.published, with
+ *    atomic loads.
+ *  - the worker and tracer state words are written by one process each
+ *    (the drain worker; the tracer's connection through
+ *    pgwt_tracer_report) under esc_lock and read under it.
+ */
+#ifndef PGWT_TRACE_CAPTURE_H
+#define PGWT_TRACE_CAPTURE_H
+
+#include "storage/spin.h"
+#include "utils/timestamp.h"
+
+#include "extension/escalation_logic.h"
+#include "extension/pgwt_shared.h"
+#include "extension/trace_ring.h"
+
+#define PGWT_TRACER_STATE_LEN 256
+
+typedef struct PgwtTraceShared
+{
+	slock_t		esc_lock;
+	pgwt_escwin escwin;
+	int64		last_budget_s;	/* the GUC value escwin was last told */
+	/* drain worker (written by it under esc_lock) */
+	int			worker_pid;
+	uint64		drained_records;	/* ring records read */
+	uint64		written_records;	/* trace-file records written */
+	uint64		lost_records;	/* overwritten before the drain read them */
+	uint64		write_errors;
+	/* the external tracer, reported through pgwt_tracer_report() */
+	int			tracer_pid;		/* backend pid of its libpq connection */
+	TimestampTz tracer_reported_at;
+	char		tracer_state[PGWT_TRACER_STATE_LEN];
+	/* the rings */
+	int			nrings;
+	uint32		ring_capacity;
+	Size		ring_stride;	/* bytes from one ring to the next (aligned) */
+	char		rings[FLEXIBLE_ARRAY_MEMBER];
+} PgwtTraceShared;
+
+extern PgwtTraceShared *pgwt_trace_shared;
+
+/* settings */
+extern int	pgwt_trace_ring_size;
+extern int	pgwt_escalation_budget;
+extern bool pgwt_escalation_auto;
+extern char *pgwt_trace_dir;
+extern int	pgwt_trace_retention_hours;
+extern int	pgwt_trace_retention_mb;
+
+/*
+ * Called from _PG_init while shared_preload_libraries is processed: defines
+ * the settings, reserves the shared memory (rings only where the server
+ * has the hooks), installs the marker hooks and registers the drain worker.
+ */
+extern void pgwt_trace_init(bool server_has_hooks);
+
+/* Ring of a ProcNumber (NULL when there are no rings or it is out of range). */
+extern pgwt_trace_ring *pgwt_trace_ring_at(int procno);
+
+/* The monotonic clock the rings use (pgwt_clock.h's time base). */
+extern uint64 pgwt_trace_now_ns(void);
+
+/* Is anything being traced right now (session mode or an open window)? */
+static inline bool
+pgwt_trace_active(uint64 now_ns)
+{
+	if (pgwt_capture == PGWT_CAPTURE_TRACE)
+		return true;
+	return pgwt_trace_shared != NULL &&
+		now_ns < __atomic_load_n(&pgwt_trace_shared->escwin.published.end_ns,
+								 __ATOMIC_ACQUIRE);
+}
+
+/* Should this wait, starting at start_ns, go to the ring? */
+static inline bool
+pgwt_trace_wanted(uint32 event, uint64 start_ns)
+{
+	if (pgwt_capture == PGWT_CAPTURE_TRACE)
+		return true;
+	return pgwt_trace_shared != NULL &&
+		pgwt_escwin_traces(&pgwt_trace_shared->escwin.published, start_ns, event);
+}
+
+/*
+ * Hot path (hook contract: bounded, lock-free, no allocation, no error):
+ * append one finished wait, or one marker, to this process's ring.
+ */
+extern void pgwt_trace_wait(uint32 event, uint64 start_ns, uint64 duration_ns,
+							uint64 query_id);
+extern void pgwt_trace_marker(pgwt_tring_marker marker, uint64 query_id);
+
+/* Escalation bookkeeping shared by the SQL functions and the worker. */
+extern void pgwt_trace_esc_sync_budget(void);	/* caller holds esc_lock */
+
+#endif							/* PGWT_TRACE_CAPTURE_H */

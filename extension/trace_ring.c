@@ -1,0 +1,199 @@
+/*
+ * trace_ring.c
+ *		The per-backend trace ring: sizing, ownership and the reader side.
+ *		The append, the only hot-path part, is inline in trace_ring.h, which
+ *		also states the locking protocol (single writer, seqlocked entries
+ *		checked by position, seqlocked ownership).
+ */
+#include "extension/trace_ring.h"
+
+#include <string.h>
+
+#define TRING_MIN_CAPACITY	16u
+#define TRING_MAX_CAPACITY	(1u << 24)
+#define TRING_OWNER_TRIES	100
+
+uint32_t
+pgwt_tring_round_capacity(uint64_t requested)
+{
+	uint32_t	c = TRING_MIN_CAPACITY;
+
+	if (requested >= TRING_MAX_CAPACITY)
+		return TRING_MAX_CAPACITY;
+	while (c < requested)
+		c <<= 1;
+	return c;
+}
+
+size_t
+pgwt_tring_size(uint32_t capacity)
+{
+	return offsetof(pgwt_trace_ring, entries) +
+		(size_t) pgwt_tring_round_capacity(capacity) * sizeof(pgwt_tring_entry);
+}
+
+void
+pgwt_tring_init(pgwt_trace_ring *r, uint32_t capacity)
+{
+	uint32_t	c = pgwt_tring_round_capacity(capacity);
+
+	memset(r, 0, pgwt_tring_size(c));
+	r->capacity = c;
+	r->mask = c - 1;
+}
+
+/* Ownership changes are rare: a plain seqlock around pid and base. */
+static void
+tring_set_owner(pgwt_trace_ring *r, uint32_t pid)
+{
+	uint64_t	s = __atomic_load_n(&r->owner_seq, __ATOMIC_RELAXED);
+	uint64_t	head = __atomic_load_n(&r->head, __ATOMIC_RELAXED);
+
+	__atomic_store_n(&r->owner_seq, s + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	__atomic_store_n(&r->owner_pid, pid, __ATOMIC_RELAXED);
+	/* the new owner's stream starts after every record already written */
+	__atomic_store_n(&r->owner_base, head, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->owner_seq, s + 2, __ATOMIC_RELEASE);
+}
+
+void
+pgwt_tring_claim(pgwt_trace_ring *r, uint32_t pid)
+{
+	tring_set_owner(r, pid);
+}
+
+void
+pgwt_tring_release(pgwt_trace_ring *r)
+{
+	tring_set_owner(r, 0);
+}
+
+bool
+pgwt_tring_snapshot(const pgwt_trace_ring *r, uint32_t *pid,
+					uint64_t *base, uint64_t *head)
+{
+	for (int i = 0; i < TRING_OWNER_TRIES; i++)
+	{
+		uint64_t	s1 = __atomic_load_n(&r->owner_seq, __ATOMIC_ACQUIRE);
+		uint32_t	p;
+		uint64_t	b,
+					h;
+
+		if (s1 & 1)
+			continue;
+		p = __atomic_load_n(&r->owner_pid, __ATOMIC_RELAXED);
+		b = __atomic_load_n(&r->owner_base, __ATOMIC_RELAXED);
+		h = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&r->owner_seq, __ATOMIC_RELAXED) != s1)
+			continue;
+		*pid = p;
+		*base = b;
+		*head = h < b ? b : h;
+		return true;
+	}
+	return false;
+}
+
+/* Copy position p; false if it is torn or no longer (or not yet) there. */
+static bool
+tring_copy(const pgwt_trace_ring *r, uint64_t p, pgwt_tring_rec *out)
+{
+	const pgwt_tring_entry *e = &r->entries[p & r->mask];
+	uint64_t	s1 = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
+
+	if (s1 != p + 1)
+		return false;
+	out->pos = p;
+	out->start_ns = __atomic_load_n(&e->start_ns, __ATOMIC_RELAXED);
+	out->duration_ns = __atomic_load_n(&e->duration_ns, __ATOMIC_RELAXED);
+	out->query_id = __atomic_load_n(&e->query_id, __ATOMIC_RELAXED);
+	out->event = __atomic_load_n(&e->event, __ATOMIC_RELAXED);
+	out->kind = __atomic_load_n(&e->kind, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return __atomic_load_n(&e->seq, __ATOMIC_RELAXED) == s1;
+}
+
+size_t
+pgwt_tring_read(const pgwt_trace_ring *r, uint32_t expect_pid,
+				uint64_t from, pgwt_tring_rec *out, size_t max,
+				uint64_t *next, pgwt_tring_read_stats *st)
+{
+	uint32_t	pid;
+	uint64_t	base,
+				head,
+				p;
+	size_t		n = 0;
+
+	*next = from;
+	if (!pgwt_tring_snapshot(r, &pid, &base, &head) || pid == 0 ||
+		(expect_pid != 0 && pid != expect_pid))
+		return 0;
+	if (from < base)
+		from = base;
+	/* what the writer may already have lapped is gone: skip it at once */
+	if (head - from > r->capacity)
+	{
+		st->overwritten += head - r->capacity - from;
+		from = head - r->capacity;
+	}
+	for (p = from; p < head && n < max; p++)
+	{
+		if (tring_copy(r, p, &out[n]))
+		{
+			n++;
+			st->copied++;
+		}
+		else
+		{
+			/*
+			 * The writer got here first. The records up to head - capacity
+			 * are gone too, but the ones after may still be intact.
+			 */
+			uint64_t	h = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+
+			if (h > p + 1 && h - (p + 1) >= r->capacity)
+			{
+				uint64_t	skip_to = h - r->capacity + 1;
+
+				st->torn++;
+				st->overwritten += skip_to > p + 1 ? skip_to - (p + 1) : 0;
+				p = skip_to - 1;
+			}
+			else
+				st->torn++;
+		}
+	}
+	*next = p;
+	return n;
+}
+
+const char *
+pgwt_tring_marker_name(uint32_t marker)
+{
+	switch ((pgwt_tring_marker) marker)
+	{
+		case PGWT_TMARK_STMT_START:
+			return "statement start";
+		case PGWT_TMARK_STMT_END:
+			return "statement end";
+		case PGWT_TMARK_EXEC_START:
+			return "executor start";
+		case PGWT_TMARK_EXEC_END:
+			return "executor end";
+		case PGWT_TMARK_UTILITY_START:
+			return "utility start";
+		case PGWT_TMARK_UTILITY_END:
+			return "utility end";
+		case PGWT_TMARK_XACT_COMMIT:
+			return "commit";
+		case PGWT_TMARK_XACT_ABORT:
+			return "abort";
+		case PGWT_TMARK_IDLE:
+			return "idle";
+		case PGWT_TMARK_COUNT:
+			break;
+	}
+	return NULL;
+}

@@ -1,0 +1,167 @@
+/*
+ * trace_ring.h
+ *		The per-backend ring of exact waits and statement markers that the
+ *		trace capture mode (pg_wait_tracer.capture = trace, or an escalation
+ *		window) fills from the wait-event hooks.
+ *
+ * Pure logic: no server calls, no allocation. The extension places one
+ * ring per backend slot in shared memory; the unit tests place them in
+ * ordinary memory and race threads over them.
+ *
+ * Locking protocol (single writer, any number of readers, no locks):
+ *
+ * - Only the ring's owner appends. Positions grow forever (64 bits); the
+ *   record of position p lives in entries[p & mask], so a wrap overwrites
+ *   the oldest record.
+ * - Each entry carries a sequence word. The writer stores
+ *   (p + 1) | PGWT_TRING_WRITING first, then the fields, then p + 1
+ *   (release); then it publishes head = p + 1 (release). A reader asking
+ *   for position p loads the sequence (acquire), copies the fields, and
+ *   loads the sequence again after a fence: unless both loads equal p + 1
+ *   the copy is torn or the slot now holds another lap's record, and the
+ *   reader drops it (counted as lost). The position check is the identity:
+ *   a record is never shown as another position's, however late the
+ *   reader is.
+ * - Ownership (pid and the first position that belongs to this owner) is
+ *   published under a second seqlock, owner_seq, so a ring handed to a new
+ *   backend never shows its predecessor's records as the new owner's.
+ * - Fields are read and written with relaxed atomic operations, so a torn
+ *   read is a detected race, never undefined behaviour.
+ *
+ * The append is bounded (a fixed number of stores) and lock-free, as the
+ * hook contract requires: it may run in a critical section or while an
+ * LWLock is held.
+ */
+#ifndef PGWT_TRACE_RING_H
+#define PGWT_TRACE_RING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* What a ring entry records. */
+typedef enum pgwt_tring_kind
+{
+	PGWT_TRING_WAIT = 1,		/* event = wait_event_info */
+	PGWT_TRING_MARKER = 2		/* event = pgwt_tring_marker */
+} pgwt_tring_kind;
+
+/* Statement-phase markers (duration 0, start_ns = when it happened). */
+typedef enum pgwt_tring_marker
+{
+	PGWT_TMARK_STMT_START = 1,
+	PGWT_TMARK_STMT_END,
+	PGWT_TMARK_EXEC_START,
+	PGWT_TMARK_EXEC_END,
+	PGWT_TMARK_UTILITY_START,
+	PGWT_TMARK_UTILITY_END,
+	PGWT_TMARK_XACT_COMMIT,
+	PGWT_TMARK_XACT_ABORT,
+	PGWT_TMARK_IDLE,
+	PGWT_TMARK_COUNT			/* one past the last */
+} pgwt_tring_marker;
+
+#define PGWT_TRING_WRITING	(UINT64_C(1) << 63)
+
+/* One record as readers see it (a plain copy). */
+typedef struct pgwt_tring_rec
+{
+	uint64_t	pos;			/* position in the owner's stream */
+	uint64_t	start_ns;		/* wait start / marker time (monotonic) */
+	uint64_t	duration_ns;	/* wait length; 0 for markers */
+	uint64_t	query_id;
+	uint32_t	event;			/* wait_event_info or pgwt_tring_marker */
+	uint32_t	kind;			/* pgwt_tring_kind */
+} pgwt_tring_rec;
+
+/* An entry in shared memory: 40 bytes. */
+typedef struct pgwt_tring_entry
+{
+	uint64_t	seq;			/* 0 never written; p+1 complete; |WRITING */
+	uint64_t	start_ns;
+	uint64_t	duration_ns;
+	uint64_t	query_id;
+	uint32_t	event;
+	uint32_t	kind;
+} pgwt_tring_entry;
+
+typedef struct pgwt_trace_ring
+{
+	uint32_t	capacity;		/* a power of two, fixed at init */
+	uint32_t	mask;
+	uint64_t	owner_seq;		/* odd while ownership changes */
+	uint32_t	owner_pid;		/* 0 = no owner */
+	uint32_t	pad;
+	uint64_t	owner_base;		/* first position of the current owner */
+	uint64_t	head;			/* next position to write */
+	pgwt_tring_entry entries[];	/* capacity entries */
+} pgwt_trace_ring;
+
+/* What a reader got. */
+typedef struct pgwt_tring_read_stats
+{
+	uint64_t	copied;			/* records returned */
+	uint64_t	overwritten;	/* positions lost to wraparound before the read */
+	uint64_t	torn;			/* records changed while being copied */
+} pgwt_tring_read_stats;
+
+/* Capacity rounded up to a power of two, within [16, 2^24]. */
+extern uint32_t pgwt_tring_round_capacity(uint64_t requested);
+
+/* Bytes one ring of that (rounded) capacity takes. */
+extern size_t pgwt_tring_size(uint32_t capacity);
+
+/* Initialise memory of pgwt_tring_size(capacity) bytes; no owner. */
+extern void pgwt_tring_init(pgwt_trace_ring *r, uint32_t capacity);
+
+/*
+ * Owner changes. Only the (new) owner calls claim, only the owner or,
+ * after it died, whoever recycles the slot calls release; never
+ * concurrently with an append.
+ */
+extern void pgwt_tring_claim(pgwt_trace_ring *r, uint32_t pid);
+extern void pgwt_tring_release(pgwt_trace_ring *r);
+
+/*
+ * A consistent view of ownership: pid (0 = none), the owner's first
+ * position and the current head. Returns false if ownership changed
+ * during every try (the caller shows nothing).
+ */
+extern bool pgwt_tring_snapshot(const pgwt_trace_ring *r, uint32_t *pid,
+								uint64_t *base, uint64_t *head);
+
+/*
+ * Copy the owner's records of positions [from, head) that still exist,
+ * at most max of them, oldest first, into out. Positions overwritten
+ * before the copy and records torn during it are skipped and counted.
+ * *next receives the position to continue from. Returns the number
+ * copied. expect_pid, when non-zero, must match the owner (else 0).
+ */
+extern size_t pgwt_tring_read(const pgwt_trace_ring *r, uint32_t expect_pid,
+							  uint64_t from, pgwt_tring_rec *out, size_t max,
+							  uint64_t *next, pgwt_tring_read_stats *st);
+
+/* Name of a marker ("statement start", ...), or NULL if unknown. */
+extern const char *pgwt_tring_marker_name(uint32_t marker);
+
+/* The hot path: inline so the hook pays no call. Owner only. */
+static inline void
+pgwt_tring_append(pgwt_trace_ring *r, uint32_t kind, uint32_t event,
+				  uint64_t start_ns, uint64_t duration_ns, uint64_t query_id)
+{
+	uint64_t	p = __atomic_load_n(&r->head, __ATOMIC_RELAXED);
+	pgwt_tring_entry *e = &r->entries[p & r->mask];
+
+	__atomic_store_n(&e->seq, (p + 1) | PGWT_TRING_WRITING, __ATOMIC_RELAXED);
+	/* the WRITING mark must be visible before any field changes */
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	__atomic_store_n(&e->start_ns, start_ns, __ATOMIC_RELAXED);
+	__atomic_store_n(&e->duration_ns, duration_ns, __ATOMIC_RELAXED);
+	__atomic_store_n(&e->query_id, query_id, __ATOMIC_RELAXED);
+	__atomic_store_n(&e->event, event, __ATOMIC_RELAXED);
+	__atomic_store_n(&e->kind, kind, __ATOMIC_RELAXED);
+	__atomic_store_n(&e->seq, p + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&r->head, p + 1, __ATOMIC_RELEASE);
+}
+
+#endif							/* PGWT_TRACE_RING_H */

@@ -1,0 +1,317 @@
+/*
+ * trace_worker.c
+ *		The trace drain worker ("pg_wait_tracer trace writer"): every
+ *		PGWT_DRAIN_MS it reads what each process appended to its trace ring
+ *		since the last pass, turns it into record-stream transitions
+ *		(trace_records.c), adds the in-server sampler's new samples where it
+ *		runs (trace_samples.c) and appends them to the trace directory through
+ *		tracefmt (live current.trace, hourly rotation, retention by age and
+ *		size, recovery of a file a crash left behind). It also runs the
+ *		escalation window's clock, so a window closes in the books on time.
+ *
+ * Shared state: it reads the rings with their seqlocks (never blocking a
+ * writer) and updates its counters in PgwtTraceShared under esc_lock.
+ * Records written to the page cache survive a backend's kill -9 and an
+ * immediate shutdown; what sits in the worker's buffers (at most
+ * PGWT_FLUSH_MS of waits) is the "unflushed tail" a crash may lose.
+ */
+#include "postgres.h"
+
+#include <sys/stat.h>
+
+#include "miscadmin.h"
+#include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "storage/proc.h"
+#include "utils/guc.h"
+#include "utils/wait_event.h"
+
+#include "extension/trace_capture.h"
+#include "extension/trace_records.h"
+#include "extension/trace_samples.h"
+#include "extension/trace_worker.h"
+#include "tracefmt/tracefmt.h"
+
+#define PGWT_DRAIN_MS		100
+#define PGWT_FLUSH_MS		1000
+#define PGWT_RETENTION_MS	60000
+#define PGWT_DRAIN_BATCH	512
+#define PGWT_ANOMALY_MS		1000
+
+/* One ring's stream, as the worker last saw it. */
+typedef struct PgwtDrainStream
+{
+	uint32		pid;
+	uint64		base;
+	pgwt_trace_stream conv;
+} PgwtDrainStream;
+
+static PgwtDrainStream *pgwt_drain_streams = NULL;
+static pgwt_tf_dir_writer *pgwt_drain_dir = NULL;
+
+void
+pgwt_trace_worker_register(void)
+{
+	BackgroundWorker worker;
+
+	memset(&worker, 0, sizeof(worker));
+	worker.bgw_flags = BGWORKER_SHMEM_ACCESS;
+	worker.bgw_start_time = BgWorkerStart_PostmasterStart;
+	worker.bgw_restart_time = 1;
+	strlcpy(worker.bgw_library_name, "pg_wait_tracer", BGW_MAXLEN);
+	strlcpy(worker.bgw_function_name, "pgwt_trace_worker_main", BGW_MAXLEN);
+	strlcpy(worker.bgw_name, "pg_wait_tracer trace writer", BGW_MAXLEN);
+	strlcpy(worker.bgw_type, "pg_wait_tracer trace writer", BGW_MAXLEN);
+	RegisterBackgroundWorker(&worker);
+}
+
+char *
+pgwt_trace_dir_path(void)
+{
+	const char *d = (pgwt_trace_dir != NULL && pgwt_trace_dir[0] != '\0') ?
+		pgwt_trace_dir : "pg_wait_tracer";
+
+	if (is_absolute_path(d))
+		return pstrdup(d);
+	return psprintf("%s/%s", DataDir, d);
+}
+
+static void
+pgwt_drain_open(void)
+{
+	char	   *dir = pgwt_trace_dir_path();
+	pgwt_tf_dir_opts o;
+	int			rc;
+
+	if (mkdir(dir, S_IRWXU) != 0 && errno != EEXIST)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not create trace directory \"%s\": %m", dir)));
+	memset(&o, 0, sizeof(o));
+	o.file.pg_version = PG_VERSION_NUM;
+	o.file.write_meta = true;
+	o.file.mode = 0600;
+	o.file.group_gid = -1;
+	o.retention_hours = (uint32) pgwt_trace_retention_hours;
+	o.retention_bytes = (uint64) pgwt_trace_retention_mb * 1024 * 1024;
+	rc = pgwt_tf_dir_open(dir, &o, &pgwt_drain_dir);
+	if (rc < 0)
+		ereport(ERROR,
+				(errmsg("could not open trace directory \"%s\": %s", dir,
+						pgwt_tf_strerror(rc))));
+	if (pgwt_tf_dir_writer_stats(pgwt_drain_dir)->recovered > 0)
+		ereport(LOG,
+				(errmsg("pg_wait_tracer recovered a trace file left by a crash in \"%s\" (%llu torn bytes cut)",
+						dir, (unsigned long long) pgwt_tf_dir_writer_stats(pgwt_drain_dir)->recovered_bytes_cut)));
+}
+
+static void
+pgwt_drain_on_exit(int code, Datum arg)
+{
+	if (pgwt_drain_dir != NULL)
+	{
+		(void) pgwt_tf_dir_close(pgwt_drain_dir);
+		pgwt_drain_dir = NULL;
+	}
+	if (pgwt_trace_shared != NULL)
+	{
+		SpinLockAcquire(&pgwt_trace_shared->esc_lock);
+		pgwt_trace_shared->worker_pid = 0;
+		SpinLockRelease(&pgwt_trace_shared->esc_lock);
+	}
+}
+
+/* Drain one ring; returns records written. */
+static uint64
+pgwt_drain_ring(int i, pgwt_tring_rec *in, pgwt_record *out,
+				uint64 *lost, uint64 *read, uint64 *errors)
+{
+	pgwt_trace_ring *r = pgwt_trace_ring_at(i);
+	PgwtDrainStream *s = &pgwt_drain_streams[i];
+	uint32		pid;
+	uint64		base,
+				head,
+				next,
+				written = 0;
+	pgwt_tring_read_stats st = {0};
+	size_t		n;
+
+	if (!pgwt_tring_snapshot(r, &pid, &base, &head) || pid == 0)
+		return 0;
+	if (s->pid != pid || s->base != base)
+	{
+		s->pid = pid;
+		s->base = base;
+		pgwt_trace_stream_init(&s->conv, pid, base);
+	}
+	while ((n = pgwt_tring_read(r, pid, s->conv.next_pos, in, PGWT_DRAIN_BATCH,
+								&next, &st)) > 0)
+	{
+		size_t		m = pgwt_trace_convert(&s->conv, in, n, out);
+
+		for (size_t k = 0; k < m; k++)
+		{
+			if (pgwt_tf_dir_append(pgwt_drain_dir, &out[k]) < 0)
+				(*errors)++;
+			else
+				written++;
+		}
+		s->conv.next_pos = next;
+	}
+	/* lost positions were skipped by the read: resume after them */
+	if (next > s->conv.next_pos)
+		s->conv.next_pos = next;
+	*lost += st.overwritten + st.torn;
+	*read += st.copied;
+	return written;
+}
+
+/*
+ * What the anomaly rules see once a second: every backend's current wait
+ * read from its PGPROC (a 4-byte read, no lock; as the sampler does).
+ * A backend with no event is on CPU (idle ones wait in Client:ClientRead
+ * or the Activity class); a non-idle event is active time; Lock-class
+ * waits count apart.
+ */
+static void
+pgwt_anomaly_observe_procs(pgwt_anomaly_tick *t, uint64 now)
+{
+	double		aas = 0,
+				lock_aas = 0,
+				cpu_aas = 0;
+
+	for (int i = 0; i < MaxBackends; i++)
+	{
+		PGPROC	   *proc = &ProcGlobal->allProcs[i];
+		uint32		ev;
+
+		if (proc == MyProc || proc->pid == 0)
+			continue;
+		ev = *((volatile uint32 *) &proc->wait_event_info);
+		if (ev == 0)
+		{
+			/* no event and no snapshot: a process between jobs */
+			if (proc->xmin == InvalidTransactionId)
+				continue;
+			cpu_aas += 1;
+			aas += 1;
+		}
+		else if ((ev >> 24) != 0x05 && ev != 0x06000000u)
+		{
+			aas += 1;
+			if ((ev >> 24) == 0x03)
+				lock_aas += 1;
+		}
+	}
+	memset(t, 0, sizeof(*t));
+	t->now_ns = now;
+	t->dt_s = PGWT_ANOMALY_MS / 1000.0;
+	t->complete = true;
+	t->aas = aas;
+	t->lock_aas = lock_aas;
+	t->cpu_aas = cpu_aas;
+}
+
+void
+pgwt_trace_worker_main(Datum main_arg)
+{
+	pgwt_tring_rec *in;
+	pgwt_record *out;
+	uint64		last_flush = 0,
+				last_retention = 0,
+				last_anomaly = 0,
+				sample_cursor = 0;
+	int			nrings;
+
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
+	BackgroundWorkerUnblockSignals();
+	if (pgwt_trace_shared == NULL)
+		proc_exit(0);
+
+	nrings = pgwt_trace_shared->nrings;
+	pgwt_drain_streams = palloc0(sizeof(PgwtDrainStream) * Max(nrings, 1));
+	in = palloc(sizeof(pgwt_tring_rec) * PGWT_DRAIN_BATCH);
+	out = palloc(sizeof(pgwt_record) * PGWT_DRAIN_BATCH * 2);
+	before_shmem_exit(pgwt_drain_on_exit, (Datum) 0);
+	pgwt_drain_open();
+	/* what the rings held before we started is drained too */
+	SpinLockAcquire(&pgwt_trace_shared->esc_lock);
+	pgwt_trace_shared->worker_pid = MyProcPid;
+	SpinLockRelease(&pgwt_trace_shared->esc_lock);
+
+	while (!ShutdownRequestPending)
+	{
+		pgwt_anomaly_tick tick;
+		bool		have_tick,
+					opened;
+		pgwt_esc_reason reason;
+		uint64		now,
+					lost = 0,
+					read = 0,
+					errors = 0,
+					written = 0;
+
+		if (ConfigReloadPending)
+		{
+			ConfigReloadPending = false;
+			ProcessConfigFile(PGC_SIGHUP);
+		}
+		for (int i = 0; i < nrings; i++)
+			written += pgwt_drain_ring(i, in, out, &lost, &read, &errors);
+		now = pgwt_trace_now_ns();
+		written += pgwt_trace_drain_samples(pgwt_drain_dir, &sample_cursor, now, &lost);
+
+		if (now - last_flush >= (uint64) PGWT_FLUSH_MS * 1000000)
+		{
+			if (pgwt_tf_dir_flush(pgwt_drain_dir) < 0)
+				errors++;
+			last_flush = now;
+		}
+		if (now - last_retention >= (uint64) PGWT_RETENTION_MS * 1000000)
+		{
+			(void) pgwt_tf_dir_apply_retention(pgwt_drain_dir);
+			last_retention = now;
+		}
+
+		have_tick = false;
+		/* automatic windows need the hooks (a tracer has its own rules) */
+		if (nrings > 0 && now - last_anomaly >= (uint64) PGWT_ANOMALY_MS * 1000000)
+		{
+			pgwt_anomaly_observe_procs(&tick, now);
+			have_tick = true;
+			last_anomaly = now;
+		}
+
+		SpinLockAcquire(&pgwt_trace_shared->esc_lock);
+		pgwt_trace_esc_sync_budget();
+		opened = pgwt_escwin_tick(&pgwt_trace_shared->escwin, now,
+								  have_tick ? &tick : NULL);
+		reason = pgwt_trace_shared->escwin.esc.reason;
+		pgwt_trace_shared->drained_records += read;
+		pgwt_trace_shared->written_records += written;
+		pgwt_trace_shared->lost_records += lost;
+		pgwt_trace_shared->write_errors += errors;
+		SpinLockRelease(&pgwt_trace_shared->esc_lock);
+		if (opened)
+			ereport(LOG,
+					(errmsg("pg_wait_tracer opened an escalation window by itself: %s",
+							pgwt_esc_reason_name(reason))));
+
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 PGWT_DRAIN_MS, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+	}
+	/* a clean stop drains what is left and finishes the live file */
+	{
+		uint64		lost = 0,
+					read = 0,
+					errors = 0;
+
+		for (int i = 0; i < nrings; i++)
+			(void) pgwt_drain_ring(i, in, out, &lost, &read, &errors);
+	}
+	proc_exit(0);
+}

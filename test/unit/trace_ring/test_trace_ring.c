@@ -1,0 +1,471 @@
+/*
+ * test_trace_ring.c
+ *		Unit tests of the extension's trace ring (extension/trace_ring.h) and
+ *		its conversion to the record stream (extension/trace_records.h):
+ *		ordering, wraparound, ownership changes, torn and stale entries,
+ *		a writer thread racing reader threads, and ring -> trace directory
+ *		-> reader round trips, including recovery after a writer dies.
+ *		Run under ASan+UBSan by test/suites/55-ext-trace-unit.
+ */
+#include "extension/trace_ring.h"
+#include "extension/trace_records.h"
+#include "tracefmt/tracefmt.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int	t_failures;
+static const char *t_name;
+
+#define CHECK(cond) do { \
+	if (!(cond)) { \
+		printf("FAIL %s: %s (line %d)\n", t_name, #cond, __LINE__); \
+		t_failures++; return; } } while (0)
+
+static void
+run(const char *name, void (*fn)(void))
+{
+	int			before = t_failures;
+
+	t_name = name;
+	fn();
+	if (t_failures == before)
+		printf("PASS %s\n", name);
+}
+
+static pgwt_trace_ring *
+ring_new(uint32_t cap)
+{
+	pgwt_trace_ring *r = malloc(pgwt_tring_size(cap));
+
+	pgwt_tring_init(r, cap);
+	return r;
+}
+
+/* Field values derived from the position, so any reader can verify them. */
+static void
+append_pos(pgwt_trace_ring *r, uint64_t p)
+{
+	pgwt_tring_append(r, PGWT_TRING_WAIT, (uint32_t) (0x09000000u | (p & 0xffff)),
+					  p * 3 + 1, p ^ UINT64_C(0x5555), p * 7 + 11);
+}
+
+static bool
+rec_matches(const pgwt_tring_rec *x)
+{
+	uint64_t	p = x->pos;
+
+	return x->kind == PGWT_TRING_WAIT &&
+		x->event == (uint32_t) (0x09000000u | (p & 0xffff)) &&
+		x->start_ns == p * 3 + 1 && x->duration_ns == (p ^ UINT64_C(0x5555)) &&
+		x->query_id == p * 7 + 11;
+}
+
+static void
+test_capacity(void)
+{
+	CHECK(pgwt_tring_round_capacity(0) == 16);
+	CHECK(pgwt_tring_round_capacity(17) == 32);
+	CHECK(pgwt_tring_round_capacity(1024) == 1024);
+	CHECK(pgwt_tring_round_capacity(UINT64_C(1) << 40) == (1u << 24));
+	CHECK(pgwt_tring_size(100) == offsetof(pgwt_trace_ring, entries) + 128 * 40);
+	CHECK(sizeof(pgwt_tring_entry) == 40);
+}
+
+static void
+test_basic_order(void)
+{
+	pgwt_trace_ring *r = ring_new(64);
+	pgwt_tring_rec out[64];
+	pgwt_tring_read_stats st = {0};
+	uint64_t	next;
+	size_t		n;
+
+	/* no owner: nothing to read */
+	append_pos(r, 0);
+	n = pgwt_tring_read(r, 0, 0, out, 64, &next, &st);
+	CHECK(n == 0);
+	pgwt_tring_init(r, 64);
+	pgwt_tring_claim(r, 4242);
+	for (uint64_t p = 0; p < 10; p++)
+		append_pos(r, p);
+	pgwt_tring_append(r, PGWT_TRING_MARKER, PGWT_TMARK_STMT_END, 999, 0, 77);
+	n = pgwt_tring_read(r, 4242, 0, out, 64, &next, &st);
+	CHECK(n == 11 && next == 11);
+	for (size_t i = 0; i < 10; i++)
+		CHECK(out[i].pos == i && rec_matches(&out[i]));
+	CHECK(out[10].kind == PGWT_TRING_MARKER && out[10].event == PGWT_TMARK_STMT_END &&
+		  out[10].start_ns == 999 && out[10].query_id == 77);
+	/* read in pieces, continuing from next */
+	n = pgwt_tring_read(r, 4242, 3, out, 4, &next, &st);
+	CHECK(n == 4 && out[0].pos == 3 && next == 7);
+	/* wrong owner sees nothing */
+	CHECK(pgwt_tring_read(r, 1, 0, out, 64, &next, &st) == 0);
+	CHECK(st.torn == 0 && st.overwritten == 0);
+	CHECK(strcmp(pgwt_tring_marker_name(PGWT_TMARK_XACT_ABORT), "abort") == 0);
+	CHECK(pgwt_tring_marker_name(0) == NULL && pgwt_tring_marker_name(PGWT_TMARK_COUNT) == NULL);
+	free(r);
+}
+
+static void
+test_wraparound(void)
+{
+	pgwt_trace_ring *r = ring_new(16);
+	pgwt_tring_rec out[64];
+	pgwt_tring_read_stats st = {0};
+	uint64_t	next;
+	size_t		n;
+
+	pgwt_tring_claim(r, 7);
+	for (uint64_t p = 0; p < 3 * 16 + 5; p++)
+		append_pos(r, p);
+	n = pgwt_tring_read(r, 7, 0, out, 64, &next, &st);
+	/* the oldest 37 are gone; the newest 16 remain, in order */
+	CHECK(n == 16 && next == 53);
+	CHECK(st.overwritten == 37 && st.copied == 16 && st.torn == 0);
+	for (size_t i = 0; i < n; i++)
+		CHECK(out[i].pos == 37 + i && rec_matches(&out[i]));
+	free(r);
+}
+
+static void
+test_owner_change(void)
+{
+	pgwt_trace_ring *r = ring_new(32);
+	pgwt_tring_rec out[32];
+	pgwt_tring_read_stats st = {0};
+	uint64_t	next,
+				base,
+				head;
+	uint32_t	pid;
+
+	pgwt_tring_claim(r, 100);
+	for (uint64_t p = 0; p < 5; p++)
+		append_pos(r, p);
+	pgwt_tring_release(r);
+	CHECK(pgwt_tring_snapshot(r, &pid, &base, &head) && pid == 0);
+	CHECK(pgwt_tring_read(r, 0, 0, out, 32, &next, &st) == 0);
+	pgwt_tring_claim(r, 200);
+	CHECK(pgwt_tring_snapshot(r, &pid, &base, &head) && pid == 200 && base == 5 && head == 5);
+	/* the predecessor's records are not the new owner's */
+	CHECK(pgwt_tring_read(r, 200, 0, out, 32, &next, &st) == 0 && next == 5);
+	CHECK(pgwt_tring_read(r, 100, 0, out, 32, &next, &st) == 0);
+	append_pos(r, 5);
+	CHECK(pgwt_tring_read(r, 200, 0, out, 32, &next, &st) == 1 && out[0].pos == 5);
+	free(r);
+}
+
+static void
+test_torn_and_stale(void)
+{
+	pgwt_trace_ring *r = ring_new(16);
+	pgwt_tring_rec out[16];
+	pgwt_tring_read_stats st = {0};
+	uint64_t	next;
+	size_t		n;
+
+	pgwt_tring_claim(r, 9);
+	for (uint64_t p = 0; p < 8; p++)
+		append_pos(r, p);
+	/* a writer caught mid-entry: position 3's slot carries the WRITING mark */
+	r->entries[3].seq = 4 | PGWT_TRING_WRITING;
+	/* a stale entry: position 5's slot claims to hold position 21 */
+	r->entries[5].seq = 22;
+	n = pgwt_tring_read(r, 9, 0, out, 16, &next, &st);
+	CHECK(n == 6 && next == 8 && st.torn == 2);
+	for (size_t i = 0; i < n; i++)
+		CHECK(out[i].pos != 3 && out[i].pos != 5 && rec_matches(&out[i]));
+	free(r);
+}
+
+/* --- a writer racing readers ------------------------------------------ */
+
+#define RACE_RECORDS	2000000
+#define RACE_READERS	2
+
+typedef struct race_arg
+{
+	pgwt_trace_ring *r;
+	volatile int *done;
+	uint64_t	copied,
+				lost,
+				bad,
+				out_of_order,
+				next;
+} race_arg;
+
+static void *
+race_writer(void *a)
+{
+	race_arg   *ra = a;
+
+	for (uint64_t p = 0; p < RACE_RECORDS; p++)
+	{
+		append_pos(ra->r, p);
+		/* let the readers catch up now and then, so they overlap laps */
+		if ((p & 1023) == 0)
+			sched_yield();
+	}
+	__atomic_store_n(ra->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void *
+race_reader(void *a)
+{
+	race_arg   *ra = a;
+	pgwt_tring_rec out[8];
+	pgwt_tring_read_stats st = {0};
+	uint64_t	from = 0,
+				last = 0;
+	bool		any = false;
+
+	for (;;)
+	{
+		int			fin = __atomic_load_n(ra->done, __ATOMIC_ACQUIRE);
+		uint64_t	next;
+		size_t		n = pgwt_tring_read(ra->r, 55, from, out, 8, &next, &st);
+
+		for (size_t i = 0; i < n; i++)
+		{
+			if (!rec_matches(&out[i]))
+				ra->bad++;
+			if (any && out[i].pos <= last)
+				ra->out_of_order++;
+			last = out[i].pos;
+			any = true;
+		}
+		from = next;
+		if (fin && n == 0 && from >= RACE_RECORDS)
+			break;
+	}
+	ra->copied = st.copied;
+	ra->lost = st.torn + st.overwritten;
+	ra->next = from;
+	return NULL;
+}
+
+static void
+test_race(void)
+{
+	pgwt_trace_ring *r = ring_new(64);
+	volatile int done = 0;
+	pthread_t	w,
+				rd[RACE_READERS];
+	race_arg	wa = {.r = r, .done = &done};
+	race_arg	ra[RACE_READERS];
+	uint64_t	torn_total = 0;
+
+	pgwt_tring_claim(r, 55);
+	for (int i = 0; i < RACE_READERS; i++)
+	{
+		memset(&ra[i], 0, sizeof(ra[i]));
+		ra[i].r = r;
+		ra[i].done = &done;
+		pthread_create(&rd[i], NULL, race_reader, &ra[i]);
+	}
+	pthread_create(&w, NULL, race_writer, &wa);
+	pthread_join(w, NULL);
+	for (int i = 0; i < RACE_READERS; i++)
+		pthread_join(rd[i], NULL);
+	for (int i = 0; i < RACE_READERS; i++)
+	{
+		/* no torn or misplaced record was ever returned */
+		CHECK(ra[i].bad == 0);
+		CHECK(ra[i].out_of_order == 0);
+		/* every position is either delivered or counted as lost */
+		CHECK(ra[i].next == RACE_RECORDS);
+		CHECK(ra[i].copied + ra[i].lost == RACE_RECORDS);
+		CHECK(ra[i].copied >= 64);	/* at least the final ring's worth */
+		torn_total += ra[i].lost;
+	}
+	printf("# race: %d records, readers copied %llu and %llu, lost %llu in total\n",
+		   RACE_RECORDS, (unsigned long long) ra[0].copied,
+		   (unsigned long long) ra[RACE_READERS - 1].copied,
+		   (unsigned long long) torn_total);
+	free(r);
+}
+
+/* --- conversion -------------------------------------------------------- */
+
+static void
+test_convert(void)
+{
+	pgwt_tring_rec in[6] = {
+		{.pos = 0, .kind = PGWT_TRING_MARKER, .event = PGWT_TMARK_STMT_START, .start_ns = 1000, .query_id = 5},
+		{.pos = 1, .kind = PGWT_TRING_WAIT, .event = 0x09000002u, .start_ns = 1500, .duration_ns = 2000, .query_id = 5},
+		{.pos = 2, .kind = PGWT_TRING_WAIT, .event = 0x03000004u, .start_ns = 4000, .duration_ns = 10, .query_id = 5},
+		{.pos = 3, .kind = PGWT_TRING_MARKER, .event = PGWT_TMARK_STMT_END, .start_ns = 5000, .query_id = 5},
+		/* position 4 was lost: the next wait's CPU time is unknown */
+		{.pos = 5, .kind = PGWT_TRING_WAIT, .event = 0x06000000u, .start_ns = 9000, .duration_ns = 100, .query_id = 0},
+		{.pos = 6, .kind = PGWT_TRING_MARKER, .event = 200, .start_ns = 9500},
+	};
+	pgwt_record out[12];
+	pgwt_trace_stream s;
+	size_t		n;
+
+	pgwt_trace_stream_init(&s, 321, 0);
+	n = pgwt_trace_convert(&s, in, 6, out);
+	/* marker; wait 1 (end only: no CPU before it is known... */
+	CHECK(out[0].new_event == PGWT_MARKER_CMD_START && out[0].ts_ns == 1000 && out[0].pid == 321);
+	/* ...the marker makes it known: 500 ns on CPU, then 2000 ns asleep */
+	CHECK(out[1].old_event == 0 && out[1].new_event == 0x09000002u && out[1].ts_ns == 1500 &&
+		  out[1].duration_ns == 500);
+	CHECK(out[2].old_event == 0x09000002u && out[2].new_event == 0 && out[2].ts_ns == 3500 &&
+		  out[2].duration_ns == 2000 && out[2].query_id == 5);
+	CHECK(out[3].old_event == 0 && out[3].duration_ns == 500 && out[3].ts_ns == 4000);
+	CHECK(out[4].old_event == 0x03000004u && out[4].duration_ns == 10 && out[4].ts_ns == 4010);
+	CHECK(out[5].new_event == PGWT_MARKER_CMD_END && out[5].ts_ns == 5000);
+	/* after the gap: only the end transition */
+	CHECK(out[6].old_event == 0x06000000u && out[6].duration_ns == 100 && out[6].ts_ns == 9100);
+	CHECK(n == 7 && s.dropped_markers == 1 && s.next_pos == 7);
+	for (size_t i = 0; i < n; i++)
+		CHECK(out[i].kind == PGWT_REC_TRANSITION && out[i].cpu_ns == PGWT_CPU_UNKNOWN);
+}
+
+/* --- ring -> trace directory -> reader --------------------------------- */
+
+static char t_dir[64];
+
+static int
+rt_write(pgwt_trace_ring *r, uint32_t pid, bool close_dir, uint64_t *nrec)
+{
+	pgwt_tf_dir_opts o;
+	pgwt_tf_dir_writer *d;
+	pgwt_tring_rec in[256];
+	pgwt_record recs[512];
+	pgwt_tring_read_stats st = {0};
+	pgwt_trace_stream s;
+	uint64_t	next;
+	size_t		n;
+	int			rc;
+
+	memset(&o, 0, sizeof(o));
+	o.file.write_meta = true;
+	if ((rc = pgwt_tf_dir_open(t_dir, &o, &d)) < 0)
+		return rc;
+	pgwt_trace_stream_init(&s, pid, 0);
+	*nrec = 0;
+	while ((n = pgwt_tring_read(r, pid, s.next_pos, in, 256, &next, &st)) > 0)
+	{
+		size_t		m = pgwt_trace_convert(&s, in, n, recs);
+
+		for (size_t i = 0; i < m; i++)
+			if ((rc = pgwt_tf_dir_append(d, &recs[i])) < 0)
+				return rc;
+		*nrec += m;
+	}
+	if ((rc = pgwt_tf_dir_flush(d)) < 0)
+		return rc;
+	return close_dir ? pgwt_tf_dir_close(d) : 0;
+}
+
+static int
+rt_read(uint64_t *n, uint64_t *sum_wait_ns, uint64_t *markers)
+{
+	pgwt_tf_reader *rd;
+	pgwt_record rec;
+	int			rc;
+
+	*n = *sum_wait_ns = *markers = 0;
+	if ((rc = pgwt_tf_reader_open(t_dir, NULL, &rd)) < 0)
+		return rc;
+	while ((rc = pgwt_tf_reader_next(rd, &rec)) == 1)
+	{
+		(*n)++;
+		if (PGWT_IS_MARKER(rec.new_event))
+			(*markers)++;
+		else if (rec.old_event == 0x09000002u)
+			*sum_wait_ns += rec.duration_ns;
+	}
+	pgwt_tf_reader_close(rd);
+	return rc;
+}
+
+static void
+fill_session(pgwt_trace_ring *r, uint64_t t0, int waits)
+{
+	for (int i = 0; i < waits; i++)
+	{
+		uint64_t	t = t0 + (uint64_t) i * 1000000;
+
+		pgwt_tring_append(r, PGWT_TRING_MARKER, PGWT_TMARK_STMT_START, t, 0, 42);
+		pgwt_tring_append(r, PGWT_TRING_WAIT, 0x09000002u, t + 100, 1000 + i, 42);
+		pgwt_tring_append(r, PGWT_TRING_MARKER, PGWT_TMARK_STMT_END, t + 5000, 0, 42);
+	}
+}
+
+static void
+test_roundtrip_files(void)
+{
+	pgwt_trace_ring *r = ring_new(1024);
+	uint64_t	written,
+				n,
+				sum,
+				markers,
+				expect_sum = 0;
+	struct timespec ts;
+	pid_t		child;
+	int			status;
+
+	snprintf(t_dir, sizeof(t_dir), "/tmp/pgwt-tring-XXXXXX");
+	CHECK(mkdtemp(t_dir) != NULL);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	pgwt_tring_claim(r, 777);
+	fill_session(r, (uint64_t) ts.tv_sec * 1000000000ull, 300);
+	for (int i = 0; i < 300; i++)
+		expect_sum += 1000 + i;
+	CHECK(rt_write(r, 777, true, &written) == 0);
+	/* 300 x (2 markers, a start and an end transition) */
+	CHECK(written == 300 * 4);
+	CHECK(rt_read(&n, &sum, &markers) == 0);
+	CHECK(n == written && sum == expect_sum && markers == 600);
+
+	/* a drain that dies after a flush: the next open recovers its file */
+	child = fork();
+	if (child == 0)
+	{
+		uint64_t	w;
+
+		_exit(rt_write(r, 777, false, &w) == 0 ? 0 : 1);
+	}
+	CHECK(waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	{
+		pgwt_tf_dir_opts o;
+		pgwt_tf_dir_writer *d;
+
+		memset(&o, 0, sizeof(o));
+		CHECK(pgwt_tf_dir_open(t_dir, &o, &d) == 0);
+		CHECK(pgwt_tf_dir_writer_stats(d)->recovered == 1);
+		CHECK(pgwt_tf_dir_close(d) == 0);
+	}
+	CHECK(rt_read(&n, &sum, &markers) == 0);
+	CHECK(n == 2 * written && sum == 2 * expect_sum && markers == 1200);
+	{
+		char		cmd[128];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", t_dir);
+		CHECK(system(cmd) == 0);
+	}
+	free(r);
+}
+
+int
+main(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	run("tring-capacity", test_capacity);
+	run("tring-basic-order", test_basic_order);
+	run("tring-wraparound", test_wraparound);
+	run("tring-owner-change", test_owner_change);
+	run("tring-torn-and-stale", test_torn_and_stale);
+	run("tring-race-writer-readers", test_race);
+	run("trace-convert", test_convert);
+	run("trace-ring-to-files-and-recovery", test_roundtrip_files);
+	return t_failures ? 1 : 0;
+}
