@@ -80,24 +80,6 @@ tiered_code(pgwt_esc_reason r)
 	}
 }
 
-static const char *
-tiered_reason_name(pgwt_esc_reason r)
-{
-	switch (r)
-	{
-		case PGWT_ESC_MANUAL:
-			return "manual";
-		case PGWT_ESC_ANOMALY_AAS:
-			return "anomaly_aas";
-		case PGWT_ESC_ANOMALY_LOCK:
-			return "anomaly_lock";
-		case PGWT_ESC_ANOMALY_CPU:
-			return "cpu_saturation";
-		default:
-			return "unknown";
-	}
-}
-
 static void
 tiered_open_window(pgwt_tiered *t, uint64_t now, pgwt_esc_reason reason, int64_t granted_s)
 {
@@ -111,7 +93,7 @@ tiered_open_window(pgwt_tiered *t, uint64_t now, pgwt_esc_reason reason, int64_t
 	pgwt_watch_source_enable(t->watch, true, now, t->emit, t->emit_arg);
 	if (t->o->verbose || t->o->daemon)
 		fprintf(stderr, "pg_wait_tracer: exact window opened (%s, %lld s), %d backends watched\n",
-				tiered_reason_name(reason), (long long) granted_s,
+				pgwt_esc_reason_name(reason), (long long) granted_s,
 				t->m ? (int) t->m->backends_watched : -1);
 }
 
@@ -165,7 +147,7 @@ ctl_status(void *arg, pgwt_json_out *out)
 	pgwt_json_int(out, "escalation_seconds_remaining", pgwt_esc_seconds_remaining(&t->esc, now));
 	pgwt_json_int(out, "escalation_budget_remaining_s", pgwt_esc_budget_remaining_s(&t->esc, now));
 	pgwt_json_bool(out, "escalation_budget_unlimited", t->esc.budget_s == PGWT_BUDGET_UNLIMITED);
-	pgwt_json_str(out, "escalation_reason", t->esc.active ? tiered_reason_name(t->esc.reason) : "");
+	pgwt_json_str(out, "escalation_reason", t->esc.active ? pgwt_esc_reason_name(t->esc.reason) : "");
 	pgwt_json_num(out, "uptime_s", (double) (now - t->start_ns) / 1e9);
 	pgwt_json_int(out, "backends", t->m ? (long long) t->m->backends_tracked : 0);
 	pgwt_json_int(out, "backends_watched", t->m ? (long long) t->m->backends_watched : 0);
@@ -410,7 +392,7 @@ pgwt_tiered_step(pgwt_tiered *t, uint64_t now_ns)
 				t->anomaly_dropped_budget++;
 			if (t->o->verbose || t->o->daemon)
 				fprintf(stderr, "pg_wait_tracer: anomaly %s (AAS %.1f, lock AAS %.1f): %s\n",
-						tiered_reason_name(t->anom.last_reason), at.aas, at.lock_aas,
+						pgwt_esc_reason_name(t->anom.last_reason), at.aas, at.lock_aas,
 						pgwt_esc_result_name(r));
 		}
 	}
