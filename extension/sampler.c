@@ -443,6 +443,16 @@ pgwt_sampler_read(uint64 *retried)
 		}
 		if (s->backend_type != B_INVALID && s->backend_start != 0)
 			pgwt_ident[i] = *s;
+		/*
+		 * A background worker that never connected to a database, or a
+		 * process with no backend status at all (other extensions'
+		 * collectors, our own workers), is no session: its sleeps are not
+		 * the database's time. The coop tier gives such a process no slot
+		 * either, so both tiers count the same processes.
+		 */
+		if ((s->backend_type == B_BG_WORKER || s->backend_type == B_INVALID) &&
+			!OidIsValid(s->dbid))
+			continue;
 		s->state = pgwt_sample_classify(s->event, pgwt_session_activity(st));
 		s->query_id = (int64) pgwt_qid_carry(&pgwt_carry[i], pid, xact_start,
 											 s->state == PGWT_SAMPLE_IDLE ? 0 : qid);
