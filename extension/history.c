@@ -274,15 +274,16 @@ hist_put_event_row(ReturnSetInfo *rsinfo, const pgwt_event_row *r, bool with_que
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, n);
 }
 
-Datum
-pgwt_history_system_event(PG_FUNCTION_ARGS)
+/* The event-row views: system_event, and query_event with its query id. */
+static Datum
+hist_event_rows(FunctionCallInfo fcinfo, HistView kind, bool with_query)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	HistResult	res;
 	pgwt_event_row *rows;
 	size_t		nrows;
 
-	hist_run(fcinfo, HIST_SYSTEM_EVENT, &res);
+	hist_run(fcinfo, kind, &res);
 	/* copy out of malloc'd memory first, so nothing below leaks it */
 	nrows = res.events.n;
 	rows = palloc(sizeof(pgwt_event_row) * Max(nrows, 1));
@@ -290,27 +291,20 @@ pgwt_history_system_event(PG_FUNCTION_ARGS)
 		memcpy(rows, res.events.rows, sizeof(pgwt_event_row) * nrows);
 	pgwt_event_rows_free(&res.events);
 	for (size_t i = 0; i < nrows; i++)
-		hist_put_event_row(rsinfo, &rows[i], false);
+		hist_put_event_row(rsinfo, &rows[i], with_query);
 	return (Datum) 0;
+}
+
+Datum
+pgwt_history_system_event(PG_FUNCTION_ARGS)
+{
+	return hist_event_rows(fcinfo, HIST_SYSTEM_EVENT, false);
 }
 
 Datum
 pgwt_history_query_event(PG_FUNCTION_ARGS)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	HistResult	res;
-	pgwt_event_row *rows;
-	size_t		nrows;
-
-	hist_run(fcinfo, HIST_QUERY_EVENT, &res);
-	nrows = res.events.n;
-	rows = palloc(sizeof(pgwt_event_row) * Max(nrows, 1));
-	if (nrows > 0)
-		memcpy(rows, res.events.rows, sizeof(pgwt_event_row) * nrows);
-	pgwt_event_rows_free(&res.events);
-	for (size_t i = 0; i < nrows; i++)
-		hist_put_event_row(rsinfo, &rows[i], true);
-	return (Datum) 0;
+	return hist_event_rows(fcinfo, HIST_QUERY_EVENT, true);
 }
 
 /* (pid, db_ms, cpu_ms, wait_ms, idle_ms, top_wait_event_type, top_wait_event, top_wait_ms, fidelity) */
