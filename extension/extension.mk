@@ -24,7 +24,8 @@ DATA = \
 	extension/pg_wait_tracer.control \
 	extension/pg_wait_tracer--0.1.sql \
 	extension/pg_wait_tracer--0.1--0.2.sql \
-	extension/pg_wait_tracer--0.2--0.3.sql
+	extension/pg_wait_tracer--0.2--0.3.sql \
+	extension/pg_wait_tracer--0.3--0.4.sql
 
 # Regression tests for a cluster that preloads the library (and loads
 # pg_stat_statements with compute_query_id = on); the test suites choose

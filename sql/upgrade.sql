@@ -1,5 +1,5 @@
 -- Version 0.1 installs on its own and ALTER EXTENSION ... UPDATE brings it
--- to 0.2 (the default version).
+-- the default version.
 DROP EXTENSION pg_wait_tracer;
 CREATE EXTENSION pg_wait_tracer VERSION '0.1';
 SELECT extversion FROM pg_extension WHERE extname = 'pg_wait_tracer';
