@@ -31,6 +31,7 @@ _PROGRAMS_DEFAULT = (
     ("bench/programs/sampler_vs_pgws/sampler_vs_pgws", ("--reps", "3", "--duration", "8")),
     ("bench/programs/tracer_full", ("--server", "15", "--reps", "2", "--duration", "6",
                                     "--coverage-duration", "0")),
+    ("bench/programs/summary_views/run.sh", ("--reps", "3")),
 )
 _PROGRAMS_FULL = (
     ("bin/pgwt-bench-watchpoint", ("--reps", "10")),
@@ -40,6 +41,7 @@ _PROGRAMS_FULL = (
     ("bin/pgwt-bench-tracefmt", ("--events", "10000000", "--reps", "5")),
     ("bench/programs/sampler_vs_pgws/sampler_vs_pgws", ("--reps", "5", "--duration", "20")),
     ("bench/programs/tracer_full", ("--server", "15", "--reps", "5", "--duration", "15")),
+    ("bench/programs/summary_views/run.sh", ("--reps", "5")),
 )
 
 SETS = {
@@ -66,7 +68,8 @@ PROGRAM_S_PER_REP = {"bench/programs/waitpair": 50, "bin/pgwt-bench-watchpoint":
                      "bin/pgwt-bench-analysis": 10, "bench/programs/tracer_cpu": 50,
                      "bin/pgwt-bench-tracefmt": 10,
                      "bench/programs/sampler_vs_pgws/sampler_vs_pgws": 60,
-                     "bench/programs/tracer_full": 60}
+                     "bench/programs/tracer_full": 60,
+                     "bench/programs/summary_views/run.sh": 30}
 
 
 def estimate_s(bset, arms_per_build):
