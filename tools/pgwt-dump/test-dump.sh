@@ -38,7 +38,7 @@ PY
 json_check() {
   local name=$1 expr=$2; shift 2
   local out
-  if ! out=$("$dump" "$work" --format json "$@" 2>&1); then
+  if ! out=$("$dump" "${jdir:-$work}" --format json "$@" 2>&1); then
     fail "$name" "pgwt-dump exited non-zero: $(echo "$out" | tail -2 | tr '\n' ' ')"; return
   fi
   if python3 "$work/check.py" "$expr" <<<"$out" >"$work/py.out" 2>&1; then
@@ -253,6 +253,35 @@ PY
 fi
 
 # Bad input: one line on stderr, non-zero status, nothing on stdout.
+
+# A window that begins inside an escalation window (test/esc_edge_fixture.c:
+# one backend, always active, sampled all along, exact in [100 s, 200 s)):
+# the samples the exact records supersede are billed once, from records
+# as from summaries, and without summaries.
+esc=$work/esc-edge; mkdir "$esc"
+if "$top/build/tools/pgwt-dump/esc_edge_fixture" "$esc"; then
+  jdir=$esc
+  json_check dump-esc-open-at-start \
+    'v["time_model"]["db_time_ns"] == 100000000000 and v["time_model"]["cpu_ns"] == 25000000000 and v["trace"]["superseded_samples"] == 5000' \
+    --view time_model --from 2026-01-01T00:02:30 --to 2026-01-01T00:04:10
+  json_check dump-esc-open-at-start-exact-only \
+    'v["time_model"]["db_time_ns"] == 30000000000 and v["time_model"]["fidelity"] == "exact"' \
+    --view time_model --from 2026-01-01T00:02:30 --to 2026-01-01T00:03:00
+  json_check dump-esc-open-at-start-summaries \
+    'v["time_model"]["db_time_ns"] == 100000000000 and v["time_model"]["cpu_ns"] == 25000000000 and v["summaries"]["used"]' \
+    --view time_model --from 2026-01-01T00:02:30 --to 2026-01-01T00:04:10 --summaries
+  json_check dump-esc-after-window \
+    'v["time_model"]["db_time_ns"] == 40000000000 and v["time_model"]["fidelity"] == "sampled"' \
+    --view time_model --from 2026-01-01T00:03:30 --to 2026-01-01T00:04:10
+  rm -f "$esc"/*.sum
+  json_check dump-esc-open-at-start-no-summary \
+    'v["time_model"]["db_time_ns"] == 100000000000 and v["trace"]["superseded_samples"] == 5000' \
+    --view time_model --from 2026-01-01T00:02:30 --to 2026-01-01T00:04:10
+  unset jdir
+else
+  fail dump-esc-fixture "fixture writer failed"
+fi
+
 bad() {
   local name=$1 want=$2; shift 2
   local o e rc
