@@ -20,22 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Class bytes (wait_event_info >> 24), the same in PG13..PG18. */
-#define PGWT_CLASS_CPU				0x00	/* id 0: no wait event set */
-#define PGWT_CLASS_LWLOCK			0x01
-#define PGWT_CLASS_LOCK				0x03
-#define PGWT_CLASS_BUFFERPIN		0x04
-#define PGWT_CLASS_ACTIVITY			0x05
-#define PGWT_CLASS_CLIENT			0x06
-#define PGWT_CLASS_EXTENSION		0x07
-#define PGWT_CLASS_IPC				0x08
-#define PGWT_CLASS_TIMEOUT			0x09
-#define PGWT_CLASS_IO				0x0A
-#define PGWT_CLASS_INJECTIONPOINT	0x0B	/* PG17+ */
-#define PGWT_NCLASSES				16		/* class bytes 0x00..0x0F */
-#define PGWT_CLASS_UNKNOWN			PGWT_NCLASSES	/* any byte >= 0x10 */
-
-#define PGWT_EVENT_CLIENT_READ		0x06000000u	/* idle: waiting for a query */
+#include "analysis/event_ids.h"
 
 /* Longest name pgwt_event_format() writes, with its terminator. */
 #define PGWT_EVENT_NAME_MAX			96
@@ -60,22 +45,6 @@ typedef struct pgwt_names
 	unsigned	noverride;
 	unsigned	override_cap;
 } pgwt_names;
-
-/* Class index 0..PGWT_NCLASSES-1 of an id, or PGWT_CLASS_UNKNOWN. */
-static inline unsigned
-pgwt_event_class(uint32_t id)
-{
-	unsigned	c = id >> 24;
-
-	return c < PGWT_NCLASSES ? c : PGWT_CLASS_UNKNOWN;
-}
-
-/* Idle time is not DB time: the Activity class and Client:ClientRead. */
-static inline bool
-pgwt_event_is_idle(uint32_t id)
-{
-	return (id >> 24) == PGWT_CLASS_ACTIVITY || id == PGWT_EVENT_CLIENT_READ;
-}
 
 /* "LWLock", "IO", ...; "CPU*" for class 0; NULL for a byte no server uses. */
 const char *pgwt_class_name(unsigned class_index);

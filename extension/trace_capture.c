@@ -172,6 +172,22 @@ pgwt_trace_ring_mine(void)
 #endif
 }
 
+/*
+ * The worker sleeps long: wake it. One process wins the swap; SetLatch
+ * takes no lock and may run in a hook (it is async-signal-safe).
+ */
+void
+pgwt_trace_wake_worker_slow(void)
+{
+	Latch	   *latch;
+
+	if (__atomic_exchange_n(&pgwt_trace_shared->worker_idle, 0, __ATOMIC_ACQ_REL) == 0)
+		return;
+	latch = __atomic_load_n(&pgwt_trace_shared->worker_latch, __ATOMIC_ACQUIRE);
+	if (latch != NULL)
+		SetLatch(latch);
+}
+
 void
 pgwt_trace_wait(uint32 event, uint64 start_ns, uint64 duration_ns, uint64 query_id)
 {
@@ -182,6 +198,7 @@ pgwt_trace_wait(uint32 event, uint64 start_ns, uint64 duration_ns, uint64 query_
 	if (event == PGWT_EVENT_CLIENT_READ)
 		pgwt_tring_append(r, PGWT_TRING_MARKER, PGWT_TMARK_IDLE, start_ns, 0, query_id);
 	pgwt_tring_append(r, PGWT_TRING_WAIT, event, start_ns, duration_ns, query_id);
+	pgwt_trace_wake_worker();
 }
 
 void
@@ -197,6 +214,7 @@ pgwt_trace_marker(pgwt_tring_marker marker, uint64 query_id)
 	pgwt_flush_pending();
 #endif
 	pgwt_tring_append(r, PGWT_TRING_MARKER, (uint32) marker, now, 0, query_id);
+	pgwt_trace_wake_worker();
 }
 
 /* ---- markers ------------------------------------------------------------- */

@@ -16,10 +16,18 @@
  *  - the worker and tracer state words are written by one process each
  *    (the drain worker; the tracer's connection through
  *    pgwt_tracer_report) under esc_lock and read under it.
+ *  - worker_idle / worker_latch: the drain worker sets worker_idle (atomic
+ *    store) before a long sleep when it has nothing to drain; whoever next
+ *    traces something swaps it back to 0 and, if it was 1, sets
+ *    worker_latch (SetLatch takes no lock). worker_latch is written by the
+ *    worker under esc_lock at start and exit. A wake-up lost to the race
+ *    between the two (an append just as the worker goes idle) costs at most
+ *    one idle timeout of delay, never records: they wait in the ring.
  */
 #ifndef PGWT_TRACE_CAPTURE_H
 #define PGWT_TRACE_CAPTURE_H
 
+#include "storage/latch.h"
 #include "storage/spin.h"
 #include "utils/timestamp.h"
 
@@ -36,6 +44,8 @@ typedef struct PgwtTraceShared
 	int64		last_budget_s;	/* the GUC value escwin was last told */
 	/* drain worker (written by it under esc_lock) */
 	int			worker_pid;
+	Latch	   *worker_latch;	/* its process latch; NULL when not running */
+	uint32		worker_idle;	/* 1: in a long sleep, wake it (atomic) */
 	uint64		drained_records;	/* ring records read */
 	uint64		written_records;	/* trace-file records written */
 	uint64		lost_records;	/* overwritten before the drain read them */
@@ -93,6 +103,17 @@ pgwt_trace_wanted(uint32 event, uint64 start_ns)
 		return true;
 	return pgwt_trace_shared != NULL &&
 		pgwt_escwin_traces(&pgwt_trace_shared->escwin.published, start_ns, event);
+}
+
+/* Wake the drain worker if it sleeps long (slow part out of line). */
+extern void pgwt_trace_wake_worker_slow(void);
+
+static inline void
+pgwt_trace_wake_worker(void)
+{
+	if (unlikely(pgwt_trace_shared != NULL &&
+				 __atomic_load_n(&pgwt_trace_shared->worker_idle, __ATOMIC_RELAXED) != 0))
+		pgwt_trace_wake_worker_slow();
 }
 
 /*

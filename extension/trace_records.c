@@ -1,6 +1,7 @@
 /*
  * trace_records.c
- *		Ring records to record-stream transitions (see trace_records.h).
+ *		Ring records to record-stream transitions, and the escalation
+ *		policy's state to ESC_START/ESC_END markers (see trace_records.h).
  *		No shared state: each stream is owned by its caller (the drain
  *		worker keeps one per backend ring).
  */
@@ -29,22 +30,16 @@ pgwt_trace_marker_event(uint32_t marker)
 			return PGWT_MARKER_EXEC_START;
 		case PGWT_TMARK_EXEC_END:
 			return PGWT_MARKER_EXEC_END;
-#ifdef PGWT_MARKER_UTILITY_START
 		case PGWT_TMARK_UTILITY_START:
 			return PGWT_MARKER_UTILITY_START;
 		case PGWT_TMARK_UTILITY_END:
 			return PGWT_MARKER_UTILITY_END;
-#endif
-#ifdef PGWT_MARKER_XACT_COMMIT
 		case PGWT_TMARK_XACT_COMMIT:
 			return PGWT_MARKER_XACT_COMMIT;
 		case PGWT_TMARK_XACT_ABORT:
 			return PGWT_MARKER_XACT_ABORT;
-#endif
-#ifdef PGWT_MARKER_IDLE
 		case PGWT_TMARK_IDLE:
 			return PGWT_MARKER_IDLE;
-#endif
 		default:
 			break;
 	}
@@ -113,6 +108,101 @@ pgwt_trace_convert(pgwt_trace_stream *s, const pgwt_tring_rec *in, size_t n,
 				s->last_end_ns = r->start_ns;
 			}
 		}
+	}
+	return (size_t) (o - out);
+}
+
+/* ---- escalation markers --------------------------------------------------- */
+
+uint32_t
+pgwt_esc_reason_code(pgwt_esc_reason r)
+{
+	switch (r)
+	{
+		case PGWT_ESC_MANUAL:
+			return PGWT_ESC_CODE_MANUAL;
+		case PGWT_ESC_ANOMALY_AAS:
+			return PGWT_ESC_CODE_ANOMALY;
+		case PGWT_ESC_ANOMALY_LOCK:
+			return PGWT_ESC_CODE_ANOMALY_LOCK;
+		case PGWT_ESC_ANOMALY_CPU:
+			return PGWT_ESC_CODE_ANOMALY_CPU;
+		default:
+			break;
+	}
+	return PGWT_ESC_CODE_UNSPECIFIED;
+}
+
+void
+pgwt_esc_tracker_init(pgwt_esc_tracker *t, const pgwt_escalation *esc)
+{
+	memset(t, 0, sizeof(*t));
+	for (int i = 0; i < esc->nspans; i++)
+		if (esc->spans[i].start_ns > t->start_ns)
+			t->start_ns = esc->spans[i].start_ns;
+}
+
+static pgwt_record *
+esc_marker(pgwt_record *o, bool start, uint64_t ts, uint32_t code, uint64_t len)
+{
+	o = trec_transition(o, 0, ts, code,
+						start ? PGWT_MARKER_ESC_START : PGWT_MARKER_ESC_END, len, 0);
+	return o;
+}
+
+size_t
+pgwt_trace_esc_markers(pgwt_esc_tracker *t, const pgwt_escalation *esc,
+					   uint64_t now_ns, pgwt_record *out)
+{
+	pgwt_record *o = out;
+
+	/* closed windows, oldest first */
+	for (int i = 0; i < esc->nspans; i++)
+	{
+		const pgwt_esc_span *sp = &esc->spans[i];
+
+		if (t->open && sp->start_ns <= t->start_ns && t->start_ns < sp->end_ns)
+		{
+			/* the announced window (or a merge of it with older ones) */
+			o = esc_marker(o, false, sp->end_ns, t->code, sp->end_ns - t->start_ns);
+			t->open = false;
+		}
+		else if (sp->start_ns > t->start_ns)
+		{
+			/* opened and closed between two calls */
+			if (t->open)
+			{
+				o = esc_marker(o, false, sp->start_ns, t->code, sp->start_ns - t->start_ns);
+				t->open = false;
+			}
+			o = esc_marker(o, true, sp->start_ns, PGWT_ESC_CODE_UNSPECIFIED,
+						   sp->end_ns - sp->start_ns);
+			o = esc_marker(o, false, sp->end_ns, PGWT_ESC_CODE_UNSPECIFIED,
+						   sp->end_ns - sp->start_ns);
+			t->start_ns = sp->start_ns;
+		}
+	}
+	if (esc->active && !(t->open && t->start_ns == esc->win_start_ns))
+	{
+		if (t->open)
+		{
+			/* announced, then lost from the spans: it ended before this one */
+			o = esc_marker(o, false, esc->win_start_ns, t->code,
+						   esc->win_start_ns - t->start_ns);
+		}
+		t->open = true;
+		t->start_ns = esc->win_start_ns;
+		t->code = pgwt_esc_reason_code(esc->reason);
+		o = esc_marker(o, true, esc->win_start_ns, t->code,
+					   esc->win_end_ns > esc->win_start_ns ?
+					   esc->win_end_ns - esc->win_start_ns : 0);
+	}
+	else if (!esc->active && t->open)
+	{
+		uint64_t	end = now_ns > t->start_ns ? now_ns : t->start_ns;
+
+		o = esc_marker(o, false, end, t->code, end - t->start_ns);
+		t->open = false;
 	}
 	return (size_t) (o - out);
 }

@@ -11,6 +11,10 @@
  *   - a transition E -> 0 at t1 with duration t1 - t0;
  * a marker becomes a transition to the marker id at its time. Markers the
  * record format has no id for are counted and dropped.
+ *
+ * It also turns the escalation policy's state (analysis/policy/escalation.h),
+ * as the trace writer sees it pass after pass, into the ESC_START/ESC_END
+ * markers of docs/TRACE_FORMAT.md section 5.
  */
 #ifndef PGWT_TRACE_RECORDS_H
 #define PGWT_TRACE_RECORDS_H
@@ -19,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analysis/policy/escalation.h"
 #include "extension/trace_ring.h"
 #include "tracefmt/record.h"
 
@@ -47,5 +52,40 @@ extern uint32_t pgwt_trace_marker_event(uint32_t marker);
 extern size_t pgwt_trace_convert(pgwt_trace_stream *s,
 								 const pgwt_tring_rec *in, size_t n,
 								 pgwt_record *out);
+
+/*
+ * What the trace writer has announced of the escalation windows: the
+ * window whose ESC_START it wrote last, and whether its ESC_END is due.
+ */
+typedef struct pgwt_esc_tracker
+{
+	bool		open;			/* ESC_START written, ESC_END not yet */
+	uint64_t	start_ns;		/* start of the last announced window */
+	uint32_t	code;			/* its reason code (PGWT_ESC_CODE_*) */
+} pgwt_esc_tracker;
+
+/* Most markers one pgwt_trace_esc_markers call writes. */
+#define PGWT_ESC_MARKERS_MAX	(2 * PGWT_ESC_MAX_SPANS + 3)
+
+/* Reason code of a policy reason (the codes the external tracer writes). */
+extern uint32_t pgwt_esc_reason_code(pgwt_esc_reason r);
+
+/*
+ * Start tracking: windows already closed in esc are history and are not
+ * announced; an open one is (at the first pgwt_trace_esc_markers call).
+ */
+extern void pgwt_esc_tracker_init(pgwt_esc_tracker *t, const pgwt_escalation *esc);
+
+/*
+ * Markers for what changed in esc since the last call: ESC_END of the
+ * announced window once it is among the closed spans (at its end, with the
+ * length it ran), START+END pairs of windows that opened and closed in
+ * between (reason code 0: the spans do not keep it), and ESC_START of the
+ * open window (at its start, with its reason and planned length). now_ns
+ * ends an announced window the policy lost track of. out must hold
+ * PGWT_ESC_MARKERS_MAX records; returns the number written, in time order.
+ */
+extern size_t pgwt_trace_esc_markers(pgwt_esc_tracker *t, const pgwt_escalation *esc,
+									 uint64_t now_ns, pgwt_record *out);
 
 #endif							/* PGWT_TRACE_RECORDS_H */

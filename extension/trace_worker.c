@@ -1,13 +1,22 @@
 /*
  * trace_worker.c
  *		The trace drain worker ("pg_wait_tracer trace writer"): every
- *		PGWT_DRAIN_MS it reads what each process appended to its trace ring
- *		since the last pass, turns it into record-stream transitions
- *		(trace_records.c), adds the in-server sampler's new samples where it
- *		runs (trace_samples.c) and appends them to the trace directory through
- *		tracefmt (live current.trace, hourly rotation, retention by age and
- *		size, recovery of a file a crash left behind). It also runs the
- *		escalation window's clock, so a window closes in the books on time.
+ *		PGWT_DRAIN_MS while something is traced it reads what each process
+ *		appended to its trace ring since the last pass, turns it into
+ *		record-stream transitions (trace_records.c), adds the in-server
+ *		sampler's new samples where it runs (trace_samples.c) and appends
+ *		them to the trace directory through tracefmt (live current.trace,
+ *		hourly rotation, retention by age and size, recovery of a file a
+ *		crash left behind). With the wait-event hooks it also writes the
+ *		ESC_START/ESC_END markers of the escalation windows, runs the
+ *		window's clock (so a window closes in the books on time) and feeds
+ *		the anomaly rules once a second.
+ *
+ * Idle: when no window is open, the sampler does not run and the rings
+ * stayed empty for PGWT_IDLE_AFTER passes, it flushes and sleeps on its
+ * latch for PGWT_ANOMALY_MS (automatic windows need the anomaly tick) or
+ * PGWT_IDLE_MS, with worker_idle set; the first process that traces
+ * something wakes it (trace_capture.h).
  *
  * Shared state: it reads the rings with their seqlocks (never blocking a
  * writer) and updates its counters in PgwtTraceShared under esc_lock.
@@ -28,6 +37,7 @@
 #include "utils/guc.h"
 #include "utils/wait_event.h"
 
+#include "extension/sampler.h"
 #include "extension/trace_capture.h"
 #include "extension/trace_records.h"
 #include "extension/trace_samples.h"
@@ -39,6 +49,8 @@
 #define PGWT_RETENTION_MS	60000
 #define PGWT_DRAIN_BATCH	512
 #define PGWT_ANOMALY_MS		1000
+#define PGWT_IDLE_MS		10000	/* idle sleep when no anomaly tick is due */
+#define PGWT_IDLE_AFTER		10		/* empty passes before sleeping long */
 
 /* One ring's stream, as the worker last saw it. */
 typedef struct PgwtDrainStream
@@ -50,6 +62,8 @@ typedef struct PgwtDrainStream
 
 static PgwtDrainStream *pgwt_drain_streams = NULL;
 static pgwt_tf_dir_writer *pgwt_drain_dir = NULL;
+/* what of the escalation windows the files already announce */
+static pgwt_esc_tracker pgwt_drain_esc;
 
 void
 pgwt_trace_worker_register(void)
@@ -119,6 +133,8 @@ pgwt_drain_on_exit(int code, Datum arg)
 	{
 		SpinLockAcquire(&pgwt_trace_shared->esc_lock);
 		pgwt_trace_shared->worker_pid = 0;
+		__atomic_store_n(&pgwt_trace_shared->worker_latch, NULL, __ATOMIC_RELEASE);
+		__atomic_store_n(&pgwt_trace_shared->worker_idle, 0, __ATOMIC_RELEASE);
 		SpinLockRelease(&pgwt_trace_shared->esc_lock);
 	}
 }
@@ -166,6 +182,53 @@ pgwt_drain_ring(int i, pgwt_tring_rec *in, pgwt_record *out,
 	*lost += st.overwritten + st.torn;
 	*read += st.copied;
 	return written;
+}
+
+/*
+ * ESC_START/ESC_END markers for what the escalation windows did since the
+ * last pass (trace_records.c decides; this copies the policy state under
+ * esc_lock and writes outside it). Returns records written.
+ */
+static uint64
+pgwt_drain_esc_markers(uint64 now, uint64 *errors)
+{
+	static pgwt_escalation esc;	/* 2 kB: not on the stack */
+	pgwt_record out[PGWT_ESC_MARKERS_MAX];
+	size_t		n;
+	uint64		written = 0;
+
+	SpinLockAcquire(&pgwt_trace_shared->esc_lock);
+	memcpy(&esc, &pgwt_trace_shared->escwin.esc, sizeof(esc));
+	SpinLockRelease(&pgwt_trace_shared->esc_lock);
+	n = pgwt_trace_esc_markers(&pgwt_drain_esc, &esc, now, out);
+	for (size_t k = 0; k < n; k++)
+	{
+		if (pgwt_tf_dir_append(pgwt_drain_dir, &out[k]) < 0)
+			(*errors)++;
+		else
+			written++;
+	}
+	return written;
+}
+
+/* Has any ring records the worker has not read? (no lock: a hint) */
+static bool
+pgwt_drain_rings_pending(int nrings)
+{
+	for (int i = 0; i < nrings; i++)
+	{
+		pgwt_trace_ring *r = pgwt_trace_ring_at(i);
+		PgwtDrainStream *s = &pgwt_drain_streams[i];
+		uint32		pid;
+		uint64		base,
+					head;
+
+		if (!pgwt_tring_snapshot(r, &pid, &base, &head) || pid == 0)
+			continue;
+		if (pid != s->pid || base != s->base || head > s->conv.next_pos)
+			return true;
+	}
+	return false;
 }
 
 /*
@@ -223,7 +286,9 @@ pgwt_trace_worker_main(Datum main_arg)
 				last_retention = 0,
 				last_anomaly = 0,
 				sample_cursor = 0;
-	int			nrings;
+	int			nrings,
+				empty_passes = 0;
+	bool		dirty = false;
 
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
@@ -240,34 +305,50 @@ pgwt_trace_worker_main(Datum main_arg)
 	/* what the rings held before we started is drained too */
 	SpinLockAcquire(&pgwt_trace_shared->esc_lock);
 	pgwt_trace_shared->worker_pid = MyProcPid;
+	__atomic_store_n(&pgwt_trace_shared->worker_latch, MyLatch, __ATOMIC_RELEASE);
+	/* windows closed before we started are history; an open one is announced */
+	pgwt_esc_tracker_init(&pgwt_drain_esc, &pgwt_trace_shared->escwin.esc);
 	SpinLockRelease(&pgwt_trace_shared->esc_lock);
 
 	while (!ShutdownRequestPending)
 	{
 		pgwt_anomaly_tick tick;
 		bool		have_tick,
-					opened;
+					opened,
+					window_open,
+					auto_on;
 		pgwt_esc_reason reason;
 		uint64		now,
 					lost = 0,
 					read = 0,
 					errors = 0,
 					written = 0;
+		long		sleep_ms;
 
 		if (ConfigReloadPending)
 		{
 			ConfigReloadPending = false;
 			ProcessConfigFile(PGC_SIGHUP);
 		}
+		now = pgwt_trace_now_ns();
+		/* window starts go before the window's records (without hooks the
+		 * files hold samples only, which an exact span must not hide) */
+		if (nrings > 0)
+			written += pgwt_drain_esc_markers(now, &errors);
 		for (int i = 0; i < nrings; i++)
 			written += pgwt_drain_ring(i, in, out, &lost, &read, &errors);
 		now = pgwt_trace_now_ns();
 		written += pgwt_trace_drain_samples(pgwt_drain_dir, &sample_cursor, now, &lost);
+		if (written > 0)
+			dirty = true;
 
 		if (now - last_flush >= (uint64) PGWT_FLUSH_MS * 1000000)
 		{
-			if (pgwt_tf_dir_flush(pgwt_drain_dir) < 0)
+			/* with nothing new, only the hourly rotation may be due */
+			if ((dirty ? pgwt_tf_dir_flush(pgwt_drain_dir) :
+				 pgwt_tf_dir_tick(pgwt_drain_dir)) < 0)
 				errors++;
+			dirty = false;
 			last_flush = now;
 		}
 		if (now - last_retention >= (uint64) PGWT_RETENTION_MS * 1000000)
@@ -290,6 +371,8 @@ pgwt_trace_worker_main(Datum main_arg)
 		opened = pgwt_escwin_tick(&pgwt_trace_shared->escwin, now,
 								  have_tick ? &tick : NULL);
 		reason = pgwt_trace_shared->escwin.esc.reason;
+		window_open = pgwt_trace_shared->escwin.esc.active;
+		auto_on = pgwt_trace_shared->escwin.auto_enabled;
 		pgwt_trace_shared->drained_records += read;
 		pgwt_trace_shared->written_records += written;
 		pgwt_trace_shared->lost_records += lost;
@@ -300,9 +383,34 @@ pgwt_trace_worker_main(Datum main_arg)
 					(errmsg("pg_wait_tracer opened an escalation window by itself: %s",
 							pgwt_esc_reason_name(reason))));
 
+		/*
+		 * Nothing traced for a while, no window, no sampler: sleep long
+		 * until a tracing process wakes us. The flag goes up before the
+		 * last look at the rings, so an append racing with it is seen here
+		 * or wakes us, or else the next append does; only an append with
+		 * none after it can wait for the timeout (trace_capture.h).
+		 */
+		empty_passes = (read > 0 || window_open) ? 0 : empty_passes + 1;
+		sleep_ms = PGWT_DRAIN_MS;
+		if (empty_passes >= PGWT_IDLE_AFTER && !pgwt_sampler_active())
+		{
+			__atomic_store_n(&pgwt_trace_shared->worker_idle, 1, __ATOMIC_SEQ_CST);
+			if (pgwt_drain_rings_pending(nrings))
+			{
+				__atomic_store_n(&pgwt_trace_shared->worker_idle, 0, __ATOMIC_RELAXED);
+				empty_passes = 0;
+			}
+			else
+			{
+				if (dirty && pgwt_tf_dir_flush(pgwt_drain_dir) == 0)
+					dirty = false;
+				sleep_ms = (nrings > 0 && auto_on) ? PGWT_ANOMALY_MS : PGWT_IDLE_MS;
+			}
+		}
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-						 PGWT_DRAIN_MS, PG_WAIT_EXTENSION);
+						 sleep_ms, PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);
+		__atomic_store_n(&pgwt_trace_shared->worker_idle, 0, __ATOMIC_RELAXED);
 	}
 	/* a clean stop drains what is left and finishes the live file */
 	{

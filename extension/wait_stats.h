@@ -16,6 +16,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+/* class bytes, ClientRead, pgwt_event_is_idle(): shared with analysis/ */
+#include "analysis/event_ids.h"
+
 /*
  * Histogram: 32 log2 buckets in nanoseconds. Bucket 0 holds waits under
  * 2^10 ns (about 1 us); bucket b (1..30) holds [2^(9+b), 2^(10+b)) ns;
@@ -41,20 +44,18 @@ typedef struct PgwtEventStat
 	PgwtAgg		agg;
 } PgwtEventStat;
 
-/* Wait classes that count as idle time, not DB time (PostgreSQL's values). */
-#define PGWT_CLASS_MASK 0xFF000000U
-#define PGWT_CLASS_ACTIVITY 0x05000000U
-#define PGWT_EVENT_CLIENT_READ 0x06000000U
 
 static inline int
 pgwt_hist_bucket(uint64_t ns)
 {
-	int			b;
+	/*
+	 * One count of leading zeros, no branch: or-ing in the low 10 bits puts
+	 * every ns < 2^10 at floor(log2) = 9, i.e. bucket 0; bucket 1 starts at
+	 * 2^10.
+	 */
+	int			b = 63 - __builtin_clzll(ns | ((UINT64_C(1) << PGWT_HIST_FIRST_SHIFT) - 1)) -
+		(PGWT_HIST_FIRST_SHIFT - 1);
 
-	if (ns < (UINT64_C(1) << PGWT_HIST_FIRST_SHIFT))
-		return 0;
-	/* floor(log2(ns)) is at least 10 here; bucket 1 starts at 2^10 */
-	b = 63 - __builtin_clzll(ns) - (PGWT_HIST_FIRST_SHIFT - 1);
 	return b >= PGWT_HIST_BUCKETS ? PGWT_HIST_BUCKETS - 1 : b;
 }
 
@@ -95,23 +96,6 @@ pgwt_agg_merge(PgwtAgg *dst, const PgwtAgg *src)
 		dst->hist[i] += src->hist[i];
 }
 
-static inline bool
-pgwt_event_is_idle(uint32_t event)
-{
-	return (event & PGWT_CLASS_MASK) == PGWT_CLASS_ACTIVITY ||
-		event == PGWT_EVENT_CLIENT_READ;
-}
-
-/*
- * A one-comparison filter for the hot path: false for every event that is
- * not idle except those of the Client class (so true is to be confirmed by
- * pgwt_event_is_idle).
- */
-static inline bool
-pgwt_event_maybe_idle(uint32_t event)
-{
-	return (uint32_t) ((event >> 24) - (PGWT_CLASS_ACTIVITY >> 24)) <= 1;
-}
 
 /*
  * Open-addressing lookup in an event table of 'size' rows (a power of two).

@@ -22,7 +22,12 @@ typedef enum pgwt_rec_kind
 /* Special event ids. 0 means "no wait event set" (on CPU when active). */
 #define PGWT_EVENT_NONE			0x00000000u
 #define PGWT_EVENT_EXIT			0xFFFFFFFFu	/* transition: backend exited */
-/* Markers are transitions whose new_event is in this reserved range. */
+/*
+ * Markers are transitions whose new_event is in this reserved range
+ * (docs/TRACE_FORMAT.md section 5). 0xF0..0xF7 are the seed tool's ids;
+ * 0xF8..0xFC were added for the extension's statement phases; 0xFD and
+ * 0xFE stay reserved.
+ */
 #define PGWT_MARKER_FIRST		0xFFFFFFF0u
 #define PGWT_MARKER_EXEC_START	0xFFFFFFF0u
 #define PGWT_MARKER_EXEC_END	0xFFFFFFF1u
@@ -32,8 +37,21 @@ typedef enum pgwt_rec_kind
 #define PGWT_MARKER_ESC_END		0xFFFFFFF5u
 #define PGWT_MARKER_CMD_START	0xFFFFFFF6u
 #define PGWT_MARKER_CMD_END		0xFFFFFFF7u
-#define PGWT_MARKER_LAST		0xFFFFFFF7u
+#define PGWT_MARKER_UTILITY_START 0xFFFFFFF8u
+#define PGWT_MARKER_UTILITY_END	0xFFFFFFF9u
+#define PGWT_MARKER_XACT_COMMIT	0xFFFFFFFAu
+#define PGWT_MARKER_XACT_ABORT	0xFFFFFFFBu
+#define PGWT_MARKER_IDLE		0xFFFFFFFCu
+#define PGWT_MARKER_LAST		0xFFFFFFFCu
 #define PGWT_IS_MARKER(ev)		((ev) >= PGWT_MARKER_FIRST && (ev) <= PGWT_MARKER_LAST)
+
+/* Reason codes in the old_event column of ESC_START / ESC_END markers. */
+#define PGWT_ESC_CODE_UNSPECIFIED	0
+#define PGWT_ESC_CODE_MANUAL		1
+#define PGWT_ESC_CODE_ANOMALY		2	/* the AAS rule */
+#define PGWT_ESC_CODE_SCHEDULE		3
+#define PGWT_ESC_CODE_ANOMALY_LOCK	4
+#define PGWT_ESC_CODE_ANOMALY_CPU	5
 
 #define PGWT_CPU_UNKNOWN		UINT64_MAX
 

@@ -4,7 +4,9 @@
  *		its conversion to the record stream (extension/trace_records.h):
  *		ordering, wraparound, ownership changes, torn and stale entries,
  *		a writer thread racing reader threads, and ring -> trace directory
- *		-> reader round trips, including recovery after a writer dies.
+ *		-> reader round trips, including recovery after a writer dies;
+ *		every ring marker's record id through a trace file, and the
+ *		escalation markers the trace writer derives from the policy state.
  *		Run under ASan+UBSan by test/suites/55-ext-trace-unit.
  */
 #include "extension/trace_ring.h"
@@ -455,6 +457,148 @@ test_roundtrip_files(void)
 	free(r);
 }
 
+/* --- every ring marker has a record id, and it survives a file ------------ */
+
+static void
+test_all_markers_to_files(void)
+{
+	static const uint32_t want[PGWT_TMARK_COUNT] = {
+		[PGWT_TMARK_STMT_START] = PGWT_MARKER_CMD_START,
+		[PGWT_TMARK_STMT_END] = PGWT_MARKER_CMD_END,
+		[PGWT_TMARK_EXEC_START] = PGWT_MARKER_EXEC_START,
+		[PGWT_TMARK_EXEC_END] = PGWT_MARKER_EXEC_END,
+		[PGWT_TMARK_UTILITY_START] = 0xFFFFFFF8u,
+		[PGWT_TMARK_UTILITY_END] = 0xFFFFFFF9u,
+		[PGWT_TMARK_XACT_COMMIT] = 0xFFFFFFFAu,
+		[PGWT_TMARK_XACT_ABORT] = 0xFFFFFFFBu,
+		[PGWT_TMARK_IDLE] = 0xFFFFFFFCu,
+	};
+	pgwt_tring_rec in[2 * PGWT_TMARK_COUNT];
+	pgwt_record out[4 * PGWT_TMARK_COUNT];
+	pgwt_trace_stream s;
+	pgwt_tf_dir_opts o;
+	pgwt_tf_dir_writer *d;
+	pgwt_tf_reader *rd;
+	pgwt_record rec;
+	size_t		n,
+				k = 0,
+				got = 0;
+	uint64_t	wait_ns = 0;
+	char		dir[64],
+				cmd[96];
+
+	/* one wait after each marker, so the v5 predictor is exercised */
+	for (uint32_t m = 1; m < PGWT_TMARK_COUNT; m++)
+	{
+		CHECK(pgwt_trace_marker_event(m) == want[m] && PGWT_IS_MARKER(want[m]));
+		CHECK(pgwt_tring_marker_name(m) != NULL);
+		in[k++] = (pgwt_tring_rec) {.pos = k, .kind = PGWT_TRING_MARKER, .event = m,
+		.start_ns = 1000000 * m, .query_id = 7};
+		in[k++] = (pgwt_tring_rec) {.pos = k, .kind = PGWT_TRING_WAIT, .event = 0x09000002u,
+		.start_ns = 1000000 * m + 100, .duration_ns = 1000 + m, .query_id = 7};
+	}
+	pgwt_trace_stream_init(&s, 77, 0);
+	n = pgwt_trace_convert(&s, in, k, out);
+	CHECK(s.dropped_markers == 0 && n == 3 * (PGWT_TMARK_COUNT - 1));
+
+	snprintf(dir, sizeof(dir), "/tmp/pgwt-tmark-XXXXXX");
+	CHECK(mkdtemp(dir) != NULL);
+	memset(&o, 0, sizeof(o));
+	CHECK(pgwt_tf_dir_open(dir, &o, &d) == 0);
+	for (size_t i = 0; i < n; i++)
+		CHECK(pgwt_tf_dir_append(d, &out[i]) == 0);
+	CHECK(pgwt_tf_dir_close(d) == 0);
+	CHECK(pgwt_tf_reader_open(dir, NULL, &rd) == 0);
+	while (pgwt_tf_reader_next(rd, &rec) == 1)
+	{
+		if (PGWT_IS_MARKER(rec.new_event))
+		{
+			uint32_t	m = (uint32_t) (rec.ts_ns / 1000000);
+
+			if (m < 1 || m >= PGWT_TMARK_COUNT || rec.new_event != want[m] ||
+				rec.pid != 77 || rec.old_event != 0 || rec.duration_ns != 0 ||
+				rec.query_id != 7)
+				break;
+			got++;
+		}
+		else if (rec.old_event == 0x09000002u)
+			wait_ns += rec.duration_ns - 1000;
+	}
+	pgwt_tf_reader_close(rd);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	CHECK(system(cmd) == 0);
+	/* every marker back, and the waits after them decoded exactly */
+	CHECK(got == PGWT_TMARK_COUNT - 1);
+	CHECK(wait_ns == (uint64_t) (PGWT_TMARK_COUNT - 1) * PGWT_TMARK_COUNT / 2);
+}
+
+/* --- escalation markers from the policy's state --------------------------- */
+
+#define ESC_S 1000000000ull
+
+static bool
+esc_is(const pgwt_record *r, bool start, uint64_t ts, uint32_t code, uint64_t len)
+{
+	return r->kind == PGWT_REC_TRANSITION && r->pid == 0 &&
+		r->new_event == (start ? PGWT_MARKER_ESC_START : PGWT_MARKER_ESC_END) &&
+		r->ts_ns == ts && r->old_event == code && r->duration_ns == len;
+}
+
+static void
+test_esc_markers(void)
+{
+	pgwt_escalation e;
+	pgwt_esc_tracker t;
+	pgwt_record out[PGWT_ESC_MARKERS_MAX];
+	int64_t		granted;
+	size_t		n;
+
+	pgwt_esc_init(&e, PGWT_BUDGET_UNLIMITED);
+	/* history before the writer started is not announced */
+	pgwt_esc_request(&e, 1 * ESC_S, 2, PGWT_ESC_MANUAL, &granted);
+	pgwt_esc_tick(&e, 5 * ESC_S);
+	pgwt_esc_tracker_init(&t, &e);
+	CHECK(pgwt_trace_esc_markers(&t, &e, 6 * ESC_S, out) == 0);
+
+	/* a manual 3 s window: start with the granted length, end when it expires */
+	CHECK(pgwt_esc_request(&e, 10 * ESC_S, 3, PGWT_ESC_MANUAL, &granted) == PGWT_ESC_GRANTED);
+	n = pgwt_trace_esc_markers(&t, &e, 10 * ESC_S + 1, out);
+	CHECK(n == 1 && esc_is(&out[0], true, 10 * ESC_S, PGWT_ESC_CODE_MANUAL, 3 * ESC_S));
+	CHECK(pgwt_trace_esc_markers(&t, &e, 11 * ESC_S, out) == 0);
+	/* an extension is not announced again */
+	pgwt_esc_request(&e, 12 * ESC_S, 5, PGWT_ESC_MANUAL, &granted);
+	CHECK(pgwt_trace_esc_markers(&t, &e, 12 * ESC_S, out) == 0);
+	CHECK(pgwt_esc_tick(&e, 18 * ESC_S) == PGWT_ESC_CLOSED_EXPIRED);
+	n = pgwt_trace_esc_markers(&t, &e, 18 * ESC_S, out);
+	CHECK(n == 1 && esc_is(&out[0], false, 17 * ESC_S, PGWT_ESC_CODE_MANUAL, 7 * ESC_S));
+	CHECK(pgwt_trace_esc_markers(&t, &e, 19 * ESC_S, out) == 0);
+
+	/* an automatic window closed early by request */
+	pgwt_esc_request(&e, 20 * ESC_S, 30, PGWT_ESC_ANOMALY_LOCK, &granted);
+	n = pgwt_trace_esc_markers(&t, &e, 20 * ESC_S, out);
+	CHECK(n == 1 && esc_is(&out[0], true, 20 * ESC_S, PGWT_ESC_CODE_ANOMALY_LOCK, 30 * ESC_S));
+	pgwt_esc_deescalate(&e, 22 * ESC_S + 5);
+	/* ...and, before the writer looks, a whole window and a new open one */
+	pgwt_esc_request(&e, 23 * ESC_S, 1, PGWT_ESC_ANOMALY_CPU, &granted);
+	pgwt_esc_tick(&e, 24 * ESC_S);
+	pgwt_esc_request(&e, 25 * ESC_S, 4, PGWT_ESC_ANOMALY_AAS, &granted);
+	n = pgwt_trace_esc_markers(&t, &e, 26 * ESC_S, out);
+	CHECK(n == 4);
+	CHECK(esc_is(&out[0], false, 22 * ESC_S + 5, PGWT_ESC_CODE_ANOMALY_LOCK, 2 * ESC_S + 5));
+	CHECK(esc_is(&out[1], true, 23 * ESC_S, PGWT_ESC_CODE_UNSPECIFIED, 1 * ESC_S));
+	CHECK(esc_is(&out[2], false, 24 * ESC_S, PGWT_ESC_CODE_UNSPECIFIED, 1 * ESC_S));
+	CHECK(esc_is(&out[3], true, 25 * ESC_S, PGWT_ESC_CODE_ANOMALY, 4 * ESC_S));
+	for (size_t i = 1; i < n; i++)
+		CHECK(out[i].ts_ns >= out[i - 1].ts_ns);
+
+	/* a writer restarted mid-window announces the open window again */
+	pgwt_esc_tracker_init(&t, &e);
+	n = pgwt_trace_esc_markers(&t, &e, 26 * ESC_S, out);
+	CHECK(n == 1 && esc_is(&out[0], true, 25 * ESC_S, PGWT_ESC_CODE_ANOMALY, 4 * ESC_S));
+	CHECK(pgwt_esc_reason_code(PGWT_ESC_MANUAL) == 1 && pgwt_esc_reason_code(PGWT_ESC_ANOMALY_AAS) == 2 &&
+		  pgwt_esc_reason_code(PGWT_ESC_ANOMALY_LOCK) == 4 && pgwt_esc_reason_code(PGWT_ESC_ANOMALY_CPU) == 5);
+}
+
 int
 main(void)
 {
@@ -467,5 +611,7 @@ main(void)
 	run("tring-race-writer-readers", test_race);
 	run("trace-convert", test_convert);
 	run("trace-ring-to-files-and-recovery", test_roundtrip_files);
+	run("trace-all-markers-to-files", test_all_markers_to_files);
+	run("trace-escalation-markers", test_esc_markers);
 	return t_failures ? 1 : 0;
 }

@@ -1,0 +1,62 @@
+/*
+ * event_ids.h
+ *		Facts about wait event ids that every layer shares: the class bytes,
+ *		Client:ClientRead, and which events are idle time rather than DB
+ *		time. Header-only and dependency-free, so both the analysis layer
+ *		(wait_event.h) and the extension's hot path (wait_stats.h) include
+ *		it instead of keeping copies.
+ *
+ * A wait event id is PostgreSQL's wait_event_info: the class in the high
+ * byte, the event (or LWLock tranche, or lock tag type) in the low bits.
+ */
+#ifndef PGWT_ANALYSIS_EVENT_IDS_H
+#define PGWT_ANALYSIS_EVENT_IDS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Class bytes (wait_event_info >> 24), the same in PG13..PG18. */
+#define PGWT_CLASS_CPU				0x00	/* id 0: no wait event set */
+#define PGWT_CLASS_LWLOCK			0x01
+#define PGWT_CLASS_LOCK				0x03
+#define PGWT_CLASS_BUFFERPIN		0x04
+#define PGWT_CLASS_ACTIVITY			0x05
+#define PGWT_CLASS_CLIENT			0x06
+#define PGWT_CLASS_EXTENSION		0x07
+#define PGWT_CLASS_IPC				0x08
+#define PGWT_CLASS_TIMEOUT			0x09
+#define PGWT_CLASS_IO				0x0A
+#define PGWT_CLASS_INJECTIONPOINT	0x0B	/* PG17+ */
+#define PGWT_NCLASSES				16		/* class bytes 0x00..0x0F */
+#define PGWT_CLASS_UNKNOWN			PGWT_NCLASSES	/* any byte >= 0x10 */
+
+#define PGWT_EVENT_CLIENT_READ		0x06000000u	/* idle: waiting for a query */
+
+/* Class index 0..PGWT_NCLASSES-1 of an id, or PGWT_CLASS_UNKNOWN. */
+static inline unsigned
+pgwt_event_class(uint32_t id)
+{
+	unsigned	c = id >> 24;
+
+	return c < PGWT_NCLASSES ? c : PGWT_CLASS_UNKNOWN;
+}
+
+/* Idle time is not DB time: the Activity class and Client:ClientRead. */
+static inline bool
+pgwt_event_is_idle(uint32_t id)
+{
+	return (id >> 24) == PGWT_CLASS_ACTIVITY || id == PGWT_EVENT_CLIENT_READ;
+}
+
+/*
+ * A one-comparison filter for the hot path: false for every event that is
+ * not idle except those of the Client class (so true is to be confirmed by
+ * pgwt_event_is_idle).
+ */
+static inline bool
+pgwt_event_maybe_idle(uint32_t id)
+{
+	return (uint32_t) ((id >> 24) - PGWT_CLASS_ACTIVITY) <= 1;
+}
+
+#endif							/* PGWT_ANALYSIS_EVENT_IDS_H */
