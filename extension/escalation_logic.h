@@ -63,9 +63,9 @@ extern bool pgwt_escwin_parse_classes(const char *const *names, int n,
 									  uint32_t *mask, const char **bad);
 
 /*
- * Name of class byte c ("Lock"...), NULL when no server uses it. (A wrapper
- * of analysis/wait_event.h, whose macros clash with the extension's
- * wait_stats.h, so server files include this header instead.)
+ * Name of class byte c ("Lock"...), NULL when no server uses it (from
+ * analysis/wait_event.c's table; server files need not include that
+ * module's header).
  */
 extern const char *pgwt_escwin_class_name(unsigned c);
 

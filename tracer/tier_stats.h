@@ -13,11 +13,7 @@
 
 #include "tracefmt/record.h"
 
-/* Escalation reason codes in the markers' old_event column (docs/TRACE_FORMAT.md). */
-#define PGWT_ESC_CODE_MANUAL		1
-#define PGWT_ESC_CODE_ANOMALY		2	/* the AAS rule */
-#define PGWT_ESC_CODE_ANOMALY_LOCK	4
-#define PGWT_ESC_CODE_ANOMALY_CPU	5
+/* Escalation reason codes (PGWT_ESC_CODE_*) come from tracefmt/record.h. */
 
 typedef struct pgwt_tick_load
 {
