@@ -32,6 +32,7 @@ _PROGRAMS_DEFAULT = (
     ("bench/programs/tracer_full", ("--server", "15", "--reps", "2", "--duration", "6",
                                     "--coverage-duration", "0")),
     ("bench/programs/summary_views/run.sh", ("--reps", "3")),
+    ("bench/programs/trace_overhead/trace_overhead", ("--reps", "2", "--duration", "5", "--idle-s", "5")),
 )
 _PROGRAMS_FULL = (
     ("bin/pgwt-bench-watchpoint", ("--reps", "10")),
@@ -42,6 +43,7 @@ _PROGRAMS_FULL = (
     ("bench/programs/sampler_vs_pgws/sampler_vs_pgws", ("--reps", "5", "--duration", "20")),
     ("bench/programs/tracer_full", ("--server", "15", "--reps", "5", "--duration", "15")),
     ("bench/programs/summary_views/run.sh", ("--reps", "5")),
+    ("bench/programs/trace_overhead/trace_overhead", ("--reps", "6", "--duration", "20", "--idle-s", "30")),
 )
 
 SETS = {
@@ -69,7 +71,8 @@ PROGRAM_S_PER_REP = {"bench/programs/waitpair": 50, "bin/pgwt-bench-watchpoint":
                      "bin/pgwt-bench-tracefmt": 10,
                      "bench/programs/sampler_vs_pgws/sampler_vs_pgws": 60,
                      "bench/programs/tracer_full": 60,
-                     "bench/programs/summary_views/run.sh": 30}
+                     "bench/programs/summary_views/run.sh": 30,
+                     "bench/programs/trace_overhead/trace_overhead": 45}
 
 
 def estimate_s(bset, arms_per_build):
