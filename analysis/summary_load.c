@@ -12,16 +12,16 @@
  * (folded keys, late records). The live summary lags its trace by a few
  * seconds: the seconds after its last frame come from records.
  *
- * Reads files through tracefmt only; no state beyond the call.
+ * Pure: the trace comes in as a pgwt_tf_trace_source (tracefmt's table of
+ * functions for records, frames and summary presence), so this file opens
+ * nothing itself; pgwt_summary_load_at() is the convenience form that
+ * builds the source of a path. No state beyond the call.
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "analysis/engine_internal.h"
 #include "analysis/summary_load.h"
-#include "tracefmt/tracefmt.h"
 
 #define SL_SECOND PGWT_TF_SUM_SECOND_NS
 #define SL_MINUTE PGWT_TF_SUM_MINUTE_NS
@@ -67,127 +67,100 @@ sl_want(uint64_t sec_ts, uint64_t span_ns, uint64_t reach_ns, void *arg)
 	return true;
 }
 
-static bool
-sl_last_frame(uint64_t sec_ts, uint64_t span_ns, uint64_t reach_ns, void *arg)
+typedef struct sl_bill_arg
 {
-	sl_ctx	   *c = arg;
+	pgwt_engine *eng;
+	int			w;
+	sl_ctx	   *c;
+	uint64_t   *n;
+	bool		minutes;
+	bool		inexact;
+} sl_bill_arg;
 
-	(void) reach_ns;
-	if (span_ns == SL_SECOND && sec_ts + SL_SECOND > c->last_end)
-		c->last_end = sec_ts + SL_SECOND;
-	return false;				/* headers only */
+static int
+sl_bill_frame(const pgwt_tf_second *s, void *arg)
+{
+	sl_bill_arg *b = arg;
+
+	if (b->minutes)
+	{
+		size_t		i = (size_t) ((s->sec_ts - b->c->mfirst) / SL_MINUTE);
+
+		/* an inexact minute is left to its seconds */
+		if (!pgwt_summary_bill_frame(b->eng, b->w, s, b->c->shift))
+			return 0;
+		b->c->mbits[i / 8] |= (uint8_t) (1u << (i % 8));
+	}
+	else if (!pgwt_summary_bill_frame(b->eng, b->w, s, b->c->shift))
+	{
+		b->inexact = true;
+		return -1;
+	}
+	(*b->n)++;
+	return 0;
 }
 
 /* Bills every wanted frame; -1 = a frame was not usable. */
 static int
-sl_bill(pgwt_engine *eng, int w, const char *path, sl_ctx *c, uint64_t *n, bool minutes)
+sl_bill(pgwt_engine *eng, int w, const pgwt_tf_trace_source *src, sl_ctx *c,
+		uint64_t *n, bool minutes)
 {
-	pgwt_tf_sum_reader *sr;
-	const pgwt_tf_second *s;
+	sl_bill_arg b = {eng, w, c, n, minutes, false};
+	bool		bad = false;
 	int			rc;
 
 	if (c->hi <= c->lo)
 		return 0;
-	if ((rc = pgwt_tf_sum_reader_open(path, c->lo, c->hi - 1, &sr)) < 0)
-		return rc;
-	pgwt_tf_sum_reader_set_filter(sr, sl_want, c);
-	while ((rc = pgwt_tf_sum_reader_next(sr, &s)) == 1)
-	{
-		if (minutes)
-		{
-			size_t		i = (size_t) ((s->sec_ts - c->mfirst) / SL_MINUTE);
-
-			/* an inexact minute is left to its seconds */
-			if (!pgwt_summary_bill_frame(eng, w, s, c->shift))
-				continue;
-			c->mbits[i / 8] |= (uint8_t) (1u << (i % 8));
-		}
-		else if (!pgwt_summary_bill_frame(eng, w, s, c->shift))
-		{
-			rc = -1;
-			break;
-		}
-		(*n)++;
-	}
-	if (rc == 0 && pgwt_tf_sum_reader_stats(sr)->frames_bad > 0)
-		rc = -1;
-	pgwt_tf_sum_reader_close(sr);
+	rc = src->frames(src->arg, c->lo, c->hi, sl_want, c, sl_bill_frame, &b, &bad);
+	if (b.inexact || (rc == 0 && bad))
+		return -1;
 	return rc;
 }
 
-static int
-sl_feed(pgwt_engine *eng, const char *path, uint64_t lo, uint64_t hi, int64_t shift,
-		uint64_t *n)
+typedef struct sl_feed_arg
 {
-	pgwt_tf_read_opts ro;
-	pgwt_tf_reader *r;
-	pgwt_tf_block b;
-	pgwt_record *batch = NULL;
+	pgwt_engine *eng;
+	int64_t		shift;
+	pgwt_record *batch;
+	uint64_t   *n;
+} sl_feed_arg;
+
+static int
+sl_feed_block(const pgwt_record *recs, uint32_t n, void *arg)
+{
+	sl_feed_arg *f = arg;
+
+	if (f->batch)
+	{
+		uint32_t	i;
+
+		for (i = 0; i < n; i++)
+		{
+			f->batch[i] = recs[i];
+			f->batch[i].ts_ns += (uint64_t) f->shift;
+		}
+		pgwt_engine_add_many(f->eng, f->batch, n);
+	}
+	else
+		pgwt_engine_add_many(f->eng, recs, n);
+	*f->n += n;
+	return 0;
+}
+
+static int
+sl_feed(pgwt_engine *eng, const pgwt_tf_trace_source *src, uint64_t lo, uint64_t hi,
+		int64_t shift, uint64_t *n)
+{
+	sl_feed_arg f = {eng, shift, NULL, n};
 	int			rc;
 
 	if (hi <= lo)
 		return 0;
-	memset(&ro, 0, sizeof(ro));
-	ro.t_start = lo;
-	ro.t_end = hi - 1;
-	if ((rc = pgwt_tf_reader_open(path, &ro, &r)) < 0)
-		return rc == -PGWT_TF_NOT_FOUND ? 0 : rc;
-	if (shift != 0 && !(batch = malloc(sizeof(pgwt_record) * PGWT_TF_BLOCK_MAX_RECORDS)))
-	{
-		pgwt_tf_reader_close(r);
+	if (shift != 0 && !(f.batch = malloc(sizeof(pgwt_record) * PGWT_TF_BLOCK_MAX_RECORDS)))
 		return -PGWT_TF_NOMEM;
-	}
-	while ((rc = pgwt_tf_reader_next_block(r, &b)) == 1)
-	{
-		if (batch)
-		{
-			uint32_t	i;
-
-			for (i = 0; i < b.n; i++)
-			{
-				batch[i] = b.recs[i];
-				batch[i].ts_ns += (uint64_t) shift;
-			}
-			pgwt_engine_add_many(eng, batch, b.n);
-		}
-		else
-			pgwt_engine_add_many(eng, b.recs, b.n);
-		*n += b.n;
-	}
-	free(batch);
-	pgwt_tf_reader_close(r);
+	rc = src->records(src->arg, lo, hi, sl_feed_block, &f);
+	free(f.batch);
 	return rc;
-}
-
-/* Every trace file that the raw path would read has its summary (and,
- * with a shift, maps its clock by that same shift). */
-static bool
-sl_all_summarized(const char *path, uint64_t lo, uint64_t hi, int64_t shift)
-{
-	pgwt_tf_read_opts ro;
-	pgwt_tf_reader *r;
-	uint32_t	i;
-	bool		ok = true;
-
-	memset(&ro, 0, sizeof(ro));
-	ro.t_start = lo;
-	ro.t_end = hi;
-	if (pgwt_tf_reader_open(path, &ro, &r) < 0)
-		return false;
-	for (i = 0; ok && i < pgwt_tf_reader_nfiles(r); i++)
-	{
-		char		sum[4096];
-		const pgwt_tf_file_header *h = pgwt_tf_reader_file_header(r, i);
-
-		if (snprintf(sum, sizeof(sum), "%s%s", pgwt_tf_reader_file_path(r, i),
-					 PGWT_TF_SUM_SUFFIX) >= (int) sizeof(sum) ||
-			access(sum, R_OK) != 0)
-			ok = false;
-		if (shift != 0 && h->start_realtime_ns - h->start_monotonic_ns != (uint64_t) shift)
-			ok = false;
-	}
-	pgwt_tf_reader_close(r);
-	return ok;
 }
 
 /* The window [from, to) in the trace's clock. */
@@ -198,14 +171,14 @@ typedef struct sl_win
 } sl_win;
 
 static int
-sl_raw(pgwt_engine *eng, const sl_win *spec, const char *path, uint64_t slack,
-	   int64_t shift, pgwt_summary_load_stats *st, const char *why)
+sl_raw(pgwt_engine *eng, const sl_win *spec, const pgwt_tf_trace_source *src,
+	   uint64_t slack, int64_t shift, pgwt_summary_load_stats *st, const char *why)
 {
 	uint64_t	end = spec->to_ns > UINT64_MAX - slack - 1 ? UINT64_MAX : spec->to_ns + slack + 1;
 
 	st->used_summary = false;
 	st->why_raw = why;
-	return sl_feed(eng, path, spec->from_ns, end, shift, &st->records);
+	return sl_feed(eng, src, spec->from_ns, end, shift, &st->records);
 }
 
 int
@@ -219,11 +192,26 @@ int
 pgwt_summary_load_at(pgwt_engine *eng, int w, const char *path, uint64_t slack_ns,
 					 int64_t shift, pgwt_summary_load_stats *st)
 {
+	pgwt_tf_trace_source src;
+	int			rc;
+
+	memset(st, 0, sizeof(*st));
+	if ((rc = pgwt_tf_trace_source_open(path, &src)) < 0)
+		return rc;
+	rc = pgwt_summary_load_source(eng, w, &src, slack_ns, shift, st);
+	pgwt_tf_trace_source_close(&src);
+	return rc;
+}
+
+int
+pgwt_summary_load_source(pgwt_engine *eng, int w, const pgwt_tf_trace_source *src,
+						 uint64_t slack_ns, int64_t shift, pgwt_summary_load_stats *st)
+{
 	sl_win		win;
 	const sl_win *spec = &win;
 	pgwt_summary_plan p;
 	sl_ctx		c;
-	char		live[4096];
+	uint64_t	live_end;
 	unsigned	i;
 	int			rc;
 
@@ -238,35 +226,24 @@ pgwt_summary_load_at(pgwt_engine *eng, int w, const char *path, uint64_t slack_n
 		win.from_ns = 0;
 	pgwt_summary_plan_window(spec->from_ns, spec->to_ns, slack_ns, &p);
 	if (!p.use_summary)
-		return sl_raw(eng, spec, path, slack_ns, shift, st, "no whole second in the window");
-	if (!sl_all_summarized(path, spec->from_ns, p.raw_hi[p.nraw - 1], shift))
-		return sl_raw(eng, spec, path, slack_ns, shift, st,
+		return sl_raw(eng, spec, src, slack_ns, shift, st, "no whole second in the window");
+	if (!src->all_summarized(src->arg, spec->from_ns, p.raw_hi[p.nraw - 1], shift))
+		return sl_raw(eng, spec, src, slack_ns, shift, st,
 					  "a trace file has no summary (or another clock offset)");
 
 	/* the live summary ends a few seconds before its trace */
 	memset(&c, 0, sizeof(c));
 	c.shift = shift;
-	if (snprintf(live, sizeof(live), "%s/%s%s", path, PGWT_TF_CURRENT_NAME,
-				 PGWT_TF_SUM_SUFFIX) < (int) sizeof(live) && access(live, R_OK) == 0)
+	if (src->live_summary_end(src->arg, &live_end))
 	{
-		pgwt_tf_sum_reader *sr;
-		const pgwt_tf_second *s;
-
-		c.last_end = 0;
-		if (pgwt_tf_sum_reader_open(live, 0, UINT64_MAX, &sr) == 0)
-		{
-			pgwt_tf_sum_reader_set_filter(sr, sl_last_frame, &c);
-			while (pgwt_tf_sum_reader_next(sr, &s) == 1)
-				;
-			pgwt_tf_sum_reader_close(sr);
-		}
+		c.last_end = live_end;
 		if (c.last_end < p.raw_hi[p.nraw - 1])
 		{
 			/* summaries only up to the live summary's end */
 			uint64_t	lim = c.last_end;
 
 			if (lim <= p.sum_from_ns)
-				return sl_raw(eng, spec, path, slack_ns, shift, st, "the live summary lags");
+				return sl_raw(eng, spec, src, slack_ns, shift, st, "the live summary lags");
 			if (lim < p.sum_to_ns)
 			{
 				p.nraw = 0;
@@ -295,13 +272,13 @@ pgwt_summary_load_at(pgwt_engine *eng, int w, const char *path, uint64_t slack_n
 	c.lo = p.sum_from_ns;
 	c.hi = p.sum_to_ns;
 	c.span = SL_MINUTE;
-	rc = sl_bill(eng, w, path, &c, &st->minutes, true);
+	rc = sl_bill(eng, w, src, &c, &st->minutes, true);
 	/* 2. the other whole seconds */
 	if (rc == 0)
 	{
 		c.span = SL_SECOND;
 		c.skip_billed_minutes = true;
-		rc = sl_bill(eng, w, path, &c, &st->seconds, false);
+		rc = sl_bill(eng, w, src, &c, &st->seconds, false);
 	}
 	/* 3. waits that end after the window, from later seconds' crossings */
 	if (rc == 0 && p.after_to_ns > p.after_from_ns)
@@ -310,21 +287,21 @@ pgwt_summary_load_at(pgwt_engine *eng, int w, const char *path, uint64_t slack_n
 		c.hi = p.after_to_ns;
 		c.skip_billed_minutes = false;
 		c.reach_before = spec->to_ns;
-		rc = sl_bill(eng, w, path, &c, &st->seconds, false);
+		rc = sl_bill(eng, w, src, &c, &st->seconds, false);
 	}
 	free(c.mbits);
 	if (rc == -1)
 	{
 		/* start again from records: nothing billed so far may stay */
 		pgwt_engine_reset(eng);
-		return sl_raw(eng, spec, path, slack_ns, shift, st, "a summary frame is not exact");
+		return sl_raw(eng, spec, src, slack_ns, shift, st, "a summary frame is not exact");
 	}
 	if (rc < 0)
 		return rc;
 	st->used_summary = true;
 	/* 4. partial seconds */
 	for (i = 0; i < p.nraw; i++)
-		if ((rc = sl_feed(eng, path, p.raw_lo[i], p.raw_hi[i], shift, &st->records)) < 0)
+		if ((rc = sl_feed(eng, src, p.raw_lo[i], p.raw_hi[i], shift, &st->records)) < 0)
 			return rc;
 	return 0;
 }

@@ -1,15 +1,17 @@
 /*
  * summary_load.h
- *		Fills an engine window from a trace directory, from summaries where
+ *		Fills an engine window from a stored trace, from summaries where
  *		they are whole and exact, from records everywhere else
- *		(docs/TRACE_FORMAT.md 11.4). The one file of analysis/ that reads
- *		files, through tracefmt's readers only; the billing itself is the
- *		pure analysis/summary.c.
+ *		(docs/TRACE_FORMAT.md 11.4). The trace is handed in as a
+ *		pgwt_tf_trace_source (tracefmt/trace_source.h), so the logic does
+ *		no I/O and takes scripted sources; the billing itself is the pure
+ *		analysis/summary.c.
  */
 #ifndef PGWT_ANALYSIS_SUMMARY_LOAD_H
 #define PGWT_ANALYSIS_SUMMARY_LOAD_H
 
 #include "analysis/summary.h"
+#include "tracefmt/trace_source.h"
 
 typedef struct pgwt_summary_load_stats
 {
@@ -28,6 +30,16 @@ typedef struct pgwt_summary_load_stats
  */
 int			pgwt_summary_load(pgwt_engine *eng, int w, const char *path,
 							  uint64_t slack_ns, pgwt_summary_load_stats *st);
+
+/*
+ * Window w from a source (pgwt_tf_trace_source_open() for a path, or a
+ * scripted one), engine clock = trace clock + shift (see below). The path
+ * forms build the source of their path and call this.
+ */
+int			pgwt_summary_load_source(pgwt_engine *eng, int w,
+									 const pgwt_tf_trace_source *src,
+									 uint64_t slack_ns, int64_t shift,
+									 pgwt_summary_load_stats *st);
 
 /*
  * The same for an engine whose clock is the trace's + shift ns, e.g.

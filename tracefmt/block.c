@@ -11,7 +11,8 @@
  *				  zigzag(weight_ns - sample_period_ns) LEB128 (v4+)
  * Timestamps are deltas from the previous record, the first from first_ts.
  * In v4 the block header's reserved u16 carries a checksum of the stored
- * payload (v2/v3 writers leave it 0 and readers ignore it there).
+ * payload (v2/v3 writers leave it 0 and readers ignore it there). v5
+ * TRANSITIONS columns are predicted below; v6 ones live in block_v6.c.
  */
 #include <string.h>
 
@@ -112,6 +113,8 @@ tf_block_header_encode(const pgwt_tf_block_header *h, uint8_t *out)
 static size_t
 tf_record_min_bytes(uint16_t version, uint16_t type)
 {
+	if (type == PGWT_TF_BLOCK_TRANSITIONS && version >= 6)
+		return 1 + 1;			/* ts, code */
 	if (type == PGWT_TF_BLOCK_TRANSITIONS && version >= 5)
 		return 1 + 4 + 4 + 1 + 1 + 1 + 1;	/* ts pid new old dur qcode cpu */
 	if (type == PGWT_TF_BLOCK_TRANSITIONS)
@@ -122,11 +125,23 @@ tf_record_min_bytes(uint16_t version, uint16_t type)
 size_t
 tf_record_max_bytes(uint16_t version, uint16_t type)
 {
+	/* ts code pid+escape extra old(event+index) new dur query(id+index) cpu */
+	if (type == PGWT_TF_BLOCK_TRANSITIONS && version >= 6)
+		return 10 + 1 + 4 + 2 + 1 + 6 + 6 + 10 + 10 + 10;
 	if (type == PGWT_TF_BLOCK_TRANSITIONS && version >= 5)
 		return 10 + 4 + 4 + 5 + 10 + 1 + 8 + 10;
 	if (type == PGWT_TF_BLOCK_TRANSITIONS)
 		return 10 + 4 + 4 + 4 + 10 + 8 + (version >= 3 ? 10 : 0);
 	return 10 + 4 + 4 + 8 + (version >= 4 ? 10 : 0);
+}
+
+size_t
+tf_block_fixed_max_bytes(uint16_t version, uint16_t type)
+{
+	/* v6 TRANSITIONS: three table counts (2 B) and seven lengths (3 B) */
+	if (type == PGWT_TF_BLOCK_TRANSITIONS && version >= 6)
+		return 3 * 2 + 7 * 3;
+	return 0;
 }
 
 int
@@ -152,7 +167,8 @@ tf_block_header_decode(const uint8_t *in, uint16_t version, uint16_t flags,
 	if (h->type == PGWT_TF_BLOCK_SAMPLES && h->sample_period_ns > INT64_MAX)
 		return -PGWT_TF_BAD_BLOCK;
 	if (h->uncompressed < h->n * tf_record_min_bytes(version, h->type) ||
-		h->uncompressed > h->n * tf_record_max_bytes(version, h->type))
+		h->uncompressed > h->n * tf_record_max_bytes(version, h->type) +
+		tf_block_fixed_max_bytes(version, h->type))
 		return -PGWT_TF_BAD_BLOCK;
 	if (flags & PGWT_TF_FLAG_LZ4)
 	{
@@ -196,11 +212,15 @@ tf_pred_slot(tf_pred *t, uint32_t pid)
 	return e;
 }
 
+/* v5's markers are the ids assigned when it was defined (0xFFFFFFF0..F7):
+ * its meaning must not move when later markers are assigned. */
+#define TF_V5_IS_MARKER(ev)	((ev) >= 0xFFFFFFF0u && (ev) <= 0xFFFFFFF7u)
+
 static inline void
 tf_pred_update(tf_pred *e, const pgwt_record *r)
 {
 	e->last_query = r->query_id;
-	if (!PGWT_IS_MARKER(r->new_event))
+	if (!TF_V5_IS_MARKER(r->new_event))
 	{
 		e->last_new = r->new_event;
 		e->last_ts = r->ts_ns;
@@ -291,7 +311,12 @@ tf_block_encode(uint16_t version, uint16_t flags, uint16_t type,
 		p += tf_put_leb(p, recs[i].ts_ns - prev);
 		prev = recs[i].ts_ns;
 	}
-	if (type == PGWT_TF_BLOCK_TRANSITIONS && version >= 5)
+	if (type == PGWT_TF_BLOCK_TRANSITIONS && version >= 6)
+	{
+		if ((p = tf_encode_transitions_v6(recs, n, p)) == NULL)
+			return -PGWT_TF_NOMEM;
+	}
+	else if (type == PGWT_TF_BLOCK_TRANSITIONS && version == 5)
 		p = tf_encode_transitions_v5(recs, n, p);
 	else
 	{
@@ -521,12 +546,14 @@ tf_block_decode(uint16_t version, uint16_t flags, const pgwt_tf_block_header *hd
 		ts += d;
 		recs[i].ts_ns = ts;
 	}
-	if (transitions && version >= 5)
+	if (transitions && version >= 6)
+		return tf_decode_transitions_v6(&p, end, n, recs);
+	if (transitions && version == 5)
 		fixed = 4 + 4;
 	if ((size_t) (end - p) < (size_t) n * fixed)
 		return -PGWT_TF_BAD_PAYLOAD;
 
-	if (transitions && version >= 5)
+	if (transitions && version == 5)
 	{
 		int			rc = tf_decode_transitions_v5(&p, end, n, recs);
 

@@ -25,6 +25,17 @@ extern int	tf_block_header_decode(const uint8_t *in, uint16_t version,
 								   uint16_t flags, pgwt_tf_block_header *h);
 /* Bytes one record takes uncompressed at most, for this version/type. */
 extern size_t tf_record_max_bytes(uint16_t version, uint16_t type);
+/* Bytes a block's payload may hold beyond n x tf_record_max_bytes. */
+extern size_t tf_block_fixed_max_bytes(uint16_t version, uint16_t type);
+
+/* ---- block_v6.c: v6 TRANSITIONS columns after the ts column ----------- */
+
+/* Writes the columns at p; returns the end, NULL when out of memory. */
+extern uint8_t *tf_encode_transitions_v6(const pgwt_record *recs, uint32_t n,
+										 uint8_t *p);
+/* Reads them from [*pp, end) (ts_ns already set); the payload's rest. */
+extern int	tf_decode_transitions_v6(const uint8_t **pp, const uint8_t *end,
+									 uint32_t n, pgwt_record *recs);
 
 /*
  * Encodes n records (all of one kind, sorted by ts) into the payload
@@ -86,6 +97,16 @@ extern uint64_t tf_clock_monotonic(const pgwt_tf_clock *c);
 /* Encode a footer for n entries into a malloc'd buffer. */
 extern int	tf_footer_encode(const uint64_t *first_ts, const uint64_t *offsets,
 							 uint32_t n, uint8_t **buf, size_t *len);
+
+/* ---- side_retention.c: side files follow the archives' retention ----- */
+
+/* Prunes the side files of dir to what can describe records at or after
+ * the oldest retained file's start; now_* (the writer's clock) tells
+ * whether a reboot lies between. *dropped = lines removed. */
+extern int	tf_side_apply_retention(const char *dir, const pgwt_tf_file_opts *opts,
+									const pgwt_tf_file_header *oldest,
+									uint64_t now_rt, uint64_t now_mono,
+									uint64_t *dropped);
 
 /* ---- summary_file.c: the summary beside a trace file ------------------- */
 

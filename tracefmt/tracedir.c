@@ -16,6 +16,10 @@
  * recovered with it (torn tail cut), deleted with it by retention. A
  * summary without its trace is renamed aside like a bad live file.
  *
+ * Side files (backends, blockers, queries) follow retention line by line
+ * after each pass: side_retention.c, with the oldest retained file's start
+ * as the horizon.
+ *
  * Rotation is checked on flush and tick, not per record: the caller ticks
  * at least once a second (the daemon does on every sampler tick). The
  * object belongs to one thread.
@@ -400,6 +404,54 @@ pgwt_tf_dir_flush(pgwt_tf_dir_writer *d)
 	return pgwt_tf_dir_tick(d);
 }
 
+/*
+ * Side files follow the archives: their horizon is the start of the
+ * oldest trace file left (a[] is sorted oldest first by the policy), else
+ * of the live file, else now (every archive went and the live file is
+ * about to start).
+ */
+static int
+tf_dir_side_retention(pgwt_tf_dir_writer *d, const pgwt_tf_archive *a,
+					  const bool *del, size_t n)
+{
+	pgwt_tf_file_header oldest;
+	uint64_t	now_rt = tf_clock_realtime(&d->opts.file.clock);
+	uint64_t	now_mono = tf_clock_monotonic(&d->opts.file.clock);
+	uint64_t	dropped = 0;
+	size_t		i;
+	int			rc;
+
+	for (i = 0; i < n && del[i]; i++)
+		;
+	if (i < n)
+	{
+		char		path[4096];
+		uint8_t		hb[PGWT_TF_FILE_HEADER_SIZE];
+		int			fd;
+
+		if (tf_path(path, sizeof(path), d->dir, a[i].name) < 0 ||
+			(fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			return 0;			/* gone meanwhile: next pass */
+		rc = tf_pread_all(fd, hb, sizeof(hb), 0);
+		close(fd);
+		/* an archive with a bad header dates nothing: prune nothing */
+		if (rc < 0 || tf_file_header_decode(hb, &oldest) < 0)
+			return 0;
+	}
+	else if (d->w)
+		oldest = *pgwt_tf_file_writer_header(d->w);
+	else
+	{
+		memset(&oldest, 0, sizeof(oldest));
+		oldest.start_realtime_ns = now_rt;
+		oldest.start_monotonic_ns = now_mono;
+	}
+	rc = tf_side_apply_retention(d->dir, &d->opts.file, &oldest, now_rt, now_mono,
+								 &dropped);
+	d->stats.side_lines_dropped += dropped;
+	return rc;
+}
+
 int
 pgwt_tf_dir_apply_retention(pgwt_tf_dir_writer *d)
 {
@@ -501,6 +553,8 @@ pgwt_tf_dir_apply_retention(pgwt_tf_dir_writer *d)
 				rc = -PGWT_TF_IO;
 		}
 	}
+	if (rc == 0)
+		rc = tf_dir_side_retention(d, a, del, n);
 	for (i = 0; i < n; i++)
 		free(names[i]);
 	free(names);

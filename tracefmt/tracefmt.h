@@ -70,15 +70,16 @@ extern const char *pgwt_tf_strerror(int err);
 
 #define PGWT_TF_MAGIC			0x54574750u	/* "PGWT" little-endian */
 #define PGWT_TF_VERSION_MIN		2
-#define PGWT_TF_VERSION			4		/* what the writer produces by default */
-#define PGWT_TF_VERSION_MAX		5		/* newest version read and written */
+#define PGWT_TF_VERSION			6		/* what the writer produces by default */
+#define PGWT_TF_VERSION_MAX		6		/* newest version read and written */
 #define PGWT_TF_FLAG_LZ4		0x0001u
 #define PGWT_TF_FILE_HEADER_SIZE	28
 #define PGWT_TF_BLOCK_HEADER_SIZE	40
 #define PGWT_TF_FOOTER_ENTRY_SIZE	16
 #define PGWT_TF_BLOCK_MAX_RECORDS	4096
-/* Bound on one block's uncompressed payload (largest legal v4 block). */
-#define PGWT_TF_PAYLOAD_MAX		(PGWT_TF_BLOCK_MAX_RECORDS * 60)
+/* Bound on one block's uncompressed payload (largest legal block: v6
+ * TRANSITIONS, 60 bytes per record plus 27 of tables and lengths). */
+#define PGWT_TF_PAYLOAD_MAX		(PGWT_TF_BLOCK_MAX_RECORDS * 60 + 64)
 /* v4 writers keep last_ts - first_ts of every block within this. */
 #define PGWT_TF_MAX_BLOCK_SPAN_NS	(10ull * 1000000000ull)
 
@@ -148,7 +149,7 @@ typedef struct pgwt_tf_file_writer pgwt_tf_file_writer;
 typedef struct pgwt_tf_file_opts
 {
 	uint32_t	pg_version;
-	uint16_t	version;		/* 0 = PGWT_TF_VERSION; 2..5 allowed */
+	uint16_t	version;		/* 0 = PGWT_TF_VERSION; 2..6 allowed */
 	bool		no_lz4;			/* store payloads raw (flags bit0 clear) */
 	bool		write_meta;		/* maintain <path>.meta after each block */
 	bool		fsync_each_block;	/* default off: page cache per block */
@@ -272,6 +273,7 @@ typedef struct pgwt_tf_dir_stats
 	uint64_t	quarantined;	/* unreadable files kept aside (.bad-*) */
 	uint64_t	deleted;		/* archives removed by retention */
 	uint64_t	deleted_bytes;
+	uint64_t	side_lines_dropped;	/* side-file lines removed by retention */
 } pgwt_tf_dir_stats;
 
 typedef struct pgwt_tf_dir_writer pgwt_tf_dir_writer;
@@ -335,6 +337,7 @@ extern size_t pgwt_tf_retention_select(pgwt_tf_archive *a, bool *del, size_t n,
 #define PGWT_TF_BACKENDS_NAME	"backends.tsv"
 #define PGWT_TF_QUERIES_NAME	"queries.tsv"
 #define PGWT_TF_EVENTS_NAME		"events.tsv"
+#define PGWT_TF_BLOCKERS_NAME	"blockers.tsv"
 #define PGWT_TF_QUERY_TEXT_MAX	4096	/* bytes kept of one query text */
 #define PGWT_TF_FIELD_MAX		256		/* bytes kept of other strings */
 
@@ -393,5 +396,20 @@ extern int	pgwt_tf_queries_read(const char *dir, pgwt_tf_query_cb cb,
 								 void *arg, uint64_t *bad);
 extern int	pgwt_tf_events_read(const char *dir, pgwt_tf_event_cb cb,
 								void *arg, uint32_t *pg_version, uint64_t *bad);
+
+/*
+ * Side-file retention rules (pure; applied by pgwt_tf_dir_apply_retention
+ * with the start of the oldest retained trace file as the horizon).
+ * keep_backends: of the n backends lines (valid[i] false = not a parsable
+ * line, always kept), drop every line started at or before horizon_rt
+ * that a later-starting line of the same pid, also at or before it,
+ * supersedes. keep_blocker: a blockers.tsv line is kept unless its ts_ns
+ * lies before horizon_mono.
+ */
+extern int	pgwt_tf_side_keep_backends(const uint32_t *pid, const uint64_t *start,
+									   const bool *valid, size_t n,
+									   uint64_t horizon_rt, bool *keep);
+extern bool pgwt_tf_side_keep_blocker(const char *line, size_t len,
+									  uint64_t horizon_mono);
 
 #endif							/* PGWT_TRACEFMT_H */

@@ -48,7 +48,9 @@ fz_block(const uint8_t *d, size_t n)
 
 	if (n < 2 + PGWT_TF_BLOCK_HEADER_SIZE)
 		return;
-	version = 2 + d[0] % 3;
+	/* seeds of versions 2..4 were made when the selector was d[0] % 3 */
+	version = PGWT_TF_VERSION_MIN +
+		d[0] % (PGWT_TF_VERSION_MAX - PGWT_TF_VERSION_MIN + 1);
 	flags = d[1] & 1;
 	d += 2;
 	n -= 2;

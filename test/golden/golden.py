@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Independent encoder/decoder of the published trace layout (v2/v3/v4).
+"""Independent encoder/decoder of the published trace layout (v2..v4;
+v5 and v6 TRANSITIONS are decoded only).
 
 It shares no code with tracefmt/: it is written from docs/TRACE_FORMAT.md
 so the golden files test the C reader against the spec, not against the C
@@ -110,6 +111,70 @@ def checksum16(data):
     return h & 0xFFFF
 
 
+def zigzag64(d):
+    """zigzag of d taken modulo 2^64 as a signed 64-bit value."""
+    d &= M64
+    if d >= 1 << 63:
+        d -= 1 << 64
+    return ((d << 1) ^ (d >> 63)) & M64
+
+
+def v6_columns(recs):
+    """TRACE_FORMAT.md 3.1.2, encoder side. Tables list values in order of
+    first appearance (the spec allows any order; our C writer sorts pids by
+    frequency), so the C reader is tested on an order its writer never uses."""
+    pids, events, queries = [], [], []
+    last, last_any = {}, {}
+    codes = bytearray()
+    cols = [bytearray() for _ in range(7)]
+    for r in recs:
+        if r["pid"] not in pids:
+            pids.append(r["pid"])
+    for r in recs:
+        idx = pids.index(r["pid"])
+        L = last.get(idx)
+        A = last_any.get(idx)
+        code = idx if idx < 15 else 15
+        if idx >= 15:
+            cols[0] += leb(idx)
+        extra = 0
+        if r["old"] != (L["new"] if L else 0):
+            extra |= 1
+            if r["old"] not in events:
+                events.append(r["old"])
+            cols[2] += leb(events.index(r["old"]))
+        if r["new"] != (L["old"] if L else 0):
+            code |= 0x10
+            if r["new"] not in events:
+                events.append(r["new"])
+            cols[3] += leb(events.index(r["new"]))
+        dpred = r["ts"] - L["ts"] if L else 0
+        if r["dur"] != dpred:
+            extra |= 2
+            cols[4] += leb(zigzag64(r["dur"] - dpred))
+        if r["qid"] != (A["qid"] if A else 0):
+            code |= 0x20
+            if r["qid"] not in queries:
+                queries.append(r["qid"])
+            cols[5] += leb(queries.index(r["qid"]))
+        if r["cpu"] != CPU_UNKNOWN:
+            code |= 0x40
+            cols[6] += leb(zigzag64(r["cpu"] - (r["dur"] if r["old"] == 0 else 0)))
+        if extra:
+            code |= 0x80
+            cols[1].append(extra)
+        codes.append(code)
+        last_any[idx] = r
+        if not (0xFFFFFFF0 <= r["new"] <= 0xFFFFFFFE):
+            last[idx] = r
+    out = bytearray(codes)
+    out += leb(len(pids)) + b"".join(struct.pack("<I", v) for v in pids)
+    out += leb(len(events)) + b"".join(struct.pack("<I", v) for v in events)
+    out += leb(len(queries)) + b"".join(struct.pack("<Q", v) for v in queries)
+    out += b"".join(leb(len(c)) for c in cols) + b"".join(bytes(c) for c in cols)
+    return bytes(out)
+
+
 def payload(version, btype, period, recs):
     first = recs[0]["ts"]
     p = bytearray()
@@ -117,6 +182,8 @@ def payload(version, btype, period, recs):
     for r in recs:
         p += leb(r["ts"] - prev)
         prev = r["ts"]
+    if btype == 0 and version >= 6:
+        return bytes(p) + v6_columns(recs)
     p += b"".join(struct.pack("<I", r["pid"]) for r in recs)
     if btype == 0:
         p += b"".join(struct.pack("<I", r["old"]) for r in recs)
@@ -264,6 +331,26 @@ def make(outdir):
     exp = dump_lines(4, 0, 0, ta) + dump_lines(4, 1, period, sw)
     files["v4_handmade"] = (trace_file(4, 1, pg, rt, mono, blocks), 4, 1, exp, dict(blocks=2, bad=0))
 
+    # v6 from this encoder: predicted transitions (markers, an exit, pid
+    # table escapes past 15 pids, cpu known and unknown, explicit old
+    # events and duration residuals)
+    chain = []
+    t = 7_000_000_000
+    state = {}
+    for i in range(600):
+        pid = 2000 + (i * 7) % 20
+        old_ev, last_t = state.get(pid, (0, t - 1000))
+        new_ev = 0 if old_ev else (0x0A000001, 0x01000000, 0x06000000)[i % 3]
+        cpu = CPU_UNKNOWN if i % 4 else (t - last_t if old_ev == 0 else 3)
+        chain.append(T(t, pid, old_ev, new_ev, t - last_t, 11 + (i // 50) % 3, cpu))
+        state[pid] = (new_ev, t)
+        t += 500 + (i * 7919) % 40_000
+    blocks = [(block(6, 1, 0, 0, ta), ta[0]["ts"]), (block(6, 1, 1, period, sw), sw[0]["ts"]),
+              (block(6, 1, 0, 0, big), big[0]["ts"]), (block(6, 1, 0, 0, chain), chain[0]["ts"])]
+    exp = (dump_lines(6, 0, 0, ta) + dump_lines(6, 1, period, sw) + dump_lines(6, 0, 0, big) +
+           dump_lines(6, 0, 0, chain))
+    files["v6_handmade"] = (trace_file(6, 1, pg, rt, mono, blocks), 6, 1, exp, dict(blocks=4, bad=0))
+
     for name, (data, version, flags, exp, st) in files.items():
         exp = order_blocks(exp)
         with open("%s/%s.trace.lz4" % (outdir, name), "wb") as f:
@@ -309,6 +396,165 @@ def truth(path, truth_path):
     print("truth matches: %d events" % len(rows))
 
 
+M64 = (1 << 64) - 1
+
+
+def unzigzag(v):
+    return (v >> 1) ^ -(v & 1)
+
+
+def v5_transitions(raw, pos, cnt, ts):
+    """TRACE_FORMAT.md 3.1.1: columns predicted through a 1024-slot table."""
+    def is_marker(ev):
+        return 0xFFFFFFF0 <= ev <= 0xFFFFFFF7
+
+    pid = list(struct.unpack_from("<%dI" % cnt, raw, pos))
+    new = list(struct.unpack_from("<%dI" % cnt, raw, pos + 4 * cnt))
+    pos += 8 * cnt
+
+    def column(step, is_query=False):
+        """Runs the slot table over the records; step(k, slot) -> value."""
+        table = {}
+        vals = []
+        for k in range(cnt):
+            e = table.get(pid[k] & 1023)
+            if e is None or e["pid"] != pid[k]:
+                e = {"pid": pid[k], "state": 0}
+                table[pid[k] & 1023] = e
+            vals.append(step(k, e))
+            if is_query:
+                e["q"] = vals[-1]
+            if not is_marker(new[k]):
+                e["new"] = new[k]
+                e["ts"] = ts[k]
+                e["state"] = 2
+            elif e["state"] == 0:
+                e["state"] = 1
+        return vals
+
+    cur = [pos]
+
+    def leb_next():
+        v, cur[0] = read_leb(raw, cur[0])
+        return v
+
+    def oldstep(k, e):
+        v = leb_next()
+        if v == 0:
+            assert e["state"] == 2, "old code 0 without a previous record"
+            return e["new"]
+        assert v <= 1 << 32
+        return v - 1
+
+    def durstep(k, e):
+        expect = ts[k] - e["ts"] if e["state"] == 2 else 0
+        return (expect + unzigzag(leb_next())) & M64
+
+    old = column(oldstep)
+    dur = column(durstep)
+    qcode = raw[cur[0]: cur[0] + cnt]
+    qx = [cur[0] + cnt]
+
+    def qstep(k, e):
+        if qcode[k] == 0:
+            assert e["state"] != 0, "query code 0 for an unseen pid"
+            return e["q"]
+        assert qcode[k] == 1
+        v = struct.unpack_from("<Q", raw, qx[0])[0]
+        qx[0] += 8
+        return v
+
+    qid = column(qstep, True)
+    cur[0] = qx[0]
+    cpu = [(leb_next() - 1) & M64 for _ in range(cnt)]
+    recs = [T(ts[k], pid[k], old[k], new[k], dur[k], qid[k], cpu[k]) for k in range(cnt)]
+    return recs, cur[0]
+
+
+def v6_transitions(raw, pos, cnt, ts):
+    """TRACE_FORMAT.md 3.1.2: per-pid predictions, tables, exception columns."""
+    codes = raw[pos: pos + cnt]
+    pos += cnt
+    np_, pos = read_leb(raw, pos)
+    assert 1 <= np_ <= cnt
+    pids = struct.unpack_from("<%dI" % np_, raw, pos)
+    pos += 4 * np_
+    ne, pos = read_leb(raw, pos)
+    assert ne <= 2 * cnt
+    events = struct.unpack_from("<%dI" % ne, raw, pos)
+    pos += 4 * ne
+    nq, pos = read_leb(raw, pos)
+    assert nq <= cnt
+    queries = struct.unpack_from("<%dQ" % nq, raw, pos)
+    pos += 8 * nq
+    lens = []
+    for _ in range(7):
+        v, pos = read_leb(raw, pos)
+        lens.append(v)
+    cols = []
+    for ln in lens:
+        cols.append([pos, pos + ln])
+        pos += ln
+    assert pos == len(raw), "column lengths do not fill the payload"
+    PID, EXTRA, OLD, NEW, DUR, QUERY, CPU = range(7)
+
+    def take(c):
+        v, cols[c][0] = read_leb(raw, cols[c][0])
+        assert cols[c][0] <= cols[c][1], "column overrun"
+        return v
+
+    last = {}      # pid index -> last non-marker record (L)
+    last_any = {}  # pid index -> last record (A)
+    recs = []
+    for k in range(cnt):
+        c = codes[k]
+        idx = c & 15
+        if idx == 15:
+            idx = take(PID)
+            assert idx >= 15
+        assert idx < np_
+        L = last.get(idx)
+        A = last_any.get(idx)
+        extra = 0
+        if c & 0x80:
+            extra = raw[cols[EXTRA][0]]
+            cols[EXTRA][0] += 1
+            assert cols[EXTRA][0] <= cols[EXTRA][1] and extra in (1, 2, 3)
+        if extra & 1:
+            i = take(OLD)
+            assert i < ne
+            old = events[i]
+        else:
+            old = L["new"] if L else 0
+        if c & 0x10:
+            i = take(NEW)
+            assert i < ne
+            new = events[i]
+        else:
+            new = L["old"] if L else 0
+        dur = ts[k] - L["ts"] if L else 0
+        if extra & 2:
+            dur = (dur + unzigzag(take(DUR))) & M64
+        if c & 0x20:
+            i = take(QUERY)
+            assert i < nq
+            q = queries[i]
+        else:
+            q = A["qid"] if A else 0
+        if c & 0x40:
+            cpu = ((dur if old == 0 else 0) + unzigzag(take(CPU))) & M64
+        else:
+            cpu = CPU_UNKNOWN
+        r = T(ts[k], pids[idx], old, new, dur, q, cpu)
+        recs.append(r)
+        last_any[idx] = r
+        if not (0xFFFFFFF0 <= new <= 0xFFFFFFFE):
+            last[idx] = r
+    for c in cols:
+        assert c[0] == c[1], "exception column not used up"
+    return recs, pos
+
+
 def dump(path):
     """Decodes a well-formed file through its footer; prints block+record lines."""
     data = open(path, "rb").read()
@@ -345,8 +591,18 @@ def dump(path):
                 vals.append(v)
             return vals, pos
 
-        pid, pos = u32s(pos)
         recs = []
+        if btype == 0 and version == 5:
+            recs, pos = v5_transitions(raw, pos, cnt, ts)
+            assert pos == unc, "columns do not fill the payload"
+            out += dump_lines(version, btype, period, recs)
+            continue
+        if btype == 0 and version >= 6:
+            recs, pos = v6_transitions(raw, pos, cnt, ts)
+            assert pos == unc, "columns do not fill the payload"
+            out += dump_lines(version, btype, period, recs)
+            continue
+        pid, pos = u32s(pos)
         if btype == 0:
             old, pos = u32s(pos)
             new, pos = u32s(pos)

@@ -11,7 +11,15 @@
  *		file (*.scn) into a scratch directory that is removed. Built to
  *		bin/pgwt-bench-tracefmt; run from the top of the tree (or --top).
  *
+ *		  tracefmt_recode  a recorded trace rewritten in each format version
+ *		                   (arm "vN"): bytes per event and decode events per
+ *		                   CPU second. By default recorded_pgbench.trace.lz4
+ *		                   beside this file (200k events of a watchpoint-tier
+ *		                   recording of pgbench, 8 clients); --recode FILE
+ *		                   measures another trace instead of everything else
+ *
  *	 pgwt-bench-tracefmt [--events N] [--reps R] [--top DIR] [--version V]
+ *	 pgwt-bench-tracefmt --recode FILE [--reps R]
  *	 pgwt-bench-tracefmt --decode-only FILE   (used for the RSS measurement)
  */
 #include <inttypes.h>
@@ -112,6 +120,55 @@ decode(const char *path, const char *arm)
 	return rc < 0 ? -1 : n;
 }
 
+/*
+ * Rewrites the records of src into dst with format version v (one
+ * writer block stream per type, as the capture writes them).
+ */
+static long long
+recode(const char *src, const char *dst, int v)
+{
+	pgwt_tf_reader *r;
+	pgwt_tf_file_writer *w;
+	pgwt_tf_file_opts o;
+	pgwt_tf_block blk;
+	uint64_t	period = 0;
+	long long	n = 0;
+	int			rc;
+
+	memset(&o, 0, sizeof(o));
+	o.version = (uint16_t) v;
+	o.no_summary = true;
+	o.group_gid = -1;
+	if (pgwt_tf_reader_open(src, NULL, &r) < 0)
+		return -1;
+	if (pgwt_tf_file_writer_create(dst, &o, &w) < 0)
+	{
+		pgwt_tf_reader_close(r);
+		return -1;
+	}
+	while ((rc = pgwt_tf_reader_next_block(r, &blk)) == 1)
+	{
+		uint32_t	i;
+
+		if (blk.type == 1 && blk.sample_period_ns != period)
+		{
+			period = blk.sample_period_ns;
+			if (pgwt_tf_file_writer_set_sample_period(w, period) < 0)
+				rc = -1;
+		}
+		for (i = 0; i < blk.n && rc >= 0; i++)
+			if (pgwt_tf_file_writer_append(w, &blk.recs[i]) < 0)
+				rc = -1;
+		if (rc < 0)
+			break;
+		n += blk.n;
+	}
+	pgwt_tf_reader_close(r);
+	if (pgwt_tf_file_writer_finish(w) < 0 || rc < 0)
+		return -1;
+	return n;
+}
+
 static long
 peak_rss_of_decode(const char *self, const char *path)
 {
@@ -138,6 +195,49 @@ file_size(const char *p)
 	return stat(p, &st) == 0 ? (uint64_t) st.st_size : 0;
 }
 
+/*
+ * tracefmt_recode: the records of src rewritten in v4..newest, each
+ * measured for size and decode CPU time. 0 or 1 (failure).
+ */
+static int
+recode_all(const char *src, const char *dir, int reps)
+{
+	const char *base = strrchr(src, '/') ? strrchr(src, '/') + 1 : src;
+	char		path[4096];
+	int			rep,
+				v;
+
+	for (rep = 0; rep < reps; rep++)
+		for (v = 4; v <= PGWT_TF_VERSION_MAX; v++)
+		{
+			long long	n,
+						m;
+			double		c0,
+						ct;
+
+			snprintf(path, sizeof(path), "%s/recode%d.trace.lz4", dir, v);
+			unlink(path);
+			if ((n = recode(src, path, v)) <= 0)
+			{
+				fprintf(stderr, "pgwt-bench-tracefmt: cannot recode %s\n", src);
+				return 1;
+			}
+			c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+			m = decode(path, "batch");
+			ct = clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
+			if (m != n)
+				return 1;
+			printf("{\"bench\":\"tracefmt_recode\",\"arm\":\"v%d\",\"rep\":%d,\"trace\":\"%s\","
+				   "\"events\":%lld,\"file_bytes\":%" PRIu64 ",\"bytes_per_event\":%.3f,"
+				   "\"cpu_s\":%.6f,\"events_per_cpu_s\":%.0f,\"format_version\":%d}\n",
+				   v, rep, base, n, file_size(path), (double) file_size(path) / (double) n,
+				   ct, (double) n / ct, v);
+			fflush(stdout);
+			unlink(path);
+		}
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -148,6 +248,7 @@ main(int argc, char **argv)
 	char		path[4096];
 	const char *arms[] = {"batch", "iterator", "callback"};
 	const char *scns[] = {"transitions.scn", "samples.scn", "tiered.scn"};
+	const char *recode_src = NULL;
 	int			i,
 				rep;
 
@@ -163,9 +264,11 @@ main(int argc, char **argv)
 			top = argv[++i];
 		else if (strcmp(argv[i], "--version") == 0 && i + 1 < argc)
 			bench_version = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--recode") == 0 && i + 1 < argc)
+			recode_src = argv[++i];
 		else
 		{
-			fprintf(stderr, "usage: pgwt-bench-tracefmt [--events N] [--reps R] [--top DIR] [--version V]\n");
+			fprintf(stderr, "usage: pgwt-bench-tracefmt [--events N] [--reps R] [--top DIR] [--version V] [--recode FILE]\n");
 			return 2;
 		}
 	}
@@ -180,6 +283,14 @@ main(int argc, char **argv)
 	{
 		perror("mkdtemp");
 		return 1;
+	}
+
+	if (recode_src)
+	{
+		int			rc = recode_all(recode_src, dir, reps);
+
+		rmdir(dir);
+		return rc;
 	}
 
 	/* decode throughput on the transition-heavy trace (the costly kind) */
@@ -255,6 +366,15 @@ main(int argc, char **argv)
 				   ",\"peak_rss_kb\":%ld}\n", rep, events, rss_big);
 			fflush(stdout);
 		}
+	}
+	/* the watchpoint tier's recording beside this file, in every version */
+	{
+		char		rec[4096];
+		struct stat st;
+
+		snprintf(rec, sizeof(rec), "%s/bench/programs/tracefmt_bench/recorded_pgbench.trace.lz4", top);
+		if (stat(rec, &st) == 0 && recode_all(rec, dir, reps) != 0)
+			return 1;
 	}
 	{
 		char		cmd[4200];

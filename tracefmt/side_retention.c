@@ -1,0 +1,423 @@
+/*
+ * side_retention.c
+ *		Retention of the side files (docs/TRACE_FORMAT.md 6.6): after the
+ *		directory's retention has deleted archives, the side files keep only
+ *		what can still describe a retained record. The horizon is the start
+ *		of the oldest retained trace file; nothing before it is left.
+ *
+ *		backends.tsv  a line is dropped when a later line for the same pid
+ *		              starts at or before the horizon: that later line
+ *		              describes the pid for every retained record.
+ *		blockers.tsv  observations older than the horizon are dropped
+ *		              (CLOCK_MONOTONIC, so only when no reboot lies between
+ *		              the oldest retained file and the live one).
+ *		queries.tsv   repeated identical lines are dropped. A text carries no
+ *		              time of use, so it is kept as long as the file lives.
+ *		events.tsv    rewritten whole by the writer at start: bounded already.
+ *
+ *		The decision per line is pure (pgwt_tf_side_keep_*), unit-tested;
+ *		the rewrite goes through a temporary file, fsync and rename. Lines
+ *		the rules do not understand (comments, invalid or torn lines) are
+ *		kept byte for byte.
+ *
+ * Concurrency: appenders open, append one line and close (sidefiles.c). A
+ * line appended while a file is rewritten is carried over: bytes past
+ * what was read are copied before the rename and, from the old inode,
+ * again after it. Only an appender that opened the old file before the
+ * rename and writes after the second copy can lose its line; the tracer
+ * appends from the thread that runs retention, so it never does.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tracefmt/tf_internal.h"
+
+/* ---- pure rules --------------------------------------------------------- */
+
+/* Parses "<u64>\t<u64>\t<u64>..." fields 0 and 2 of a backends line. */
+static bool
+tf_side_parse_backend(const char *line, size_t len, uint32_t *pid, uint64_t *start)
+{
+	char		buf[96];
+	char	   *p,
+			   *end;
+	unsigned long long v;
+
+	if (len == 0 || line[0] == '#')
+		return false;
+	if (len >= sizeof(buf))
+		len = sizeof(buf) - 1;
+	memcpy(buf, line, len);
+	buf[len] = '\0';
+	errno = 0;
+	v = strtoull(buf, &end, 10);
+	if (end == buf || *end != '\t' || errno || v > UINT32_MAX)
+		return false;
+	*pid = (uint32_t) v;
+	p = strchr(end + 1, '\t');	/* skip leader_pid */
+	if (!p)
+		return false;
+	v = strtoull(p + 1, &end, 10);
+	if (end == p + 1 || (*end != '\t' && *end != '\0') || errno)
+		return false;
+	*start = v;
+	return true;
+}
+
+typedef struct tf_side_bkey
+{
+	uint32_t	pid;
+	uint64_t	start;
+	size_t		line;
+} tf_side_bkey;
+
+static int
+tf_side_bkey_cmp(const void *x, const void *y)
+{
+	const tf_side_bkey *a = x,
+			   *b = y;
+
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->line < b->line ? -1 : a->line > b->line;
+}
+
+int
+pgwt_tf_side_keep_backends(const uint32_t *pid, const uint64_t *start,
+						   const bool *valid, size_t n, uint64_t horizon_rt,
+						   bool *keep)
+{
+	tf_side_bkey *k = malloc((n ? n : 1) * sizeof(*k));
+	size_t		m = 0,
+				i;
+
+	for (i = 0; i < n; i++)
+		keep[i] = true;
+	if (!k)
+		return -PGWT_TF_NOMEM;	/* keeps everything */
+	for (i = 0; i < n; i++)
+		if (valid[i] && start[i] <= horizon_rt)
+		{
+			k[m].pid = pid[i];
+			k[m].start = start[i];
+			k[m++].line = i;
+		}
+	/*
+	 * Per pid, in start order (file order on ties), every line started at
+	 * or before the horizon except the last of them is superseded.
+	 */
+	qsort(k, m, sizeof(*k), tf_side_bkey_cmp);
+	for (i = 0; i + 1 < m; i++)
+		if (k[i + 1].pid == k[i].pid)
+			keep[k[i].line] = false;
+	free(k);
+	return 0;
+}
+
+bool
+pgwt_tf_side_keep_blocker(const char *line, size_t len, uint64_t horizon_mono)
+{
+	char		buf[32];
+	char	   *end;
+	unsigned long long v;
+
+	if (len == 0 || line[0] == '#')
+		return true;
+	if (len >= sizeof(buf))
+		len = sizeof(buf) - 1;
+	memcpy(buf, line, len);
+	buf[len] = '\0';
+	errno = 0;
+	v = strtoull(buf, &end, 10);
+	if (end == buf || *end != '\t' || errno)
+		return true;			/* not ours to judge */
+	return v >= horizon_mono;
+}
+
+/* ---- rewriting a file ------------------------------------------------------ */
+
+typedef struct tf_side_lines
+{
+	char	   *buf;			/* whole file */
+	size_t		len;
+	size_t	   *off;			/* start of each complete line (LF included) */
+	size_t	   *llen;
+	size_t		n;
+	size_t		tail;			/* offset of a torn last line, or len */
+} tf_side_lines;
+
+static void
+tf_side_lines_free(tf_side_lines *l)
+{
+	free(l->buf);
+	free(l->off);
+	free(l->llen);
+}
+
+static int
+tf_side_read(int fd, tf_side_lines *l)
+{
+	struct stat st;
+	size_t		i,
+				start;
+
+	memset(l, 0, sizeof(*l));
+	if (fstat(fd, &st) < 0)
+		return -PGWT_TF_IO;
+	l->len = (size_t) st.st_size;
+	if (!(l->buf = malloc(l->len + 1)))
+		return -PGWT_TF_NOMEM;
+	if (l->len && tf_pread_all(fd, l->buf, l->len, 0) < 0)
+		return -PGWT_TF_IO;
+	for (i = 0; i < l->len; i++)
+		l->n += l->buf[i] == '\n';
+	l->off = malloc((l->n + 1) * sizeof(size_t));
+	l->llen = malloc((l->n + 1) * sizeof(size_t));
+	if (!l->off || !l->llen)
+		return -PGWT_TF_NOMEM;
+	l->n = 0;
+	for (i = 0, start = 0; i < l->len; i++)
+		if (l->buf[i] == '\n')
+		{
+			l->off[l->n] = start;
+			l->llen[l->n++] = i - start;	/* without the LF */
+			start = i + 1;
+		}
+	l->tail = start;
+	return 0;
+}
+
+/* Copies bytes [from, size of fd) of fd to out; *from moves to the end. */
+static int
+tf_side_copy_new(int fd, int out, size_t *from)
+{
+	struct stat st;
+	char		buf[8192];
+
+	if (fstat(fd, &st) < 0)
+		return -PGWT_TF_IO;
+	while ((size_t) st.st_size > *from)
+	{
+		size_t		k = (size_t) st.st_size - *from;
+
+		if (k > sizeof(buf))
+			k = sizeof(buf);
+		if (tf_pread_all(fd, buf, k, (off_t) *from) < 0 || tf_write_all(out, buf, k) < 0)
+			return -PGWT_TF_IO;
+		*from += k;
+	}
+	return 0;
+}
+
+/*
+ * Rewrites dir/name keeping line 0 (the magic line) and the lines whose
+ * keep[] is true. keep_fn fills keep[] from the lines. Returns the number
+ * of lines dropped (>= 0) or an error; a missing file drops nothing.
+ */
+typedef void (*tf_side_keep_fn) (const tf_side_lines *l, bool *keep, const void *arg);
+
+static int64_t
+tf_side_rewrite(const char *dir, const char *name, const pgwt_tf_file_opts *opts,
+				tf_side_keep_fn keep_fn, const void *arg)
+{
+	char		path[4096],
+				tmp[4200];
+	int			mode = opts && opts->mode ? opts->mode : 0640;
+	tf_side_lines l;
+	bool	   *keep = NULL;
+	int64_t		dropped = 0;
+	size_t		i,
+				copied;
+	int			fd,
+				out = -1,
+				rc;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int) sizeof(path) ||
+		snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int) sizeof(tmp))
+		return -PGWT_TF_INVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -PGWT_TF_IO;
+	rc = tf_side_read(fd, &l);
+	if (rc == 0 && l.n > 0 && !(keep = calloc(l.n, sizeof(bool))))
+		rc = -PGWT_TF_NOMEM;
+	if (rc == 0 && l.n > 0)
+	{
+		keep_fn(&l, keep, arg);
+		if (l.llen[0] > 0 && l.buf[l.off[0]] == '#')
+			keep[0] = true;		/* the magic line */
+		for (i = 0; i < l.n; i++)
+			dropped += !keep[i];
+	}
+	if (rc < 0 || dropped == 0)
+		goto done;
+
+	out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	if (out < 0)
+	{
+		rc = -PGWT_TF_IO;
+		goto done;
+	}
+	(void) fchmod(out, (mode_t) mode);
+	if (opts && opts->group_gid >= 0)
+		(void) fchown(out, (uid_t) -1, (gid_t) opts->group_gid);
+	for (i = 0; rc == 0 && i < l.n; i++)
+		if (keep[i])
+			rc = tf_write_all(out, l.buf + l.off[i], l.llen[i] + 1);
+	copied = l.tail;
+	if (rc == 0 && copied < l.len)
+	{
+		rc = tf_write_all(out, l.buf + copied, l.len - copied);
+		copied = l.len;
+	}
+	/* lines appended since the read */
+	if (rc == 0)
+		rc = tf_side_copy_new(fd, out, &copied);
+	if (rc == 0 && fsync(out) < 0)
+		rc = -PGWT_TF_IO;
+	if (close(out) < 0 && rc == 0)
+		rc = -PGWT_TF_IO;
+	out = -1;
+	if (rc == 0 && rename(tmp, path) < 0)
+		rc = -PGWT_TF_IO;
+	if (rc < 0)
+		(void) unlink(tmp);
+	else
+	{
+		/* an appender that opened the old inode before the rename */
+		int			ap = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+
+		if (ap >= 0)
+		{
+			(void) tf_side_copy_new(fd, ap, &copied);
+			(void) close(ap);
+		}
+		(void) tf_fsync_dir(dir);
+	}
+done:
+	close(fd);
+	tf_side_lines_free(&l);
+	free(keep);
+	return rc < 0 ? rc : dropped;
+}
+
+static void
+tf_side_keep_backends_fn(const tf_side_lines *l, bool *keep, const void *arg)
+{
+	uint64_t	horizon = *(const uint64_t *) arg;
+	uint32_t   *pid = calloc(l->n, sizeof(uint32_t));
+	uint64_t   *start = calloc(l->n, sizeof(uint64_t));
+	bool	   *valid = calloc(l->n, sizeof(bool));
+	size_t		i;
+
+	for (i = 0; i < l->n; i++)
+		keep[i] = true;			/* without memory nothing is dropped */
+	if (pid && start && valid)
+	{
+		for (i = 1; i < l->n; i++)
+			valid[i] = tf_side_parse_backend(l->buf + l->off[i], l->llen[i],
+											 &pid[i], &start[i]);
+		(void) pgwt_tf_side_keep_backends(pid, start, valid, l->n, horizon, keep);
+	}
+	free(pid);
+	free(start);
+	free(valid);
+}
+
+static void
+tf_side_keep_blockers_fn(const tf_side_lines *l, bool *keep, const void *arg)
+{
+	uint64_t	horizon = *(const uint64_t *) arg;
+	size_t		i;
+
+	for (i = 0; i < l->n; i++)
+		keep[i] = pgwt_tf_side_keep_blocker(l->buf + l->off[i], l->llen[i], horizon);
+}
+
+/* Drops a queries line identical to an earlier one (hash of the bytes). */
+static void
+tf_side_keep_queries_fn(const tf_side_lines *l, bool *keep, const void *arg)
+{
+	size_t		slots = 1;
+	size_t	   *tab;
+	size_t		i;
+
+	while (slots < 2 * l->n)
+		slots <<= 1;
+	if (!(tab = calloc(slots, sizeof(size_t))))
+	{
+		for (i = 0; i < l->n; i++)
+			keep[i] = true;
+		return;
+	}
+	for (i = 0; i < l->n; i++)
+	{
+		const char *s = l->buf + l->off[i];
+		uint64_t	h = 1469598103934665603ull;
+		size_t		k;
+
+		keep[i] = true;
+		for (k = 0; k < l->llen[i]; k++)
+			h = (h ^ (uint8_t) s[k]) * 1099511628211ull;
+		for (k = h & (slots - 1);; k = (k + 1) & (slots - 1))
+		{
+			size_t		j;
+
+			if (tab[k] == 0)
+			{
+				tab[k] = i + 1;
+				break;
+			}
+			j = tab[k] - 1;
+			if (l->llen[j] == l->llen[i] && memcmp(l->buf + l->off[j], s, l->llen[i]) == 0)
+			{
+				keep[i] = false;
+				break;
+			}
+		}
+	}
+	free(tab);
+}
+
+int
+tf_side_apply_retention(const char *dir, const pgwt_tf_file_opts *opts,
+						const pgwt_tf_file_header *oldest, uint64_t now_rt,
+						uint64_t now_mono, uint64_t *dropped)
+{
+	int64_t		rc;
+	uint64_t	h_rt = oldest->start_realtime_ns;
+	uint64_t	h_mono = oldest->start_monotonic_ns;
+
+	*dropped = 0;
+	if ((rc = tf_side_rewrite(dir, PGWT_TF_BACKENDS_NAME, opts,
+							  tf_side_keep_backends_fn, &h_rt)) < 0)
+		return (int) rc;
+	*dropped += (uint64_t) rc;
+	if ((rc = tf_side_rewrite(dir, PGWT_TF_QUERIES_NAME, opts,
+							  tf_side_keep_queries_fn, NULL)) < 0)
+		return (int) rc;
+	*dropped += (uint64_t) rc;
+
+	/*
+	 * Monotonic time restarts at boot: compare only when the monotonic
+	 * clock advanced with the wall clock (within a minute) from the oldest
+	 * retained file to now, i.e. no reboot between them.
+	 */
+	if (now_mono >= h_mono && now_rt >= h_rt &&
+		now_mono - h_mono + 60000000000ull >= now_rt - h_rt)
+	{
+		if ((rc = tf_side_rewrite(dir, PGWT_TF_BLOCKERS_NAME, opts,
+								  tf_side_keep_blockers_fn, &h_mono)) < 0)
+			return (int) rc;
+		*dropped += (uint64_t) rc;
+	}
+	return 0;
+}
