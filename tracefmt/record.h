@@ -52,6 +52,9 @@ typedef enum pgwt_rec_kind
 #define PGWT_ESC_CODE_SCHEDULE		3
 #define PGWT_ESC_CODE_ANOMALY_LOCK	4
 #define PGWT_ESC_CODE_ANOMALY_CPU	5
+/* query_id of an ESC_START that repeats, at the head of a new file, a
+ * window open across a rotation (docs/TRACE_FORMAT.md section 5). */
+#define PGWT_ESC_CONTINUED			1
 
 #define PGWT_CPU_UNKNOWN		UINT64_MAX
 

@@ -202,7 +202,8 @@ typedef struct pgwt_tf_sum_read_stats
 } pgwt_tf_sum_read_stats;
 
 /*
- * path: a summary file, or a trace directory (reads every *.sum in order
+ * path: a summary file, a trace file (its <file>.sum; PGWT_TF_NOT_FOUND
+ * when it has none), or a trace directory (reads every *.sum in order
  * of their start time; a live current.trace.sum up to its .meta count).
  * Seconds whose sec_ts lies outside [t_start, t_end] (monotonic ns) are
  * skipped. Returns PGWT_TF_NOT_FOUND when a directory holds no summaries.

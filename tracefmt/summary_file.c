@@ -530,6 +530,18 @@ pgwt_tf_sum_reader_open(const char *path, uint64_t t_start, uint64_t t_end,
 		if (rc == 0 && r->nfiles == 0)
 			rc = -PGWT_TF_NOT_FOUND;
 	}
+	else if (!sf_has_suffix(path, PGWT_TF_SUM_SUFFIX))
+	{
+		/* a trace file: its summary beside it, when there is one */
+		char		p[4096];
+		struct stat sst;
+
+		if (snprintf(p, sizeof(p), "%s%s", path, PGWT_TF_SUM_SUFFIX) >= (int) sizeof(p) ||
+			stat(p, &sst) < 0)
+			rc = -PGWT_TF_NOT_FOUND;
+		else if ((rc = sf_add_entry(r, p, false, &cap)) == 0 && r->nfiles == 0)
+			rc = -PGWT_TF_BAD_HEADER;
+	}
 	else
 	{
 		rc = sf_add_entry(r, path, false, &cap);

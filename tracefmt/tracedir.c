@@ -44,6 +44,9 @@ struct pgwt_tf_dir_writer
 	char		live_hour[64];	/* archive name (seq 0) of the live file */
 	char		cur_path[4096];
 	uint64_t	sample_period_ns;	/* re-applied to each new live file */
+	bool		esc_open;		/* an escalation window is open: */
+	pgwt_record esc_start;		/* its ESC_START, repeated in each new file */
+	uint64_t	last_ts;		/* latest record ts appended */
 	pgwt_tf_dir_stats stats;
 };
 
@@ -290,6 +293,16 @@ tf_start_live(pgwt_tf_dir_writer *d)
 		return rc;
 	if ((rc = pgwt_tf_file_writer_set_sample_period(d->w, d->sample_period_ns)) < 0)
 		return rc;
+	/* A window open across a rotation: the new file says so first
+	 * (docs/TRACE_FORMAT.md section 5, "Windows across files"). */
+	if (d->esc_open)
+	{
+		pgwt_record cont = d->esc_start;
+
+		cont.ts_ns = d->last_ts > cont.ts_ns ? d->last_ts : cont.ts_ns;
+		if ((rc = pgwt_tf_file_writer_append(d->w, &cont)) < 0)
+			return rc;
+	}
 	return pgwt_tf_archive_name(pgwt_tf_file_writer_header(d->w)->start_realtime_ns,
 								d->opts.local_time, 0, d->live_hour,
 								sizeof(d->live_hour));
@@ -349,9 +362,25 @@ pgwt_tf_dir_open(const char *dir, const pgwt_tf_dir_opts *opts,
 int
 pgwt_tf_dir_append(pgwt_tf_dir_writer *d, const pgwt_record *rec)
 {
+	int			rc;
+
 	if (!d->w)
 		return -PGWT_TF_CLOSED;
-	return pgwt_tf_file_writer_append(d->w, rec);
+	if ((rc = pgwt_tf_file_writer_append(d->w, rec)) < 0)
+		return rc;
+	if (rec->ts_ns > d->last_ts)
+		d->last_ts = rec->ts_ns;
+	/* Follow the escalation window, so a rotation can carry it over. */
+	if (rec->kind == PGWT_REC_TRANSITION && rec->new_event == PGWT_MARKER_ESC_START &&
+		!d->esc_open)
+	{
+		d->esc_open = true;
+		d->esc_start = *rec;
+		d->esc_start.query_id = PGWT_ESC_CONTINUED;
+	}
+	else if (rec->kind == PGWT_REC_TRANSITION && rec->new_event == PGWT_MARKER_ESC_END)
+		d->esc_open = false;
+	return rc;
 }
 
 int

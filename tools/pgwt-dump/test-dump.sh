@@ -282,6 +282,32 @@ else
   fail dump-esc-fixture "fixture writer failed"
 fi
 
+# The same trace rotated at 01:00:00Z, 150 s in, inside the window: the new
+# file repeats the open window's ESC_START, so its summary (and a read of
+# that file alone) supersedes the window's samples.
+escr=$work/esc-rot; mkdir "$escr"
+if "$top/build/tools/pgwt-dump/esc_edge_fixture" "$escr" rotate; then
+  jdir=$escr
+  n=$(ls "$escr"/*.trace.lz4 | wc -l)
+  if [ "$n" = 2 ]; then pass dump-esc-rotation-two-files; else fail dump-esc-rotation-two-files "$n archives"; fi
+  json_check dump-esc-rotation-summaries \
+    'v["summaries"]["used"] and v["time_model"]["db_time_ns"] == 90000000000 and v["time_model"]["cpu_ns"] == 20000000000' \
+    --view time_model --from 2026-01-01T01:00:10 --to 2026-01-01T01:01:40 --summaries
+  json_check dump-esc-rotation-raw \
+    'v["time_model"]["db_time_ns"] == 90000000000 and v["time_model"]["cpu_ns"] == 20000000000' \
+    --view time_model --from 2026-01-01T01:00:10 --to 2026-01-01T01:01:40
+  jdir=$escr/2026-01-01_01.trace.lz4
+  json_check dump-esc-rotation-second-file-alone \
+    'v["time_model"]["db_time_ns"] == 40000000000 and v["time_model"]["fidelity"] == "exact"' \
+    --view time_model --from 2026-01-01T01:00:00 --to 2026-01-01T01:00:40
+  json_check dump-esc-rotation-second-file-summaries \
+    'v["summaries"]["used"] and v["time_model"]["db_time_ns"] == 30000000000 and v["time_model"]["fidelity"] == "exact"' \
+    --view time_model --from 2026-01-01T01:00:10 --to 2026-01-01T01:00:40 --summaries
+  unset jdir
+else
+  fail dump-esc-rotation-fixture "fixture writer failed"
+fi
+
 bad() {
   local name=$1 want=$2; shift 2
   local o e rc

@@ -6,30 +6,34 @@
  *		(0.5 s in IO:DataFileRead, 0.5 s on CPU, alternating), as the
  *		tiered tracer writes it: the samples go on during the window.
  *
- *	esc_edge_fixture DIR
- * The trace starts at 2026-01-01T00:00:00Z. For any window [a, b) of
- * seconds after the start, DB time is b - a; the part inside [100, 200)
- * is exact and split evenly between IO and CPU*.
+ *	esc_edge_fixture DIR [rotate]
+ * The trace starts at 2026-01-01T00:00:00Z, or with "rotate" at 00:57:30Z,
+ * so that the hourly rotation falls in the middle of the window (150 s).
+ * For any window [a, b) of seconds after the start, DB time is b - a; the
+ * part inside [100, 200) is exact and split evenly between IO and CPU*.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "tracefmt/tracefmt.h"
 
 #define NS			1000000000ull
 #define START_RT	(1767225600ull * NS)	/* 2026-01-01T00:00:00Z */
+#define ROTATE_RT	(START_RT + 3450 * NS)	/* 00:57:30Z */
 #define START_MONO	(1000ull * NS)
 #define PID			4242
 #define EV_IO		0x0A000001u			/* IO:DataFileRead (PG15/18 ids alike) */
 #define QUERY_ID	77
 
 static uint64_t ete_now = START_MONO;
+static uint64_t ete_start_rt = START_RT;
 
 static uint64_t
 ete_realtime(void *arg)
 {
 	(void) arg;
-	return START_RT + (ete_now - START_MONO);
+	return ete_start_rt + (ete_now - START_MONO);
 }
 
 static uint64_t
@@ -69,11 +73,13 @@ main(int argc, char **argv)
 	bool		in_io = true;
 	int			rc = 0;
 
-	if (argc != 2)
+	if (argc < 2 || argc > 3 || (argc == 3 && strcmp(argv[2], "rotate") != 0))
 	{
-		fprintf(stderr, "usage: esc_edge_fixture DIR\n");
+		fprintf(stderr, "usage: esc_edge_fixture DIR [rotate]\n");
 		return 2;
 	}
+	if (argc == 3)
+		ete_start_rt = ROTATE_RT;
 	o.file.pg_version = 180006;
 	o.file.write_meta = true;
 	o.file.group_gid = -1;
@@ -106,6 +112,10 @@ main(int argc, char **argv)
 		if (rc >= 0)
 			rc = ete_append(d, PGWT_REC_SAMPLE, next_sample, PID, 0, EV_IO, 0, period, QUERY_ID);
 		next_sample += period;
+		/* as a writer's loop does: rotate when the hour changed */
+		ete_now = next_sample;
+		if (rc >= 0)
+			rc = pgwt_tf_dir_tick(d);
 	}
 	if (rc >= 0)
 		rc = pgwt_tf_dir_close(d);
