@@ -249,6 +249,27 @@ extern const pgwt_tf_file_header *pgwt_tf_reader_file_header(const pgwt_tf_reade
 															  uint32_t i);
 extern const char *pgwt_tf_reader_file_path(const pgwt_tf_reader *r, uint32_t i);
 
+/*
+ * Escalation windows open where a raw read begins (esc_lookup.c). A reader
+ * that starts at from_rt misses the ESC_START of a window opened earlier,
+ * and would bill the samples that window's exact records supersede twice:
+ * give the returned ESC_START (ts in CLOCK_REALTIME ns) to the analysis
+ * first. Looks back at most an hour (windows are bounded by the rolling-
+ * hour budget); asks the summaries first, so the lookback costs a read
+ * only when a window was open. 1 = open (*start as in its file, *start_rt
+ * its CLOCK_REALTIME ts), 0 = none, < 0 error.
+ */
+typedef struct pgwt_tf_esc_lookup
+{
+	bool		by_summary;		/* the summaries answered: nothing open */
+	bool		scanned;		/* the preceding hour's records were read */
+	uint64_t	records;		/* transition records looked at */
+} pgwt_tf_esc_lookup;
+
+extern int	pgwt_tf_escalation_open_at(const char *path, uint64_t from_rt,
+									   pgwt_record *start, uint64_t *start_rt,
+									   pgwt_tf_esc_lookup *st);
+
 /* ------------------------------------------------------------------ */
 /* The trace directory: live file, hourly rotation, recovery, retention */
 /* ------------------------------------------------------------------ */

@@ -178,6 +178,23 @@ pgwt_run_replay(const pgwt_options *o)
 		pgwt_names_free(&names);
 		pgwt_names_init(&names, (int) (pg_version / 10000));
 	}
+	/* A window open at --from: its ESC_START first, so the samples it
+	 * supersedes are not billed twice (tracefmt: esc_lookup.c). */
+	if (ro.t_start > 0)
+	{
+		pgwt_tf_esc_lookup el;
+		uint64_t	start_rt;
+
+		rc = pgwt_tf_escalation_open_at(o->trace_dir, ro.t_start, &rec, &start_rt, &el);
+		if (rc < 0)
+		{
+			fprintf(stderr, "pg_wait_tracer: reading %s: %s\n", o->trace_dir, pgwt_tf_strerror(rc));
+			status = 1;
+			goto done;
+		}
+		if (rc == 1)
+			pgwt_engine_add(c.eng, &rec);
+	}
 	while ((rc = pgwt_tf_reader_next(r, &rec)) == 1)
 		pgwt_engine_add(c.eng, &rec);
 	if (rc < 0)

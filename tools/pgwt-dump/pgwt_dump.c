@@ -38,7 +38,6 @@
 #include "analysis/wait_event.h"
 #include "tracefmt/tracefmt.h"
 #include "dump_blockers.h"
-#include "dump_esc.h"
 
 #define DUMP_MAX_WINDOWS 4
 /* Transitions ending this long after --to are still read, so a wait that
@@ -709,25 +708,23 @@ dump_render(pgwt_buf *b, const dump_args *a, const pgwt_engine *eng, int w,
 /*
  * An escalation window open where the raw read begins: its ESC_START goes
  * to the engine first, so the samples its exact records supersede are not
- * billed twice (dump_esc.c). Returns -1 when the trace cannot be read.
+ * billed twice (tracefmt: pgwt_tf_escalation_open_at). Returns -1 when the
+ * trace cannot be read.
  */
 static int
-dump_esc_prime(const dump_args *a, pgwt_tf_reader *r, pgwt_engine *eng,
-			   const pgwt_window_spec *specs, int nwin, pgwt_buf *out)
+dump_esc_prime(const dump_args *a, pgwt_engine *eng, const pgwt_window_spec *specs, int nwin,
+			   pgwt_buf *out)
 {
-	const pgwt_tf_file_header *h0 = pgwt_tf_reader_nfiles(r) > 0 ? pgwt_tf_reader_file_header(r, 0) : NULL;
-	int64_t		shift = h0 ? (int64_t) (h0->start_realtime_ns - h0->start_monotonic_ns) : 0;
 	uint64_t	from = specs[0].from_ns;
 	pgwt_record start;
-	dump_esc_stats st;
+	uint64_t	start_rt;
+	pgwt_tf_esc_lookup st;
 	int			rc;
 
 	for (int i = 1; i < nwin; i++)
 		if (specs[i].from_ns < from)
 			from = specs[i].from_ns;
-	if (from == 0 || !h0)
-		return 0;
-	rc = dump_esc_open_at(a->path, from, shift, &start, &st);
+	rc = pgwt_tf_escalation_open_at(a->path, from, &start, &start_rt, &st);
 	if (rc < 0)
 	{
 		fprintf(stderr, "pgwt-dump: reading '%s' failed: %s\n", a->path, pgwt_tf_strerror(rc));
@@ -737,6 +734,7 @@ dump_esc_prime(const dump_args *a, pgwt_tf_reader *r, pgwt_engine *eng,
 	{
 		char		t[28];
 
+		start.ts_ns = start_rt;	/* the engine runs in wall-clock time here */
 		pgwt_engine_add_many(eng, &start, 1);
 		dump_fmt_rt(start.ts_ns, t, sizeof(t));
 		if (a->format == PGWT_OUT_TEXT)
@@ -955,7 +953,7 @@ main(int argc, char **argv)
 								(unsigned long long) ss.records);
 		}
 	}
-	else if (dump_esc_prime(&a, r, eng, specs, nwin, &out) < 0 ||
+	else if (dump_esc_prime(&a, eng, specs, nwin, &out) < 0 ||
 			 dump_read(r, eng, &tr, a.path, a.only_kind, &blockers) < 0)
 		goto done;
 	dump_blockers_feed(eng, &blockers, UINT64_MAX);

@@ -1,6 +1,7 @@
 /*
- * dump_esc.c
- *		Escalation windows already open where a raw read begins.
+ * esc_lookup.c
+ *		Escalation windows already open where a raw read begins
+ *		(pgwt_tf_escalation_open_at, tracefmt.h).
  *
  * The raw path reads records from the window's start, but an exact window
  * (ESC_START .. ESC_END) that opened earlier still supersedes the samples
@@ -15,16 +16,17 @@
  * the rolling-hour budget, so a window open at the start began less than
  * an hour before it (an unlimited budget can break this: see the README).
  */
-#include "dump_esc.h"
+#include <string.h>
 
 #include "tracefmt/summary.h"
+#include "tracefmt/tracefmt.h"
 
-#define DUMP_ESC_LOOKBACK_NS	(3600ull * 1000000000ull)
+#define TF_ESC_LOOKBACK_NS	(3600ull * 1000000000ull)
 
 /* 1: the summaries say no window was open in the second of mono_ns;
  * 0: they say one was, or they cannot tell. */
 static int
-dump_esc_summary_says_none(const char *path, uint64_t mono_ns)
+tf_esc_summary_says_none(const char *path, uint64_t mono_ns)
 {
 	pgwt_tf_sum_reader *sr;
 	const pgwt_tf_second *s;
@@ -48,8 +50,8 @@ dump_esc_summary_says_none(const char *path, uint64_t mono_ns)
 }
 
 int
-dump_esc_open_at(const char *path, uint64_t from_rt, int64_t rt_minus_mono,
-				 pgwt_record *start, dump_esc_stats *st)
+pgwt_tf_escalation_open_at(const char *path, uint64_t from_rt, pgwt_record *start,
+						   uint64_t *start_rt, pgwt_tf_esc_lookup *st)
 {
 	pgwt_tf_read_opts ro = {0};
 	pgwt_tf_reader *r;
@@ -60,17 +62,25 @@ dump_esc_open_at(const char *path, uint64_t from_rt, int64_t rt_minus_mono,
 	memset(st, 0, sizeof(*st));
 	if (from_rt == 0)
 		return 0;
-	if ((int64_t) from_rt > rt_minus_mono &&
-		dump_esc_summary_says_none(path, (uint64_t) ((int64_t) from_rt - rt_minus_mono)))
-	{
-		st->by_summary = true;
-		return 0;
-	}
-	ro.t_start = from_rt > DUMP_ESC_LOOKBACK_NS ? from_rt - DUMP_ESC_LOOKBACK_NS : 0;
+	ro.t_start = from_rt > TF_ESC_LOOKBACK_NS ? from_rt - TF_ESC_LOOKBACK_NS : 0;
 	ro.t_end = from_rt - 1;
 	ro.range_realtime = true;
 	if ((rc = pgwt_tf_reader_open(path, &ro, &r)) < 0)
 		return rc;
+	if (pgwt_tf_reader_nfiles(r) > 0)
+	{
+		/* the summaries' seconds are monotonic: the first file maps them */
+		const pgwt_tf_file_header *h0 = pgwt_tf_reader_file_header(r, 0);
+		int64_t		shift = (int64_t) (h0->start_realtime_ns - h0->start_monotonic_ns);
+
+		if ((int64_t) from_rt > shift &&
+			tf_esc_summary_says_none(path, (uint64_t) ((int64_t) from_rt - shift)))
+		{
+			st->by_summary = true;
+			pgwt_tf_reader_close(r);
+			return 0;
+		}
+	}
 	st->scanned = true;
 	while ((rc = pgwt_tf_reader_next_block(r, &blk)) > 0)
 	{
@@ -88,7 +98,7 @@ dump_esc_open_at(const char *path, uint64_t from_rt, int64_t rt_minus_mono,
 			{
 				open = true;
 				*start = *rec;
-				start->ts_ns = rt;
+				*start_rt = rt;
 			}
 			else if (rec->new_event == PGWT_MARKER_ESC_END && open)
 				open = false;
