@@ -11,20 +11,28 @@
  *    off own none. A slot outlives its backend (state EXITED) until the
  *    pool needs it again: then the oldest exited slot is folded into the
  *    retired totals (system views stay cumulative) and handed over.
- *  - the auxiliary region (NUM_AUXILIARY_PROCS + PGWT_AUX_SPARE_SLOTS):
- *    processes that run no transaction claim one from a hook at their
- *    first wait, lock-free: a compare-and-swap of aux_owner from 0 to their
+ *  - the auxiliary region (NUM_AUXILIARY_PROCS + max_worker_processes +
+ *    PGWT_AUX_SPARE_SLOTS): processes that run no transaction (auxiliary
+ *    processes, and background workers registered without
+ *    BGWORKER_BACKEND_DATABASE_CONNECTION, which can never run one) claim
+ *    one from a hook at their first wait, lock-free: a compare-and-swap of aux_owner from 0 to their
  *    pid, then an owner-only seqlock write of identity and zeroed numbers.
  *    They register no exit callback (there is no safe point to do it), so
  *    a slot whose owner is gone (its PGPROC now has another pid) is shown
  *    as exited by readers and folded into the retired totals, then freed
  *    (aux_owner = 0), by the next claim or reset_all under slots_lock. A
  *    dying owner stops writing once AuxiliaryProcKill clears MyProc, which
- *    happens before its PGPROC's pid is cleared.
+ *    happens before its PGPROC's pid is cleared (ProcKill does the same
+ *    for a background worker).
+ * Foreground and background: only client backends and their parallel
+ * workers are foreground (slot->foreground); their time is DB time. The
+ * retired totals keep the background processes' share apart
+ * (retired_background*) so the views can leave it out of DB time.
  * Memory trade-off: all slots are preallocated (shared memory cannot grow
  * at a safe point without DSM); "sparse" means a slot belongs to no
  * backend until claimed, and capture-off backends claim none. The
- * auxiliary region costs (38 + 8) slots of ~37 kB = 1.7 MB on PostgreSQL 18.
+ * auxiliary region costs (38 + max_worker_processes + 8) slots of ~37 kB
+ * (2.0 MB with the default 8 workers on PostgreSQL 18).
  *
  * Locking protocol:
  *  - slots_lock (exclusive) serialises pool claims, recycling, the exit
@@ -53,7 +61,9 @@
 
 #ifdef PGWT_COOP_BUILD
 
+#include "access/parallel.h"
 #include "miscadmin.h"
+#include "postmaster/bgworker.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
 #include "storage/proc.h"
@@ -69,7 +79,7 @@ static bool pgwt_attach_failed = false;
 /* Auxiliary claim attempts left to skip after finding no free slot. */
 static int	pgwt_aux_claim_backoff = 0;
 
-#define PGWT_AUX_SLOTS (NUM_AUXILIARY_PROCS + PGWT_AUX_SPARE_SLOTS)
+#define PGWT_AUX_SLOTS (NUM_AUXILIARY_PROCS + max_worker_processes + PGWT_AUX_SPARE_SLOTS)
 
 /* Pool slots (the auxiliary region comes on top). */
 int
@@ -91,6 +101,38 @@ pgwt_is_aux_process(void)
 {
 	return MyProcNumber != INVALID_PROC_NUMBER && MyProcNumber >= MaxBackends &&
 		MyProcNumber < MaxBackends + NUM_AUXILIARY_PROCS;
+}
+
+/*
+ * Does this process claim its slot lock-free from a hook (auxiliary region)?
+ * Auxiliary processes, and background workers that cannot connect to a
+ * database: neither ever reaches a transaction end, our claim point.
+ */
+bool
+pgwt_claims_slot_lock_free(void)
+{
+	if (pgwt_is_aux_process())
+		return true;
+	return MyBackendType == B_BG_WORKER && MyBgworkerEntry != NULL &&
+		(MyBgworkerEntry->bgw_flags & BGWORKER_BACKEND_DATABASE_CONNECTION) == 0;
+}
+
+/* Is this process's time DB time: a client backend or a parallel worker? */
+bool
+pgwt_is_foreground_process(void)
+{
+	return MyBackendType == B_BACKEND ||
+		(MyBackendType == B_BG_WORKER && IsParallelWorker());
+}
+
+/* The owner's bgw_type, shown instead of "background worker" (as pg_stat_activity does). */
+static void
+pgwt_slot_set_bgw_type(PgwtSlot *slot)
+{
+	if (MyBackendType == B_BG_WORKER && MyBgworkerEntry != NULL)
+		strlcpy(slot->bgw_type, MyBgworkerEntry->bgw_type, sizeof(slot->bgw_type));
+	else
+		slot->bgw_type[0] = '\0';
 }
 
 /* Does a slot's owner (per a consistent copy) no longer run? */
@@ -153,13 +195,22 @@ pgwt_fold_into_retired(PgwtSlot *slot)
 
 		if (src->event == 0 || src->agg.count == 0)
 			continue;
-		if (!slot->foreground && !pgwt_event_is_idle(src->event))
-			pgwt_shared->retired_background_wait_ns += src->agg.total_ns;
 		dst = pgwt_event_lookup(pgwt_shared->retired, PGWT_RETIRED_EVENTS, src->event, true);
+		if (dst == NULL)
+		{
+			pgwt_shared->retired_lost_waits += src->agg.count;
+			continue;
+		}
+		pgwt_agg_merge(&dst->agg, &src->agg);
+		if (slot->foreground)
+			continue;
+		if (!pgwt_event_is_idle(src->event))
+			pgwt_shared->retired_background_wait_ns += src->agg.total_ns;
+		/* as large as 'retired': room there means room here */
+		dst = pgwt_event_lookup(pgwt_shared->retired_background, PGWT_RETIRED_EVENTS,
+								src->event, true);
 		if (dst != NULL)
 			pgwt_agg_merge(&dst->agg, &src->agg);
-		else
-			pgwt_shared->retired_lost_waits += src->agg.count;
 	}
 	pgwt_shared->retired_cpu_ns += slot->cpu_ns;
 	if (!slot->foreground)
@@ -239,6 +290,7 @@ pgwt_aux_slot_claim(void)
 		s->start_time = MyStartTimestamp;
 		s->backend_type = (int) MyBackendType;
 		s->foreground = false;
+		pgwt_slot_set_bgw_type(s);
 		s->userid = InvalidOid;
 		s->dbid = InvalidOid;
 		s->attach_time = GetCurrentTimestamp();
@@ -337,7 +389,8 @@ pgwt_slot_attach(void)
 	chosen->procno = MyProcNumber;
 	chosen->start_time = MyStartTimestamp;
 	chosen->backend_type = (int) MyBackendType;
-	chosen->foreground = MyBackendType == B_BACKEND || MyBackendType == B_BG_WORKER;
+	chosen->foreground = pgwt_is_foreground_process();
+	pgwt_slot_set_bgw_type(chosen);
 	chosen->userid = MyProc->roleId;
 	chosen->dbid = MyDatabaseId;
 	chosen->attach_time = GetCurrentTimestamp();
@@ -483,6 +536,7 @@ pgwt_reset_everything(void)
 	LWLockAcquire(pgwt_shared->slots_lock, LW_EXCLUSIVE);
 	pgwt_fold_dead_aux_slots();
 	memset(pgwt_shared->retired, 0, sizeof(pgwt_shared->retired));
+	memset(pgwt_shared->retired_background, 0, sizeof(pgwt_shared->retired_background));
 	pgwt_shared->retired_cpu_ns = 0;
 	pgwt_shared->retired_lost_waits = 0;
 	pgwt_shared->retired_query_lost_waits = 0;

@@ -36,6 +36,7 @@ extern bool pgwt_hooks_present(void);
 #ifdef PGWT_COOP_BUILD
 
 #include "port/atomics.h"
+#include "postmaster/bgworker.h"
 #include "storage/lwlock.h"
 #include "storage/procnumber.h"
 #include "storage/spin.h"
@@ -48,10 +49,11 @@ extern bool pgwt_hooks_present(void);
 /*
  * Slots reserved for processes that run no transaction (auxiliary
  * processes: checkpointer, background writer, WAL writer, startup,
- * archiver, WAL summarizer, WAL receiver, I/O workers), claimed lock-free
- * from their first wait: one per auxiliary PGPROC, plus spares so that a
- * restarted process finds a free slot while its predecessor's is not yet
- * folded into the retired totals.
+ * archiver, WAL summarizer, WAL receiver, I/O workers; and background
+ * workers that cannot connect to a database), claimed lock-free from their
+ * first wait: one per auxiliary PGPROC and per max_worker_processes, plus
+ * spares so that a restarted process finds a free slot while its
+ * predecessor's is not yet folded into the retired totals.
  */
 #define PGWT_AUX_SPARE_SLOTS 8
 
@@ -85,7 +87,7 @@ typedef struct PgwtSlot
 	ProcNumber	procno;
 	TimestampTz start_time;		/* MyStartTimestamp of the owner */
 	int			backend_type;	/* BackendType */
-	bool		foreground;		/* a client backend or background worker:
+	bool		foreground;		/* a client backend or a parallel worker:
 								 * its time is DB time (background processes'
 								 * waits are shown, not counted in DB time) */
 	Oid			userid;
@@ -118,6 +120,9 @@ typedef struct PgwtSlot
 	uint64		reset_request_ns;	/* clock at the request: earlier waits are dropped */
 
 	PgwtEventStat events[PGWT_SLOT_EVENTS];
+
+	/* a background worker's bgw_type ("parallel worker"...), else empty */
+	char		bgw_type[BGW_MAXLEN];
 } PgwtSlot;
 
 /* Fixed-size header of the coop tier's shared memory. */
@@ -146,6 +151,8 @@ typedef struct PgwtSharedState
 	uint64		retired_background_cpu_ns;
 	uint64		retired_background_wait_ns;
 	PgwtEventStat retired[PGWT_RETIRED_EVENTS];
+	/* the background processes' share of 'retired', per event */
+	PgwtEventStat retired_background[PGWT_RETIRED_EVENTS];
 } PgwtSharedState;
 
 /* One (query_id, event) entry of the bounded query table. */
@@ -174,6 +181,8 @@ extern PgwtSlot *pgwt_my_slot;
 extern void pgwt_slot_attach(void);
 extern PgwtSlot *pgwt_aux_slot_claim(void);
 extern bool pgwt_is_aux_process(void);
+extern bool pgwt_claims_slot_lock_free(void);
+extern bool pgwt_is_foreground_process(void);
 extern void pgwt_slot_copy(const PgwtSlot *slot, PgwtSlot *copy);
 extern bool pgwt_slot_reset_pending(const PgwtSlot *copy);
 extern bool pgwt_reset_backend(int pid);

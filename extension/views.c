@@ -19,10 +19,15 @@
  * pg_signal_autovacuum_worker); processes that are not backends are refused.
  * pgwt_reset_all() needs superuser.
  *
- * Time model (coop tier): DB time = CPU* + non-idle waits, where CPU* is
+ * Time model (coop tier): DB time = CPU* + non-idle waits of foreground
+ * processes (client backends and their parallel workers), where CPU* is
  * the time a backend spends with no wait event set, measured as the sum of
  * gaps between consecutive waits since its slot was claimed (or reset);
- * idle = the Activity class and Client:ClientRead.
+ * idle = the Activity class and Client:ClientRead. Background processes
+ * (auxiliary processes, autovacuum, walsenders, other background workers)
+ * have rows of their own in pgwt_time_model and no pct_db_time; their
+ * waits still appear in pgwt_system_event, whose pct_db_time counts only
+ * the foreground share of each event.
  */
 #include "postgres.h"
 
@@ -82,23 +87,43 @@ pgwt_snap_add(PgwtEventStat *tab, int size, const PgwtEventStat *src, uint64 *lo
 		*lost += src->agg.count;
 }
 
-/* Retired totals + every slot; 'tab' has PGWT_SNAP_EVENTS rows. */
+/*
+ * System-wide numbers: every process ('all', PGWT_SNAP_EVENTS rows) and the
+ * background processes' share of them ('background', same size; every
+ * event there is also in 'all').
+ */
+typedef struct PgwtSystemSnap
+{
+	PgwtEventStat *all;
+	PgwtEventStat *background;
+	uint64		cpu_ns;
+	uint64		background_cpu_ns;
+} PgwtSystemSnap;
+
+/* Retired totals + every slot. */
 static void
-pgwt_system_snapshot(PgwtEventStat *tab, uint64 *cpu_ns)
+pgwt_system_snapshot(PgwtSystemSnap *snap)
 {
 	PgwtSlot   *copy = palloc(sizeof(PgwtSlot));
 	uint64		lost = 0;
 	int			i,
 				j;
 
-	memset(tab, 0, sizeof(PgwtEventStat) * PGWT_SNAP_EVENTS);
-	*cpu_ns = 0;
+	snap->all = palloc0(sizeof(PgwtEventStat) * PGWT_SNAP_EVENTS);
+	snap->background = palloc0(sizeof(PgwtEventStat) * PGWT_SNAP_EVENTS);
+	snap->cpu_ns = 0;
+	snap->background_cpu_ns = 0;
 	if (pgwt_shared == NULL)
 		return;
 	LWLockAcquire(pgwt_shared->slots_lock, LW_SHARED);
 	for (i = 0; i < PGWT_RETIRED_EVENTS; i++)
-		pgwt_snap_add(tab, PGWT_SNAP_EVENTS, &pgwt_shared->retired[i], &lost);
-	*cpu_ns = pgwt_shared->retired_cpu_ns;
+	{
+		pgwt_snap_add(snap->all, PGWT_SNAP_EVENTS, &pgwt_shared->retired[i], &lost);
+		pgwt_snap_add(snap->background, PGWT_SNAP_EVENTS,
+					  &pgwt_shared->retired_background[i], &lost);
+	}
+	snap->cpu_ns = pgwt_shared->retired_cpu_ns;
+	snap->background_cpu_ns = pgwt_shared->retired_background_cpu_ns;
 	for (i = 0; i < pgwt_shared->nslots; i++)
 	{
 		if (pgwt_slots[i].state == PGWT_SLOT_FREE)
@@ -107,15 +132,63 @@ pgwt_system_snapshot(PgwtEventStat *tab, uint64 *cpu_ns)
 		if (copy->state == PGWT_SLOT_FREE || pgwt_slot_reset_pending(copy))
 			continue;
 		for (j = 0; j < PGWT_SLOT_EVENTS; j++)
-			pgwt_snap_add(tab, PGWT_SNAP_EVENTS, &copy->events[j], &lost);
-		*cpu_ns += copy->cpu_ns;
+		{
+			pgwt_snap_add(snap->all, PGWT_SNAP_EVENTS, &copy->events[j], &lost);
+			if (!copy->foreground)
+				pgwt_snap_add(snap->background, PGWT_SNAP_EVENTS, &copy->events[j], &lost);
+		}
+		snap->cpu_ns += copy->cpu_ns;
+		if (!copy->foreground)
+			snap->background_cpu_ns += copy->cpu_ns;
 	}
 	LWLockRelease(pgwt_shared->slots_lock);
 	pfree(copy);
 }
 
+static void
+pgwt_system_snapshot_free(PgwtSystemSnap *snap)
+{
+	pfree(snap->all);
+	pfree(snap->background);
+}
+
+/* The background processes' share of row 'row' of snap->all (NULL: none). */
+static const PgwtAgg *
+pgwt_snap_background_agg(const PgwtSystemSnap *snap, const PgwtEventStat *row)
+{
+	PgwtEventStat *bg = pgwt_event_lookup(snap->background, PGWT_SNAP_EVENTS,
+										  row->event, false);
+
+	return bg != NULL ? &bg->agg : NULL;
+}
+
+/* Foreground (client backends and parallel workers) time of one event. */
 static uint64
-pgwt_db_time_ns(const PgwtEventStat *tab, int size, uint64 cpu_ns)
+pgwt_snap_foreground_ns(const PgwtSystemSnap *snap, const PgwtEventStat *row)
+{
+	const PgwtAgg *bg = pgwt_snap_background_agg(snap, row);
+	uint64		bg_ns = bg != NULL ? bg->total_ns : 0;
+
+	return row->agg.total_ns > bg_ns ? row->agg.total_ns - bg_ns : 0;
+}
+
+/* DB time: foreground CPU* + foreground non-idle waits. */
+static uint64
+pgwt_snap_db_time_ns(const PgwtSystemSnap *snap)
+{
+	uint64		db = snap->cpu_ns > snap->background_cpu_ns ?
+		snap->cpu_ns - snap->background_cpu_ns : 0;
+	int			i;
+
+	for (i = 0; i < PGWT_SNAP_EVENTS; i++)
+		if (snap->all[i].event != 0 && !pgwt_event_is_idle(snap->all[i].event))
+			db += pgwt_snap_foreground_ns(snap, &snap->all[i]);
+	return db;
+}
+
+/* One session's own time: CPU* + non-idle waits. */
+static uint64
+pgwt_session_time_ns(const PgwtEventStat *tab, int size, uint64 cpu_ns)
 {
 	uint64		db = cpu_ns;
 	int			i;
@@ -135,12 +208,13 @@ pgwt_text_or_null(const char *s, bool *isnull)
 
 /*
  * The common event columns: wait_event_type, wait_event, waits, total_ms,
- * avg_us, max_us, pct_db_time (NULL for idle events), fidelity.
- * Returns the next free column.
+ * avg_us, max_us, pct_db_time, fidelity. pct_db_time is db_share_ns over
+ * db_time_ns, NULL for idle events and when either is 0 (no DB time, or
+ * only background processes waited for it). Returns the next free column.
  */
 static int
 pgwt_event_columns(Datum *values, bool *nulls, int col, uint32 event,
-				   const PgwtAgg *agg, uint64 db_time_ns)
+				   const PgwtAgg *agg, uint64 db_share_ns, uint64 db_time_ns)
 {
 	values[col] = pgwt_text_or_null(pgstat_get_wait_event_type(event), &nulls[col]);
 	col++;
@@ -150,10 +224,10 @@ pgwt_event_columns(Datum *values, bool *nulls, int col, uint32 event,
 	values[col++] = Float8GetDatum(agg->total_ns / 1e6);
 	values[col++] = Float8GetDatum(agg->count ? agg->total_ns / 1e3 / agg->count : 0.0);
 	values[col++] = Float8GetDatum(agg->max_ns / 1e3);
-	if (pgwt_event_is_idle(event) || db_time_ns == 0)
+	if (pgwt_event_is_idle(event) || db_time_ns == 0 || db_share_ns == 0)
 		nulls[col++] = true;
 	else
-		values[col++] = Float8GetDatum(100.0 * agg->total_ns / db_time_ns);
+		values[col++] = Float8GetDatum(100.0 * db_share_ns / db_time_ns);
 	values[col++] = CStringGetTextDatum(PGWT_FIDELITY);
 	return col;
 }
@@ -170,10 +244,13 @@ pgwt_histogram_array(const PgwtAgg *agg)
 	return PointerGetDatum(construct_array_builtin(elems, PGWT_HIST_BUCKETS, INT8OID));
 }
 
+/* As pg_stat_activity.backend_type: a background worker by its bgw_type. */
 static const char *
-pgwt_backend_type_name(int backend_type)
+pgwt_backend_type_name(const PgwtSlot *copy)
 {
-	return GetBackendTypeDesc((BackendType) backend_type);
+	if (copy->backend_type == B_BG_WORKER && copy->bgw_type[0] != '\0')
+		return copy->bgw_type;
+	return GetBackendTypeDesc((BackendType) copy->backend_type);
 }
 
 #endif							/* PGWT_COOP_BUILD */
@@ -192,24 +269,25 @@ pgwt_system_event(PG_FUNCTION_ARGS)
 	}
 #ifdef PGWT_COOP_BUILD
 	{
-		PgwtEventStat *tab = palloc(sizeof(PgwtEventStat) * PGWT_SNAP_EVENTS);
-		uint64		cpu_ns,
-					db_ns;
+		PgwtSystemSnap snap;
+		uint64		db_ns;
 		int			i;
 
-		pgwt_system_snapshot(tab, &cpu_ns);
-		db_ns = pgwt_db_time_ns(tab, PGWT_SNAP_EVENTS, cpu_ns);
+		pgwt_system_snapshot(&snap);
+		db_ns = pgwt_snap_db_time_ns(&snap);
 		for (i = 0; i < PGWT_SNAP_EVENTS; i++)
 		{
+			const PgwtEventStat *row = &snap.all[i];
 			Datum		values[8];
 			bool		nulls[8] = {false};
 
-			if (tab[i].event == 0 || tab[i].agg.count == 0)
+			if (row->event == 0 || row->agg.count == 0)
 				continue;
-			pgwt_event_columns(values, nulls, 0, tab[i].event, &tab[i].agg, db_ns);
+			pgwt_event_columns(values, nulls, 0, row->event, &row->agg,
+							   pgwt_snap_foreground_ns(&snap, row), db_ns);
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		}
-		pfree(tab);
+		pgwt_system_snapshot_free(&snap);
 	}
 #endif
 	return (Datum) 0;
@@ -229,12 +307,13 @@ pgwt_event_histogram(PG_FUNCTION_ARGS)
 	}
 #ifdef PGWT_COOP_BUILD
 	{
-		PgwtEventStat *tab = palloc(sizeof(PgwtEventStat) * PGWT_SNAP_EVENTS);
-		uint64		cpu_ns;
+		PgwtSystemSnap snap;
+		PgwtEventStat *tab;
 		int			i,
 					b;
 
-		pgwt_system_snapshot(tab, &cpu_ns);
+		pgwt_system_snapshot(&snap);
+		tab = snap.all;
 		for (i = 0; i < PGWT_SNAP_EVENTS; i++)
 		{
 			if (tab[i].event == 0 || tab[i].agg.count == 0)
@@ -261,13 +340,19 @@ pgwt_event_histogram(PG_FUNCTION_ARGS)
 				tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 			}
 		}
-		pfree(tab);
+		pgwt_system_snapshot_free(&snap);
 	}
 #endif
 	return (Datum) 0;
 }
 
-/* pgwt_time_model: DB Time, CPU*, each non-idle class, and idle time. */
+/*
+ * pgwt_time_model: DB Time, CPU*, each non-idle class and Idle of the
+ * foreground processes (client backends, parallel workers); then the
+ * background processes' time apart: 'Background time' (their CPU* plus
+ * non-idle waits), 'Background CPU*', one 'Background wait' row per class
+ * and 'Background idle', all without pct_db_time.
+ */
 Datum
 pgwt_time_model(PG_FUNCTION_ARGS)
 {
@@ -282,30 +367,53 @@ pgwt_time_model(PG_FUNCTION_ARGS)
 #ifdef PGWT_COOP_BUILD
 	if (pgwt_shared != NULL)
 	{
-		PgwtEventStat *tab = palloc(sizeof(PgwtEventStat) * PGWT_SNAP_EVENTS);
-		uint64		class_ns[256] = {0};
-		uint32		class_event[256] = {0};
-		uint64		cpu_ns,
+		PgwtSystemSnap snap;
+		uint64		fg_class_ns[256] = {0};
+		uint64		bg_class_ns[256] = {0};
+		uint32		fg_class_event[256] = {0};
+		uint32		bg_class_event[256] = {0};
+		uint64		fg_cpu_ns,
 					db_ns,
-					idle_ns = 0;
+					fg_idle_ns = 0,
+					bg_idle_ns = 0,
+					bg_wait_ns = 0;
 		int			i;
 		Datum		values[5];
 		bool		nulls[5];
 
-		pgwt_system_snapshot(tab, &cpu_ns);
-		db_ns = pgwt_db_time_ns(tab, PGWT_SNAP_EVENTS, cpu_ns);
+		pgwt_system_snapshot(&snap);
+		db_ns = pgwt_snap_db_time_ns(&snap);
+		fg_cpu_ns = snap.cpu_ns > snap.background_cpu_ns ?
+			snap.cpu_ns - snap.background_cpu_ns : 0;
 		for (i = 0; i < PGWT_SNAP_EVENTS; i++)
 		{
-			uint32		ev = tab[i].event;
+			const PgwtEventStat *row = &snap.all[i];
+			const PgwtAgg *bg = pgwt_snap_background_agg(&snap, row);
+			uint32		ev = row->event;
+			uint64		fg_ns,
+						bg_ns;
 
-			if (ev == 0)
+			if (ev == 0 || row->agg.count == 0)
 				continue;
+			fg_ns = pgwt_snap_foreground_ns(&snap, row);
+			bg_ns = row->agg.total_ns - fg_ns;
 			if (pgwt_event_is_idle(ev))
-				idle_ns += tab[i].agg.total_ns;
-			else
 			{
-				class_ns[ev >> 24] += tab[i].agg.total_ns;
-				class_event[ev >> 24] = ev;
+				fg_idle_ns += fg_ns;
+				bg_idle_ns += bg_ns;
+				continue;
+			}
+			/* a class row exists when any of its waits was foreground */
+			if (bg == NULL || bg->count < row->agg.count)
+			{
+				fg_class_ns[ev >> 24] += fg_ns;
+				fg_class_event[ev >> 24] = ev;
+			}
+			if (bg != NULL && bg->count > 0)
+			{
+				bg_class_ns[ev >> 24] += bg_ns;
+				bg_class_event[ev >> 24] = ev;
+				bg_wait_ns += bg_ns;
 			}
 		}
 
@@ -324,19 +432,31 @@ pgwt_time_model(PG_FUNCTION_ARGS)
 		} while (0)
 
 		PGWT_TM_ROW("DB Time", NULL, db_ns, true);
-		PGWT_TM_ROW("CPU*", NULL, cpu_ns, true);
+		PGWT_TM_ROW("CPU*", NULL, fg_cpu_ns, true);
 		for (i = 0; i < 256; i++)
 		{
 			const char *cls;
 
-			if (class_event[i] == 0)
+			if (fg_class_event[i] == 0)
 				continue;
-			cls = pgstat_get_wait_event_type(class_event[i]);
-			PGWT_TM_ROW(cls ? cls : "?", cls, class_ns[i], true);
+			cls = pgstat_get_wait_event_type(fg_class_event[i]);
+			PGWT_TM_ROW(cls ? cls : "?", cls, fg_class_ns[i], true);
 		}
-		PGWT_TM_ROW("Idle", NULL, idle_ns, false);
+		PGWT_TM_ROW("Idle", NULL, fg_idle_ns, false);
+		PGWT_TM_ROW("Background time", NULL, snap.background_cpu_ns + bg_wait_ns, false);
+		PGWT_TM_ROW("Background CPU*", NULL, snap.background_cpu_ns, false);
+		for (i = 0; i < 256; i++)
+		{
+			const char *cls;
+
+			if (bg_class_event[i] == 0)
+				continue;
+			cls = pgstat_get_wait_event_type(bg_class_event[i]);
+			PGWT_TM_ROW("Background wait", cls, bg_class_ns[i], false);
+		}
+		PGWT_TM_ROW("Background idle", NULL, bg_idle_ns, false);
 #undef PGWT_TM_ROW
-		pfree(tab);
+		pgwt_system_snapshot_free(&snap);
 	}
 #endif
 	return (Datum) 0;
@@ -374,7 +494,9 @@ pgwt_session_event(PG_FUNCTION_ARGS)
 			if (copy->state == PGWT_SLOT_FREE || !pgwt_can_see_role(copy->userid) ||
 				pgwt_slot_reset_pending(copy))
 				continue;
-			db_ns = pgwt_db_time_ns(copy->events, PGWT_SLOT_EVENTS, copy->cpu_ns);
+			/* a background process's time is not DB time: no pct_db_time */
+			db_ns = copy->foreground ?
+				pgwt_session_time_ns(copy->events, PGWT_SLOT_EVENTS, copy->cpu_ns) : 0;
 			for (j = 0; j < PGWT_SLOT_EVENTS; j++)
 			{
 				Datum		values[15];
@@ -385,14 +507,15 @@ pgwt_session_event(PG_FUNCTION_ARGS)
 				if (e->event == 0 || e->agg.count == 0)
 					continue;
 				values[0] = Int32GetDatum(copy->pid);
-				values[1] = CStringGetTextDatum(pgwt_backend_type_name(copy->backend_type));
+				values[1] = CStringGetTextDatum(pgwt_backend_type_name(copy));
 				values[2] = ObjectIdGetDatum(copy->userid);
 				nulls[2] = !OidIsValid(copy->userid);
 				values[3] = ObjectIdGetDatum(copy->dbid);
 				nulls[3] = !OidIsValid(copy->dbid);
 				values[4] = TimestampTzGetDatum(copy->start_time);
 				values[5] = CStringGetTextDatum(copy->state == PGWT_SLOT_LIVE ? "live" : "exited");
-				col = pgwt_event_columns(values, nulls, 6, e->event, &e->agg, db_ns);
+				col = pgwt_event_columns(values, nulls, 6, e->event, &e->agg,
+										 e->agg.total_ns, db_ns);
 				values[col] = pgwt_histogram_array(&e->agg);
 				Assert(col == 14);
 				tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
@@ -448,7 +571,7 @@ pgwt_active(PG_FUNCTION_ARGS)
 					waits_ns += copy->events[j].agg.total_ns;
 
 			values[0] = Int32GetDatum(copy->pid);
-			values[1] = CStringGetTextDatum(pgwt_backend_type_name(copy->backend_type));
+			values[1] = CStringGetTextDatum(pgwt_backend_type_name(copy));
 			values[2] = ObjectIdGetDatum(copy->userid);
 			nulls[2] = !OidIsValid(copy->userid);
 			values[3] = ObjectIdGetDatum(copy->dbid);
@@ -466,7 +589,11 @@ pgwt_active(PG_FUNCTION_ARGS)
 				values[7] = pgwt_text_or_null(pgstat_get_wait_event(cur), &nulls[7]);
 				values[8] = Float8GetDatum(now > copy->cur_start_ns ? (now - copy->cur_start_ns) / 1e6 : 0.0);
 			}
-			values[9] = Float8GetDatum(reset ? 0.0 : (copy->cpu_ns + waits_ns) / 1e6);
+			/* a background process's time is not DB time */
+			if (copy->foreground)
+				values[9] = Float8GetDatum(reset ? 0.0 : (copy->cpu_ns + waits_ns) / 1e6);
+			else
+				nulls[9] = true;
 			values[10] = Float8GetDatum(reset ? 0.0 : copy->cpu_ns / 1e6);
 			values[11] = TimestampTzGetDatum(copy->stats_reset);
 			values[12] = CStringGetTextDatum(PGWT_FIDELITY);
@@ -505,7 +632,7 @@ pgwt_query_event(PG_FUNCTION_ARGS)
 			int			col;
 
 			values[0] = Int64GetDatum(q[i].key.query_id);
-			col = pgwt_event_columns(values, nulls, 1, q[i].key.event, &q[i].agg, 0);
+			col = pgwt_event_columns(values, nulls, 1, q[i].key.event, &q[i].agg, 0, 0);
 			values[col] = pgwt_histogram_array(&q[i].agg);
 			Assert(col == 9);
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
