@@ -26,6 +26,7 @@ _PROGRAMS_DEFAULT = (
     ("bin/pgwt-bench-watchpoint", ("--reps", "5")),
     ("bin/pgwt-bench-analysis", ("--reps", "3", "--records", "2000000")),
     ("bench/programs/waitpair", ("--reps", "3", "--callgrind-reps", "3")),
+    ("bench/programs/waitpair", ("--clock", "--reps", "5")),
     ("bench/programs/tracer_cpu", ("--reps", "3", "--duration", "5", "--coverage-duration", "5")),
     ("bin/pgwt-bench-tracefmt", ("--events", "2000000", "--reps", "3")),
     ("bench/programs/sampler_vs_pgws/sampler_vs_pgws", ("--reps", "3", "--duration", "8")),
@@ -38,6 +39,7 @@ _PROGRAMS_FULL = (
     ("bin/pgwt-bench-watchpoint", ("--reps", "10")),
     ("bin/pgwt-bench-analysis", ("--reps", "8")),
     ("bench/programs/waitpair", ("--reps", "8", "--callgrind-reps", "3")),
+    ("bench/programs/waitpair", ("--clock", "--reps", "10")),
     ("bench/programs/tracer_cpu", ("--reps", "6")),
     ("bin/pgwt-bench-tracefmt", ("--events", "10000000", "--reps", "5")),
     ("bench/programs/sampler_vs_pgws/sampler_vs_pgws", ("--reps", "5", "--duration", "20")),
@@ -87,5 +89,6 @@ def estimate_s(bset, arms_per_build):
         total += len(wls) * reps * n * (bset.duration_s + bset.warmup_s + CELL_OVERHEAD_S)
     for prog, args in bset.programs:
         reps = int(args[args.index("--reps") + 1]) if "--reps" in args else 5
-        total += PROGRAM_S_PER_REP.get(prog, 10) * reps
+        per_rep = 2 if "--clock" in args else PROGRAM_S_PER_REP.get(prog, 10)
+        total += per_rep * reps
     return total
