@@ -14,8 +14,8 @@
  *
  * Pure: the trace comes in as a pgwt_tf_trace_source (tracefmt's table of
  * functions for records, frames and summary presence), so this file opens
- * nothing itself; pgwt_summary_load_at() is the convenience form that
- * builds the source of a path. No state beyond the call.
+ * nothing itself: callers build the source of a path with
+ * pgwt_tf_trace_source_open(). No state beyond the call.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -179,28 +179,6 @@ sl_raw(pgwt_engine *eng, const sl_win *spec, const pgwt_tf_trace_source *src,
 	st->used_summary = false;
 	st->why_raw = why;
 	return sl_feed(eng, src, spec->from_ns, end, shift, &st->records);
-}
-
-int
-pgwt_summary_load(pgwt_engine *eng, int w, const char *path, uint64_t slack_ns,
-				  pgwt_summary_load_stats *st)
-{
-	return pgwt_summary_load_at(eng, w, path, slack_ns, 0, st);
-}
-
-int
-pgwt_summary_load_at(pgwt_engine *eng, int w, const char *path, uint64_t slack_ns,
-					 int64_t shift, pgwt_summary_load_stats *st)
-{
-	pgwt_tf_trace_source src;
-	int			rc;
-
-	memset(st, 0, sizeof(*st));
-	if ((rc = pgwt_tf_trace_source_open(path, &src)) < 0)
-		return rc;
-	rc = pgwt_summary_load_source(eng, w, &src, slack_ns, shift, st);
-	pgwt_tf_trace_source_close(&src);
-	return rc;
 }
 
 int

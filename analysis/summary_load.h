@@ -23,32 +23,18 @@ typedef struct pgwt_summary_load_stats
 } pgwt_summary_load_stats;
 
 /*
- * Window w of eng (whose spec is [from, to)) from the trace at path (a
- * directory or one file), as the raw path that reads records in
- * [from, to + slack_ns] would fill it. Returns 0, or a negative tracefmt
- * error. The caller flushes the engine before reading views.
- */
-int			pgwt_summary_load(pgwt_engine *eng, int w, const char *path,
-							  uint64_t slack_ns, pgwt_summary_load_stats *st);
-
-/*
- * Window w from a source (pgwt_tf_trace_source_open() for a path, or a
- * scripted one), engine clock = trace clock + shift (see below). The path
- * forms build the source of their path and call this.
+ * Window w of eng (whose spec is [from, to)) from a source
+ * (pgwt_tf_trace_source_open() for a directory or one file, or a scripted
+ * one), as the raw path that reads records in [from, to + slack_ns] would
+ * fill it. The engine's clock is the trace's + shift ns, e.g. shift =
+ * start_realtime_ns - start_monotonic_ns of the trace files for an engine
+ * in wall-clock time (pgwt-dump); summaries are used only when every file
+ * read maps its clock by exactly this shift. Returns 0, or a negative
+ * tracefmt error. The caller flushes the engine before reading views.
  */
 int			pgwt_summary_load_source(pgwt_engine *eng, int w,
 									 const pgwt_tf_trace_source *src,
 									 uint64_t slack_ns, int64_t shift,
 									 pgwt_summary_load_stats *st);
-
-/*
- * The same for an engine whose clock is the trace's + shift ns, e.g.
- * shift = start_realtime_ns - start_monotonic_ns of the trace files for an
- * engine in wall-clock time (pgwt-dump). Summaries are used only when
- * every file read maps its clock by exactly this shift.
- */
-int			pgwt_summary_load_at(pgwt_engine *eng, int w, const char *path,
-								 uint64_t slack_ns, int64_t shift,
-								 pgwt_summary_load_stats *st);
 
 #endif							/* PGWT_ANALYSIS_SUMMARY_LOAD_H */

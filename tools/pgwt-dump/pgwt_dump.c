@@ -930,7 +930,14 @@ main(int argc, char **argv)
 		const pgwt_tf_file_header *h0 = pgwt_tf_reader_nfiles(r) > 0 ? pgwt_tf_reader_file_header(r, 0) : NULL;
 		int64_t		shift = h0 ? (int64_t) (h0->start_realtime_ns - h0->start_monotonic_ns) : 0;
 		pgwt_summary_load_stats ss;
-		int			lrc = pgwt_summary_load_at(eng, 0, a.path, DUMP_TO_SLACK_NS, shift, &ss);
+		pgwt_tf_trace_source src;
+		int			lrc = pgwt_tf_trace_source_open(a.path, &src);
+
+		if (lrc == 0)
+		{
+			lrc = pgwt_summary_load_source(eng, 0, &src, DUMP_TO_SLACK_NS, shift, &ss);
+			pgwt_tf_trace_source_close(&src);
+		}
 
 		if (lrc < 0)
 		{

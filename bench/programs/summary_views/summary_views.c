@@ -106,9 +106,14 @@ run_arm(const char *arm, const char *dir, uint64_t from, uint64_t to, int rep,
 		rc = feed(eng, dir, from, to + SLACK_NS + 1, &nrec);
 	else
 	{
-		pgwt_summary_load_stats st;
+		pgwt_summary_load_stats st = {0};
+		pgwt_tf_trace_source src;
 
-		rc = pgwt_summary_load(eng, 0, dir, SLACK_NS, &st);
+		if ((rc = pgwt_tf_trace_source_open(dir, &src)) == 0)
+		{
+			rc = pgwt_summary_load_source(eng, 0, &src, SLACK_NS, 0, &st);
+			pgwt_tf_trace_source_close(&src);
+		}
 		nrec = st.records;
 		nsec = st.seconds;
 		nmin = st.minutes;

@@ -360,6 +360,21 @@ compare_engines(const pgwt_engine *r, const pgwt_engine *s)
 	pgwt_session_rows_free(&sa);
 	pgwt_session_rows_free(&sb);
 }
+/* The summary path over the trace directory, engine clock = trace + shift. */
+static int
+load_at(pgwt_engine *e, const char *path, int64_t sh, pgwt_summary_load_stats *st)
+{
+	pgwt_tf_trace_source src;
+	int			rc;
+
+	memset(st, 0, sizeof(*st));
+	if ((rc = pgwt_tf_trace_source_open(path, &src)) < 0)
+		return rc;
+	rc = pgwt_summary_load_source(e, 0, &src, SLACK_NS, sh, st);
+	pgwt_tf_trace_source_close(&src);
+	return rc;
+}
+
 
 static void
 check_window(const char *name, uint64_t from, uint64_t to, bool expect_summary)
@@ -372,10 +387,10 @@ check_window(const char *name, uint64_t from, uint64_t to, bool expect_summary)
 	why[0] = '\0';
 	r = raw_engine(from, to);
 	s = new_engine(from + (uint64_t) shift, to + (uint64_t) shift);
-	rc = pgwt_summary_load_at(s, 0, dir, SLACK_NS, shift, &st);
+	rc = load_at(s, dir, shift, &st);
 	pgwt_engine_flush(s);
 	if (rc < 0)
-		DIFF("pgwt_summary_load: %s", pgwt_tf_strerror(rc));
+		DIFF("pgwt_summary_load_source: %s", pgwt_tf_strerror(rc));
 	if (r && s)
 		compare_engines(r, s);
 	if (expect_summary && !st.used_summary)
@@ -505,7 +520,7 @@ main(int argc, char **argv)
 		pgwt_engine *e = new_engine(first + (uint64_t) shift, last + (uint64_t) shift);
 		pgwt_summary_load_stats st;
 
-		if (pgwt_summary_load_at(e, 0, dir, SLACK_NS, shift + 7, &st) == 0 && !st.used_summary)
+		if (load_at(e, dir, shift + 7, &st) == 0 && !st.used_summary)
 			printf("PASS equal-wrong-offset-reads-records\n");
 		else
 		{
