@@ -403,14 +403,6 @@ tf_block_encode(uint16_t version, uint16_t flags, uint16_t type,
 		} \
 	} while (0)
 
-/* Reads one LEB128 value; the common one-byte case inline. */
-#define TF_GET_LEB(pp, end, v) \
-	do { \
-		if ((pp) < (end) && *(pp) < 0x80) \
-			(v) = *(pp)++; \
-		else if (tf_get_leb(&(pp), (end), &(v)) < 0) \
-			return -PGWT_TF_BAD_PAYLOAD; \
-	} while (0)
 
 static int
 tf_decode_transitions_v5(const uint8_t **pp, const uint8_t *end, uint32_t n,

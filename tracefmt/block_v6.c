@@ -289,14 +289,6 @@ tf_encode_transitions_v6(const pgwt_record *recs, uint32_t n, uint8_t *p)
 
 /* ---- decoder -------------------------------------------------------- */
 
-/* One LEB128 value from a column; the one-byte case inline. */
-#define V6_GET(pp, end, v) \
-	do { \
-		if ((pp) < (end) && *(pp) < 0x80) \
-			(v) = *(pp)++; \
-		else if (tf_get_leb(&(pp), (end), &(v)) < 0) \
-			return -PGWT_TF_BAD_PAYLOAD; \
-	} while (0)
 
 int
 tf_decode_transitions_v6(const uint8_t **pp, const uint8_t *end, uint32_t n,
@@ -323,17 +315,17 @@ tf_decode_transitions_v6(const uint8_t **pp, const uint8_t *end, uint32_t n,
 	codes = p;
 	p += n;
 	/* Tables: no more entries than a block can use. */
-	V6_GET(p, end, np);
+	TF_GET_LEB(p, end, np);
 	if (np < 1 || np > n || (uint64_t) (end - p) < np * 4)
 		return -PGWT_TF_BAD_PAYLOAD;
 	pids = p;
 	p += np * 4;
-	V6_GET(p, end, ne);
+	TF_GET_LEB(p, end, ne);
 	if (ne > 2 * (uint64_t) n || (uint64_t) (end - p) < ne * 4)
 		return -PGWT_TF_BAD_PAYLOAD;
 	events = p;
 	p += ne * 4;
-	V6_GET(p, end, nq);
+	TF_GET_LEB(p, end, nq);
 	if (nq > n || (uint64_t) (end - p) < nq * 8)
 		return -PGWT_TF_BAD_PAYLOAD;
 	queries = p;
@@ -345,7 +337,7 @@ tf_decode_transitions_v6(const uint8_t **pp, const uint8_t *end, uint32_t n,
 
 		for (c = 0; c < V6_NCOLS; c++)
 		{
-			V6_GET(p, end, len);
+			TF_GET_LEB(p, end, len);
 			if (len > (uint64_t) (end - lens))
 				return -PGWT_TF_BAD_PAYLOAD;
 			total += len;
@@ -354,7 +346,7 @@ tf_decode_transitions_v6(const uint8_t **pp, const uint8_t *end, uint32_t n,
 			return -PGWT_TF_BAD_PAYLOAD;
 		for (c = 0; c < V6_NCOLS; c++)
 		{
-			V6_GET(lens, end, len);
+			TF_GET_LEB(lens, end, len);
 			cur[c] = p;
 			p += len;
 			cend[c] = p;
@@ -375,7 +367,7 @@ tf_decode_transitions_v6(const uint8_t **pp, const uint8_t *end, uint32_t n,
 
 		if (k == V6_PID_ESCAPE)
 		{
-			V6_GET(cur[V6_COL_PID], cend[V6_COL_PID], k);
+			TF_GET_LEB(cur[V6_COL_PID], cend[V6_COL_PID], k);
 			if (k < V6_PID_ESCAPE)
 				return -PGWT_TF_BAD_PAYLOAD;	/* had an inline code */
 		}
@@ -396,7 +388,7 @@ tf_decode_transitions_v6(const uint8_t **pp, const uint8_t *end, uint32_t n,
 		}
 		if (extra & V6_X_OLD)
 		{
-			V6_GET(cur[V6_COL_OLD], cend[V6_COL_OLD], v);
+			TF_GET_LEB(cur[V6_COL_OLD], cend[V6_COL_OLD], v);
 			if (v >= ne)
 				return -PGWT_TF_BAD_PAYLOAD;
 			r->old_event = tf_get_u32(events + 4 * v);
@@ -405,7 +397,7 @@ tf_decode_transitions_v6(const uint8_t **pp, const uint8_t *end, uint32_t n,
 			r->old_event = j != V6_NONE ? recs[j].new_event : 0;
 		if (code & V6_NEW)
 		{
-			V6_GET(cur[V6_COL_NEW], cend[V6_COL_NEW], v);
+			TF_GET_LEB(cur[V6_COL_NEW], cend[V6_COL_NEW], v);
 			if (v >= ne)
 				return -PGWT_TF_BAD_PAYLOAD;
 			r->new_event = tf_get_u32(events + 4 * v);
@@ -415,13 +407,13 @@ tf_decode_transitions_v6(const uint8_t **pp, const uint8_t *end, uint32_t n,
 		r->duration_ns = j != V6_NONE ? r->ts_ns - recs[j].ts_ns : 0;
 		if (extra & V6_X_DUR)
 		{
-			V6_GET(cur[V6_COL_DUR], cend[V6_COL_DUR], v);
+			TF_GET_LEB(cur[V6_COL_DUR], cend[V6_COL_DUR], v);
 			/* modulo 2^64, as the encoder subtracted: every value is valid */
 			r->duration_ns += (uint64_t) tf_unzigzag(v);
 		}
 		if (code & V6_QUERY)
 		{
-			V6_GET(cur[V6_COL_QUERY], cend[V6_COL_QUERY], v);
+			TF_GET_LEB(cur[V6_COL_QUERY], cend[V6_COL_QUERY], v);
 			if (v >= nq)
 				return -PGWT_TF_BAD_PAYLOAD;
 			r->query_id = tf_get_u64(queries + 8 * v);
@@ -430,7 +422,7 @@ tf_decode_transitions_v6(const uint8_t **pp, const uint8_t *end, uint32_t n,
 			r->query_id = a != V6_NONE ? recs[a].query_id : 0;
 		if (code & V6_CPU)
 		{
-			V6_GET(cur[V6_COL_CPU], cend[V6_COL_CPU], v);
+			TF_GET_LEB(cur[V6_COL_CPU], cend[V6_COL_CPU], v);
 			r->cpu_ns = (r->old_event == 0 ? r->duration_ns : 0) + (uint64_t) tf_unzigzag(v);
 		}
 		else

@@ -40,6 +40,28 @@
 
 /* ---- pure rules --------------------------------------------------------- */
 
+/* The leading decimal field of a side-file line (terminated by a tab),
+ * copied into buf (NUL-terminated); *rest points after it in buf. */
+static bool
+tf_side_first_field(const char *line, size_t len, char *buf, size_t buflen,
+					unsigned long long *v, char **rest)
+{
+	char	   *end;
+
+	if (len == 0 || line[0] == '#')
+		return false;
+	if (len >= buflen)
+		len = buflen - 1;
+	memcpy(buf, line, len);
+	buf[len] = '\0';
+	errno = 0;
+	*v = strtoull(buf, &end, 10);
+	if (end == buf || *end != '\t' || errno)
+		return false;
+	*rest = end;
+	return true;
+}
+
 /* Parses "<u64>\t<u64>\t<u64>..." fields 0 and 2 of a backends line. */
 static bool
 tf_side_parse_backend(const char *line, size_t len, uint32_t *pid, uint64_t *start)
@@ -49,15 +71,7 @@ tf_side_parse_backend(const char *line, size_t len, uint32_t *pid, uint64_t *sta
 			   *end;
 	unsigned long long v;
 
-	if (len == 0 || line[0] == '#')
-		return false;
-	if (len >= sizeof(buf))
-		len = sizeof(buf) - 1;
-	memcpy(buf, line, len);
-	buf[len] = '\0';
-	errno = 0;
-	v = strtoull(buf, &end, 10);
-	if (end == buf || *end != '\t' || errno || v > UINT32_MAX)
+	if (!tf_side_first_field(line, len, buf, sizeof(buf), &v, &end) || v > UINT32_MAX)
 		return false;
 	*pid = (uint32_t) v;
 	p = strchr(end + 1, '\t');	/* skip leader_pid */
@@ -129,16 +143,8 @@ pgwt_tf_side_keep_blocker(const char *line, size_t len, uint64_t horizon_mono)
 	char	   *end;
 	unsigned long long v;
 
-	if (len == 0 || line[0] == '#')
-		return true;
-	if (len >= sizeof(buf))
-		len = sizeof(buf) - 1;
-	memcpy(buf, line, len);
-	buf[len] = '\0';
-	errno = 0;
-	v = strtoull(buf, &end, 10);
-	if (end == buf || *end != '\t' || errno)
-		return true;			/* not ours to judge */
+	if (!tf_side_first_field(line, len, buf, sizeof(buf), &v, &end))
+		return true;			/* a comment or not ours to judge */
 	return v >= horizon_mono;
 }
 

@@ -107,6 +107,16 @@ tf_get_leb(const uint8_t **pp, const uint8_t *end, uint64_t *out)
 	return 0;
 }
 
+/* Reads one LEB128 value, the common one-byte case inline; returns
+ * -PGWT_TF_BAD_PAYLOAD from the calling function when it is invalid. */
+#define TF_GET_LEB(pp, end, v) \
+	do { \
+		if ((pp) < (end) && *(pp) < 0x80) \
+			(v) = *(pp)++; \
+		else if (tf_get_leb(&(pp), (end), &(v)) < 0) \
+			return -PGWT_TF_BAD_PAYLOAD; \
+	} while (0)
+
 static inline uint64_t
 tf_zigzag(int64_t v)
 {
