@@ -20,6 +20,10 @@
  * or {"op":"deescalate","id":N,"by":"role","pid":P}. id grows by one per
  * window opened or closed (escwin.published.generation).
  *
+ * pgwt_esc_answering() (escalation.h) tells pgwt_status which tier answers
+ * a request: the hooks' own window, an external tracer whose report is
+ * fresh and whose reporting backend lives, or the sampler (no exact tier).
+ *
  * Shared state: PgwtTraceShared.escwin under esc_lock (trace_capture.h).
  */
 #include "postgres.h"
@@ -37,6 +41,8 @@
 #include "utils/json.h"
 #include "utils/timestamp.h"
 
+#include "extension/escalation.h"
+#include "extension/sampler.h"
 #include "extension/trace_capture.h"
 
 #define PGWT_ESC_CHANNEL "pg_wait_tracer_escalation"
@@ -375,4 +381,142 @@ pgwt_tracer_report(PG_FUNCTION_ARGS)
 			PGWT_TRACER_STATE_LEN);
 	SpinLockRelease(&pgwt_trace_shared->esc_lock);
 	PG_RETURN_VOID();
+}
+
+/*
+ * The value of key in a flat JSON object written by a tracer (strings
+ * without their quotes, escapes kept as they are). false when absent.
+ */
+static bool
+pgwt_esc_json_value(const char *json, const char *key, char *out, size_t cap)
+{
+	char		pat[64];
+	const char *p;
+	size_t		n = 0;
+
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	p = strstr(json, pat);
+	if (p == NULL || cap == 0)
+		return false;
+	p += strlen(pat);
+	if (*p == '"')
+	{
+		for (p++; *p && *p != '"' && n + 1 < cap; p++)
+		{
+			if (*p == '\\' && p[1])
+				p++;
+			out[n++] = *p;
+		}
+	}
+	else
+		while (*p && *p != ',' && *p != '}' && n + 1 < cap)
+			out[n++] = *p++;
+	out[n] = '\0';
+	return true;
+}
+
+static bool
+pgwt_esc_json_int(const char *json, const char *key, int64 *out)
+{
+	char		v[32];
+	char	   *end;
+
+	if (!pgwt_esc_json_value(json, key, v, sizeof(v)))
+		return false;
+	*out = strtoll(v, &end, 10);
+	return end != v && *end == '\0';
+}
+
+void
+pgwt_esc_answering(pgwt_esc_answer *a)
+{
+	PgwtTraceShared *ts = pgwt_trace_shared;
+	uint64		now;
+	pgwt_escwin w;
+	int			tracer_pid;
+	TimestampTz reported_at;
+	char		state[PGWT_TRACER_STATE_LEN];
+	long		age_s = 0;
+	int			age_us = 0;
+
+	memset(a, 0, sizeof(*a));
+	a->window_id_null = a->seconds_left_null = a->budget_left_null = true;
+	if (ts == NULL)
+	{
+		a->tier = "none";
+		snprintf(a->note, sizeof(a->note), "no exact tier: the library is not in shared_preload_libraries");
+		return;
+	}
+	now = pgwt_trace_now_ns();
+	SpinLockAcquire(&ts->esc_lock);
+	pgwt_trace_esc_sync_budget();
+	(void) pgwt_escwin_tick(&ts->escwin, now, NULL);
+	w = ts->escwin;
+	tracer_pid = ts->tracer_pid;
+	reported_at = ts->tracer_reported_at;
+	memcpy(state, ts->tracer_state, sizeof(state));
+	SpinLockRelease(&ts->esc_lock);
+	state[sizeof(state) - 1] = '\0';
+
+	if (ts->nrings > 0)
+	{
+		a->tier = "coop";
+		a->window_open = w.esc.active;
+		a->window_id_null = w.esc.windows_total == 0;
+		a->window_id = (int64) w.esc.windows_total;
+		a->seconds_left_null = false;
+		a->seconds_left = (int32) pgwt_esc_seconds_remaining(&w.esc, now);
+		a->budget_left_null = pgwt_escalation_budget < 0;
+		if (!a->budget_left_null)
+			a->budget_left_s = (int32) pgwt_esc_budget_remaining_s(&w.esc, now);
+		snprintf(a->note, sizeof(a->note), "exact windows through the server's wait-event hooks");
+		return;
+	}
+	if (tracer_pid != 0)
+		TimestampDifference(reported_at, GetCurrentTimestamp(), &age_s, &age_us);
+	if (tracer_pid != 0 && age_s < PGWT_TRACER_FRESH_S && BackendPidGetProc(tracer_pid) != NULL)
+	{
+		char		mode[32] = "",
+					tier[32] = "",
+					open[8] = "",
+					reason[200] = "";
+		int64		v;
+
+		(void) pgwt_esc_json_value(state, "mode", mode, sizeof(mode));
+		(void) pgwt_esc_json_value(state, "tier", tier, sizeof(tier));
+		(void) pgwt_esc_json_value(state, "window_open", open, sizeof(open));
+		(void) pgwt_esc_json_value(state, "reason", reason, sizeof(reason));
+		a->tier = "external";
+		a->tracer_pid = tracer_pid;
+		a->window_open = strcmp(open, "true") == 0;
+		if (pgwt_esc_json_int(state, "window_id", &v) && v > 0)
+		{
+			a->window_id_null = false;
+			a->window_id = v;
+		}
+		if (pgwt_esc_json_int(state, "seconds_left", &v))
+		{
+			/* counted down since the report */
+			v -= age_s;
+			a->seconds_left_null = false;
+			a->seconds_left = (int32) (a->window_open && v > 0 ? v : 0);
+		}
+		if (pgwt_esc_json_int(state, "budget_left_s", &v) && v >= 0)
+		{
+			a->budget_left_null = false;
+			a->budget_left_s = (int32) v;
+		}
+		snprintf(a->note, sizeof(a->note), "external tracer (backend %d, mode %s, tier %s, reported %ld s ago): %s",
+				 tracer_pid, mode, tier, age_s, reason);
+		return;
+	}
+	a->tier = pgwt_sampler_answers() ? "sampler" : "none";
+	if (tracer_pid != 0 && BackendPidGetProc(tracer_pid) == NULL)
+		snprintf(a->note, sizeof(a->note), "no exact tier: this server has no wait-event hooks and the external tracer's connection (backend %d) is gone",
+				 tracer_pid);
+	else if (tracer_pid != 0)
+		snprintf(a->note, sizeof(a->note), "no exact tier: this server has no wait-event hooks and the external tracer last reported %ld s ago",
+				 age_s);
+	else
+		snprintf(a->note, sizeof(a->note), "no exact tier: this server has no wait-event hooks and no external tracer reports (run pg_wait_tracer --daemon)");
 }

@@ -26,6 +26,7 @@
 #include "utils/builtins.h"
 #include "utils/guc.h"
 
+#include "extension/escalation.h"
 #include "extension/pgwt_clock.h"
 #include "extension/pgwt_shared.h"
 #include "extension/sampler.h"
@@ -52,6 +53,7 @@ void		_PG_init(void);
 PG_FUNCTION_INFO_V1(pgwt_require_preload);
 PG_FUNCTION_INFO_V1(pgwt_status);
 PG_FUNCTION_INFO_V1(pgwt_status_0_2);
+PG_FUNCTION_INFO_V1(pgwt_status_0_4);
 
 #ifdef PGWT_COOP_BUILD
 static shmem_request_hook_type pgwt_prev_shmem_request_hook = NULL;
@@ -217,21 +219,16 @@ pgwt_status(PG_FUNCTION_ARGS)
 }
 
 #define PGWT_STATUS_COLS 18
+#define PGWT_STATUS_ESC_COLS 7	/* added by 0.4 */
 
-Datum
-pgwt_status_0_2(PG_FUNCTION_ARGS)
+/* The 18 columns of version 0.2 (still those of 0.3). */
+static void
+pgwt_status_fill(Datum *values, bool *nulls)
 {
-	TupleDesc	tupdesc;
-	Datum		values[PGWT_STATUS_COLS];
-	bool		nulls[PGWT_STATUS_COLS] = {false};
 	const char *tier;
 	const char *reason;
 
 	pgwt_tier(&tier, &reason);
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
-	if (tupdesc->natts != PGWT_STATUS_COLS)
-		elog(ERROR, "pgwt_status: expected %d columns, got %d", PGWT_STATUS_COLS, tupdesc->natts);
 
 	values[0] = CStringGetTextDatum(tier);
 	values[1] = BoolGetDatum(pgwt_hooks_present());
@@ -295,6 +292,53 @@ pgwt_status_0_2(PG_FUNCTION_ARGS)
 		nulls[15] = false;
 	}
 #endif
+}
 
+Datum
+pgwt_status_0_2(PG_FUNCTION_ARGS)
+{
+	TupleDesc	tupdesc;
+	Datum		values[PGWT_STATUS_COLS];
+	bool		nulls[PGWT_STATUS_COLS] = {false};
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	if (tupdesc->natts != PGWT_STATUS_COLS)
+		elog(ERROR, "pgwt_status: expected %d columns, got %d", PGWT_STATUS_COLS, tupdesc->natts);
+	pgwt_status_fill(values, nulls);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+/*
+ * Version 0.4: the 0.2 columns, then which tier answers an escalation
+ * request now, its window, seconds left and budget (escalation.c).
+ */
+Datum
+pgwt_status_0_4(PG_FUNCTION_ARGS)
+{
+	TupleDesc	tupdesc;
+	Datum		values[PGWT_STATUS_COLS + PGWT_STATUS_ESC_COLS];
+	bool		nulls[PGWT_STATUS_COLS + PGWT_STATUS_ESC_COLS] = {false};
+	pgwt_esc_answer a;
+	int			i = PGWT_STATUS_COLS;
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	if (tupdesc->natts != PGWT_STATUS_COLS + PGWT_STATUS_ESC_COLS)
+		elog(ERROR, "pgwt_status: expected %d columns, got %d",
+			 PGWT_STATUS_COLS + PGWT_STATUS_ESC_COLS, tupdesc->natts);
+	pgwt_status_fill(values, nulls);
+	pgwt_esc_answering(&a);
+	values[i++] = CStringGetTextDatum(a.tier);
+	values[i++] = BoolGetDatum(a.window_open);
+	nulls[i] = a.window_id_null;
+	values[i++] = Int64GetDatum(a.window_id);
+	nulls[i] = a.seconds_left_null;
+	values[i++] = Int32GetDatum(a.seconds_left);
+	nulls[i] = a.budget_left_null;
+	values[i++] = Int32GetDatum(a.budget_left_s);
+	nulls[i] = a.tracer_pid == 0;
+	values[i++] = Int32GetDatum(a.tracer_pid);
+	values[i++] = CStringGetTextDatum(a.note);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

@@ -10,11 +10,22 @@
  * removed, then ESC_END (reason code, actual length). Samples inside the
  * window are superseded by the exact transitions in the analysis engine.
  *
- * Single-threaded: the control socket is serviced from the daemon loop, so
- * its callbacks run on the same thread as the ticks.
+ * A request while a window is open extends it: a new ESC_START marker
+ * (the request's reason, the length granted from now) inside the open
+ * window, and still one ESC_END for the whole window (docs/TRACE_FORMAT.md).
+ *
+ * SQL requests: esc_listen.c LISTENs for pgwt_escalate()/pgwt_deescalate()
+ * in the cluster's databases; they take the control socket's path through
+ * this module's budget, and the daemon's state is reported back with
+ * pgwt_tracer_report() after every window change and every few seconds.
+ *
+ * Single-threaded: the control socket and the listener connections are
+ * serviced from the daemon loop, so their callbacks run on the same thread
+ * as the ticks.
  */
 #include "tracer/tiered.h"
 
+#include <poll.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +35,7 @@
 #include "analysis/policy/anomaly.h"
 #include "analysis/policy/escalation.h"
 #include "tracer/control/control.h"
+#include "tracer/esc_listen.h"
 #include "tracer/tier_stats.h"
 #include "tracer/watch_source.h"
 
@@ -53,7 +65,20 @@ struct pgwt_tiered
 	bool		tick_complete;
 	uint64_t	anomaly_dropped_budget;
 	uint64_t	start_ns;
+	/* SQL requests and the state reported back (esc_listen.c) */
+	pgwt_esc_listen *listen;
+	uint64_t	window_id;		/* windows opened since start */
+	int64_t		last_granted_s;
+	long long	last_request_id;
+	char		last_reason[300];
+	uint64_t	listen_step_ns; /* next timer step of the listener */
 };
+
+/* The control socket is served at least this often while waiting on the
+ * listener's connections (the two share no poll). */
+#define TIERED_CTL_SLICE_MS 50
+/* The listener's timers (retries, listing, reports) need no finer step. */
+#define TIERED_LISTEN_STEP_NS 100000000ull
 
 static uint64_t
 tiered_now(void)
@@ -62,6 +87,14 @@ tiered_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
+}
+
+/* A window changed: the listener reports at once, not at its next timer. */
+static void
+tiered_report_soon(pgwt_tiered *t)
+{
+	pgwt_esc_listen_report_soon(t->listen);
+	t->listen_step_ns = 0;
 }
 
 static uint32_t
@@ -88,6 +121,8 @@ tiered_open_window(pgwt_tiered *t, uint64_t now, pgwt_esc_reason reason, int64_t
 	t->window_open = true;
 	t->window_code = tiered_code(reason);
 	t->window_start_ns = now;
+	t->window_id++;
+	tiered_report_soon(t);
 	pgwt_esc_marker(&mk, true, now, t->window_code, (uint64_t) granted_s * 1000000000ull);
 	t->emit(t->emit_arg, &mk, 1);
 	pgwt_watch_source_enable(t->watch, true, now, t->emit, t->emit_arg);
@@ -112,6 +147,8 @@ tiered_close_window(pgwt_tiered *t, uint64_t now, const char *why)
 	pgwt_esc_marker(&mk, false, end, t->window_code, end - t->window_start_ns);
 	t->emit(t->emit_arg, &mk, 1);
 	t->window_open = false;
+	snprintf(t->last_reason, sizeof(t->last_reason), "window closed: %s", why);
+	tiered_report_soon(t);
 	if (t->o->verbose || t->o->daemon)
 		fprintf(stderr, "pg_wait_tracer: exact window closed (%s) after %.1f s\n", why,
 				(double) (end - t->window_start_ns) / 1e9);
@@ -126,8 +163,22 @@ tiered_request(pgwt_tiered *t, uint64_t now, int64_t duration_s, pgwt_esc_reason
 
 	*granted = 0;
 	r = pgwt_esc_request(&t->esc, now, duration_s, reason, granted);
-	if ((r == PGWT_ESC_GRANTED || r == PGWT_ESC_CLAMPED) && !t->window_open)
+	if (r != PGWT_ESC_GRANTED && r != PGWT_ESC_CLAMPED)
+		return r;
+	if (!t->window_open)
 		tiered_open_window(t, now, reason, *granted);
+	else
+	{
+		pgwt_record mk;
+
+		/* extended: a new start marker with the new remaining length */
+		pgwt_esc_marker(&mk, true, now, tiered_code(reason), (uint64_t) *granted * 1000000000ull);
+		t->emit(t->emit_arg, &mk, 1);
+		tiered_report_soon(t);
+		if (t->o->verbose || t->o->daemon)
+			fprintf(stderr, "pg_wait_tracer: exact window extended (%s, %lld s from now)\n",
+					pgwt_esc_reason_name(reason), (long long) *granted);
+	}
 	return r;
 }
 
@@ -153,6 +204,8 @@ ctl_status(void *arg, pgwt_json_out *out)
 	pgwt_json_int(out, "backends_watched", t->m ? (long long) t->m->backends_watched : 0);
 	pgwt_json_int(out, "pg_pid", t->pg_pid);
 	pgwt_json_int(out, "version", t->pg_major);
+	if (t->listen)
+		pgwt_esc_listen_status(t->listen, out);
 }
 
 static size_t
@@ -190,6 +243,17 @@ ctl_metrics(void *arg, pgwt_metric *out, size_t max)
 	MET("anomaly_dropped_budget_total", "anomaly fires denied by the budget", true, t->anomaly_dropped_budget);
 	MET("anomaly_dropped_cooldown_total", "anomaly fires suppressed by the cooldown", true, t->anom.suppressed_cooldown_total);
 	MET("anomaly_baseline_aas", "rolling AAS baseline", false, t->anom.baseline);
+	if (t->listen)
+	{
+		pgwt_esc_listen_counts lc;
+
+		pgwt_esc_listen_get_counts(t->listen, &lc);
+		MET("sql_listen_dbs", "databases whose pgwt_escalate() requests are listened to", false, lc.dbs);
+		MET("sql_listen_capped", "databases with the extension not listened to: too many", false, lc.capped);
+		MET("sql_requests_total", "pgwt_escalate()/pgwt_deescalate() requests received", true, lc.notices_total);
+		MET("sql_reports_total", "states reported with pgwt_tracer_report()", true, lc.reports_total);
+		MET("sql_listen_errors_total", "listener connections or statements that failed", true, lc.errors_total);
+	}
 #undef MET
 	return n;
 }
@@ -244,10 +308,99 @@ ctl_deescalate(void *arg, pgwt_json_out *out)
 		return;
 	}
 	pgwt_esc_deescalate(&t->esc, now);
-	tiered_close_window(t, now, "request");
+	tiered_close_window(t, now, "deescalated");
 	pgwt_json_bool(out, "ok", true);
 	pgwt_json_bool(out, "escalated", false);
 	pgwt_json_int(out, "budget_remaining_s", pgwt_esc_budget_remaining_s(&t->esc, now));
+}
+
+/* ---- SQL requests (esc_listen.c) ----------------------------------------- */
+
+static const char *
+tiered_result_text(pgwt_esc_result r)
+{
+	switch (r)
+	{
+		case PGWT_ESC_GRANTED:
+			return "granted";
+		case PGWT_ESC_CLAMPED:
+			return "clamped by the tracer's budget";
+		case PGWT_ESC_DENIED_DISABLED:
+			return "refused: the tracer's escalation budget is 0";
+		case PGWT_ESC_DENIED_EXHAUSTED:
+			return "refused: the tracer's budget is exhausted for this hour";
+		case PGWT_ESC_DENIED_BAD_REQUEST:
+			return "refused: bad duration";
+	}
+	return "unknown";
+}
+
+static void
+tiered_on_notice(void *arg, const pgwt_esc_notice *n, const char *db)
+{
+	pgwt_tiered *t = arg;
+	uint64_t	now = tiered_now();
+
+	t->last_request_id = n->id;
+	if (n->op == PGWT_ESC_OP_DEESCALATE)
+	{
+		t->last_granted_s = 0;
+		if (t->o->mode == PGWT_MODE_TIERED && t->window_open)
+		{
+			pgwt_esc_deescalate(&t->esc, now);
+			tiered_close_window(t, now, "deescalated");
+		}
+		else
+			snprintf(t->last_reason, sizeof(t->last_reason), "%s",
+					 t->o->mode == PGWT_MODE_FULL ? "already exact: --mode full" :
+					 "deescalate: no window open");
+	}
+	else if (t->o->mode == PGWT_MODE_FULL)
+	{
+		t->last_granted_s = 0;
+		snprintf(t->last_reason, sizeof(t->last_reason),
+				 "already exact: --mode full traces every transition");
+	}
+	else if (t->o->mode != PGWT_MODE_TIERED || !t->watch)
+	{
+		t->last_granted_s = 0;
+		snprintf(t->last_reason, sizeof(t->last_reason), "no exact tier: %.250s",
+				 t->o->mode != PGWT_MODE_TIERED ? "the daemon runs --mode sampled" :
+				 t->why_no_watch[0] ? t->why_no_watch : "watchpoints unavailable");
+	}
+	else
+	{
+		int64_t		granted = 0;
+		pgwt_esc_result r = tiered_request(t, now, n->seconds, PGWT_ESC_MANUAL, &granted);
+
+		t->last_granted_s = granted;
+		snprintf(t->last_reason, sizeof(t->last_reason), "%s%s", tiered_result_text(r),
+				 (r == PGWT_ESC_GRANTED || r == PGWT_ESC_CLAMPED) && !n->classes_all ?
+				 "; every class is traced" : "");
+	}
+	tiered_report_soon(t);
+	if (t->o->verbose || t->o->daemon)
+		fprintf(stderr, "pg_wait_tracer: SQL %s request %lld (%lld s) from database %s, role %s, pid %d: %s\n",
+				n->op == PGWT_ESC_OP_ESCALATE ? "escalate" : "deescalate", n->id,
+				n->op == PGWT_ESC_OP_ESCALATE ? n->seconds : 0, db, n->by, n->pid,
+				t->last_reason);
+}
+
+static void
+tiered_report_state(void *arg, pgwt_esc_report *r)
+{
+	pgwt_tiered *t = arg;
+	uint64_t	now = tiered_now();
+
+	r->mode = pgwt_mode_name(t->o->mode);
+	r->tier = pgwt_tiered_tier(t);
+	r->window_open = t->window_open;
+	r->window_id = (long long) t->window_id;
+	r->seconds_left = t->window_open ? pgwt_esc_seconds_remaining(&t->esc, now) : 0;
+	r->budget_left_s = pgwt_esc_budget_remaining_s(&t->esc, now);
+	r->granted_s = t->last_granted_s;
+	r->request_id = t->last_request_id;
+	r->reason = t->last_reason;
 }
 
 /* ---- the loop's side ---------------------------------------------------- */
@@ -301,6 +454,17 @@ pgwt_tiered_create(pgwt_tiered **out, const pgwt_options *o, pgwt_self_metrics *
 	t->anom_on = o->mode == PGWT_MODE_TIERED;
 
 	t->ops = (pgwt_control_ops) {ctl_status, ctl_metrics, ctl_escalate, ctl_deescalate, t};
+	t->last_request_id = -1;
+	snprintf(t->last_reason, sizeof(t->last_reason), "started");
+	{
+		pgwt_esc_listen_ops lo = {tiered_on_notice, tiered_report_state, t};
+
+		/* the daemon only: a one-off run has no one to answer */
+		t->listen = o->daemon ? pgwt_esc_listen_create(o->host, o->user, o->dbname, &lo) : NULL;
+		/* without it SQL requests go unanswered, but tracing goes on */
+		if (o->daemon && !t->listen)
+			fprintf(stderr, "pg_wait_tracer: out of memory: pgwt_escalate() requests are not listened to\n");
+	}
 	if (o->trace_dir)
 	{
 		char		path[4096];
@@ -308,6 +472,7 @@ pgwt_tiered_create(pgwt_tiered **out, const pgwt_options *o, pgwt_self_metrics *
 		snprintf(path, sizeof(path), "%s/pgwt.sock", o->trace_dir);
 		if (pgwt_control_open(&t->ctl, path, o->metrics_listen, &t->ops, err, errlen) != 0)
 		{
+			pgwt_esc_listen_free(t->listen);
 			free(t);
 			return -1;
 		}
@@ -328,6 +493,17 @@ pgwt_tiered_set_session(pgwt_tiered *t, pgwt_capture_source *watch, const char *
 			pgwt_esc_deescalate(&t->esc, now_ns);
 			tiered_close_window(t, now_ns, "cluster gone");
 		}
+	}
+	if (t->listen && pg_pid != t->pg_pid)
+	{
+		pgwt_cluster cl;
+		char		err[256];
+
+		/* a new postmaster: listen again in its databases */
+		if (pg_pid && pgwt_cluster_from_pid(pg_pid, &cl, err, sizeof(err)) == 0)
+			pgwt_esc_listen_set_cluster(t->listen, &cl);
+		else
+			pgwt_esc_listen_set_cluster(t->listen, NULL);
 	}
 	t->watch = watch;
 	snprintf(t->why_no_watch, sizeof(t->why_no_watch), "%s", why ? why : "");
@@ -401,14 +577,51 @@ pgwt_tiered_step(pgwt_tiered *t, uint64_t now_ns)
 void
 pgwt_tiered_service(pgwt_tiered *t, int timeout_ms)
 {
-	if (t->ctl)
-		pgwt_control_service(t->ctl, timeout_ms);
+	uint64_t	deadline = tiered_now() + (uint64_t) (timeout_ms > 0 ? timeout_ms : 0) * 1000000ull;
+
+	if (!t->listen)
+	{
+		if (t->ctl)
+			pgwt_control_service(t->ctl, timeout_ms);
+		return;
+	}
+	/*
+	 * The listener's sockets are polled here; the control socket between
+	 * slices, so it answers within TIERED_CTL_SLICE_MS. The loop calls this
+	 * every few milliseconds in an exact window: the listener is stepped
+	 * only when one of its sockets is ready or every
+	 * TIERED_LISTEN_STEP_NS for its timers.
+	 */
+	for (;;)
+	{
+		struct pollfd pfd[PGWT_ESC_LISTEN_MAX_DBS + 1];
+		uint64_t	now = tiered_now();
+		int			n = pgwt_esc_listen_pollfds(t->listen, pfd, PGWT_ESC_LISTEN_MAX_DBS + 1);
+		int			ms = now < deadline ? (int) ((deadline - now + 999999ull) / 1000000ull) : 0;
+		int			ready = 0;
+
+		if (t->ctl && ms > TIERED_CTL_SLICE_MS)
+			ms = TIERED_CTL_SLICE_MS;
+		if (n > 0 || ms > 0)
+			ready = poll(n ? pfd : NULL, (nfds_t) n, ms);
+		/* a socket is ready, or a timer may be due: not at every call */
+		now = tiered_now();
+		if (ready > 0 || now >= t->listen_step_ns)
+		{
+			pgwt_esc_listen_step(t->listen, now);
+			t->listen_step_ns = now + TIERED_LISTEN_STEP_NS;
+		}
+		if (t->ctl)
+			pgwt_control_service(t->ctl, 0);
+		if (tiered_now() >= deadline)
+			break;
+	}
 }
 
 bool
 pgwt_tiered_has_control(const pgwt_tiered *t)
 {
-	return t->ctl != NULL;
+	return t->ctl != NULL || t->listen != NULL;
 }
 
 const char *
@@ -429,6 +642,7 @@ pgwt_tiered_free(pgwt_tiered *t, uint64_t now_ns)
 		pgwt_esc_deescalate(&t->esc, now_ns);
 		tiered_close_window(t, now_ns, "stopping");
 	}
+	pgwt_esc_listen_free(t->listen);
 	pgwt_control_close(t->ctl);
 	free(t);
 }

@@ -5,7 +5,9 @@
  *		or by the anomaly rules, bounded by the rolling-hour budget
  *		(analysis/policy/), with ESC_START/ESC_END markers in the record
  *		stream. Also answers the control socket's status and metrics in
- *		every mode.
+ *		every mode and, in daemon mode, pgwt_escalate()/pgwt_deescalate()
+ *		from SQL through esc_listen.c, reporting back with
+ *		pgwt_tracer_report().
  */
 #ifndef PGWT_TRACER_TIERED_H
 #define PGWT_TRACER_TIERED_H
@@ -44,9 +46,13 @@ void		pgwt_tiered_on_samples(pgwt_tiered *t, const pgwt_record *recs, size_t n);
 /* After each loop step: evaluate rules on a new tick, close a window due. */
 void		pgwt_tiered_step(pgwt_tiered *t, uint64_t now_ns);
 
-/* Serve the control sockets, waiting at most timeout_ms. */
+/*
+ * Serve the control sockets and the SQL listener's connections, waiting at
+ * most timeout_ms.
+ */
 void		pgwt_tiered_service(pgwt_tiered *t, int timeout_ms);
 
+/* Is there anything for pgwt_tiered_service() to serve? */
 bool		pgwt_tiered_has_control(const pgwt_tiered *t);
 
 /* "sampled", "escalated" or "full". */

@@ -1,0 +1,119 @@
+/*
+ * test_esc_notify.c
+ *		Unit tests of tracer/esc_notify.c: the extension's NOTIFY payloads
+ *		(as extension/escalation.c writes them, and malformed ones), the
+ *		reconnect backoff, and the size bound of the state report.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "tracer/esc_notify.h"
+
+static int	failures = 0;
+
+#define CHECK(name, cond) do { \
+	if (cond) printf("PASS %s\n", name); \
+	else { printf("FAIL %s: %s:%d: %s\n", name, __FILE__, __LINE__, #cond); failures++; } \
+} while (0)
+
+static void
+test_parse(void)
+{
+	pgwt_esc_notice n;
+	char		err[128];
+	int			rc;
+
+	rc = pgwt_esc_notice_parse("{\"op\":\"escalate\",\"id\":7,\"seconds\":5,\"classes\":null,"
+							   "\"reason\":\"manual\",\"by\":\"postgres\",\"pid\":4242}", &n, err, sizeof(err));
+	CHECK("esc-parse-escalate", rc == 0 && n.op == PGWT_ESC_OP_ESCALATE && n.id == 7 &&
+		  n.seconds == 5 && n.classes_all && n.pid == 4242 && strcmp(n.by, "postgres") == 0);
+
+	rc = pgwt_esc_notice_parse("{\"op\":\"escalate\",\"id\":8,\"seconds\":30,\"classes\":[\"Lock\",\"LWLock\"],"
+							   "\"reason\":\"manual\",\"by\":\"a \\\"quoted\\\" role\",\"pid\":1}", &n, err, sizeof(err));
+	CHECK("esc-parse-classes-array-skipped", rc == 0 && n.id == 8 && n.seconds == 30 &&
+		  !n.classes_all && strcmp(n.by, "a \"quoted\" role") == 0);
+
+	rc = pgwt_esc_notice_parse(" { \"op\" : \"deescalate\" , \"id\" : 9 , \"by\" : \"x\" , \"pid\" : 3 } ",
+							   &n, err, sizeof(err));
+	CHECK("esc-parse-deescalate-spaces", rc == 0 && n.op == PGWT_ESC_OP_DEESCALATE && n.id == 9);
+
+	rc = pgwt_esc_notice_parse("{\"op\":\"escalate\",\"id\":1,\"future\":{\"a\":[1,{\"b\":\"]\"}]},\"seconds\":2}",
+							   &n, err, sizeof(err));
+	CHECK("esc-parse-unknown-nested-skipped", rc == 0 && n.seconds == 2);
+
+	CHECK("esc-parse-rejects-not-object",
+		  pgwt_esc_notice_parse("escalate 5", &n, err, sizeof(err)) == -1 && strstr(err, "object"));
+	CHECK("esc-parse-rejects-unknown-op",
+		  pgwt_esc_notice_parse("{\"op\":\"explode\",\"id\":1}", &n, err, sizeof(err)) == -1 &&
+		  strstr(err, "unknown op"));
+	CHECK("esc-parse-rejects-no-seconds",
+		  pgwt_esc_notice_parse("{\"op\":\"escalate\",\"id\":1}", &n, err, sizeof(err)) == -1);
+	CHECK("esc-parse-rejects-zero-seconds",
+		  pgwt_esc_notice_parse("{\"op\":\"escalate\",\"id\":1,\"seconds\":0}", &n, err, sizeof(err)) == -1);
+	CHECK("esc-parse-rejects-fraction",
+		  pgwt_esc_notice_parse("{\"op\":\"escalate\",\"id\":1,\"seconds\":1.5}", &n, err, sizeof(err)) == -1);
+	CHECK("esc-parse-rejects-no-id",
+		  pgwt_esc_notice_parse("{\"op\":\"deescalate\"}", &n, err, sizeof(err)) == -1);
+	CHECK("esc-parse-rejects-truncated",
+		  pgwt_esc_notice_parse("{\"op\":\"escalate\",\"id\":1,\"seconds\":5", &n, err, sizeof(err)) == -1);
+	CHECK("esc-parse-rejects-unterminated-string",
+		  pgwt_esc_notice_parse("{\"op\":\"escal", &n, err, sizeof(err)) == -1);
+	CHECK("esc-parse-rejects-open-array",
+		  pgwt_esc_notice_parse("{\"op\":\"escalate\",\"classes\":[\"Lock\",", &n, err, sizeof(err)) == -1);
+	CHECK("esc-parse-rejects-empty", pgwt_esc_notice_parse("", &n, err, sizeof(err)) == -1);
+}
+
+static void
+test_backoff(void)
+{
+	CHECK("esc-backoff-first-1s", pgwt_esc_backoff_ns(1) == 1000000000ull);
+	CHECK("esc-backoff-doubles", pgwt_esc_backoff_ns(2) == 2000000000ull &&
+		  pgwt_esc_backoff_ns(4) == 8000000000ull);
+	CHECK("esc-backoff-capped-60s", pgwt_esc_backoff_ns(7) == 60000000000ull &&
+		  pgwt_esc_backoff_ns(1000) == 60000000000ull);
+}
+
+static void
+test_report(void)
+{
+	pgwt_esc_report r;
+	char		buf[PGWT_ESC_REPORT_MAX];
+	char		longr[600];
+	long		len;
+
+	memset(&r, 0, sizeof(r));
+	r.mode = "tiered";
+	r.tier = "escalated";
+	r.window_open = true;
+	r.window_id = 3;
+	r.seconds_left = 4;
+	r.budget_left_s = 295;
+	r.granted_s = 5;
+	r.request_id = 12;
+	r.reason = "granted";
+	r.listening = 1;
+	r.pid = 777;
+	len = pgwt_esc_report_json(&r, buf, sizeof(buf));
+	CHECK("esc-report-fields", len > 0 && (size_t) len == strlen(buf) &&
+		  strcmp(buf, "{\"mode\":\"tiered\",\"tier\":\"escalated\",\"window_open\":true,\"window_id\":3,"
+				 "\"seconds_left\":4,\"budget_left_s\":295,\"granted_s\":5,\"request_id\":12,"
+				 "\"listening\":1,\"pid\":777,\"reason\":\"granted\"}") == 0);
+
+	memset(longr, 'x', sizeof(longr) - 1);
+	longr[sizeof(longr) - 1] = '\0';
+	memcpy(longr, "no exact tier: \xc3\xa9\xc3\xa9\xc3\xa9", 21);
+	r.reason = longr;
+	len = pgwt_esc_report_json(&r, buf, sizeof(buf));
+	CHECK("esc-report-long-reason-cut", len > 0 && len < PGWT_ESC_REPORT_MAX &&
+		  strstr(buf, "\"reason\":\"no exact tier") != NULL && buf[len - 1] == '}');
+	CHECK("esc-report-small-buffer-refused", pgwt_esc_report_json(&r, buf, 16) == -1);
+}
+
+int
+main(void)
+{
+	test_parse();
+	test_backoff();
+	test_report();
+	return failures ? 1 : 0;
+}

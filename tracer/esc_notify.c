@@ -1,0 +1,269 @@
+/*
+ * esc_notify.c
+ *		Pure logic of the SQL escalation channel (see esc_notify.h): the
+ *		payload parser, the reconnect backoff and the report builder.
+ *
+ * The payload is a flat JSON object whose "classes" value may be an array;
+ * the control socket's parser (json_min) refuses nesting on purpose, so the
+ * few keys needed here are read by a small walker that skips any value it
+ * does not need, arrays and objects included.
+ */
+#include "tracer/esc_notify.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tracer/control/json_min.h"
+
+#define ESCN_BACKOFF_FIRST_NS	1000000000ull
+#define ESCN_BACKOFF_MAX_NS		60000000000ull
+
+static const char *
+escn_ws(const char *p)
+{
+	while (*p && isspace((unsigned char) *p))
+		p++;
+	return p;
+}
+
+/* A JSON string at p (at its opening quote) into out; returns past it. */
+static const char *
+escn_string(const char *p, char *out, size_t cap)
+{
+	size_t		n = 0;
+
+	if (*p != '"')
+		return NULL;
+	for (p++; *p && *p != '"'; p++)
+	{
+		char		c = *p;
+
+		if (c == '\\')
+		{
+			p++;
+			if (!*p)
+				return NULL;
+			if (*p == 'u')
+			{
+				/* \uXXXX: kept as '?', the names we read are ASCII */
+				for (int i = 0; i < 4; i++)
+					if (!isxdigit((unsigned char) *++p))
+						return NULL;
+				c = '?';
+			}
+			else
+				c = *p == 'n' ? '\n' : *p == 't' ? '\t' : *p;
+		}
+		if (out && n + 1 < cap)
+			out[n++] = c;
+	}
+	if (*p != '"')
+		return NULL;
+	if (out && cap)
+		out[n] = '\0';
+	return p + 1;
+}
+
+/* Skip one value of any kind; returns past it, NULL when malformed. */
+static const char *
+escn_skip(const char *p)
+{
+	int			depth = 0;
+
+	do
+	{
+		p = escn_ws(p);
+		if (*p == '"')
+			p = escn_string(p, NULL, 0);
+		else if (*p == '[' || *p == '{')
+		{
+			depth++;
+			p++;
+		}
+		else if ((*p == ']' || *p == '}') && depth > 0)
+		{
+			depth--;
+			p++;
+		}
+		else if (*p == ',' && depth > 0)
+			p++;
+		else if (*p == ':' && depth > 0)
+			p++;
+		else if (*p && strchr("-0123456789tfn", *p))
+		{
+			while (*p && (isalnum((unsigned char) *p) || strchr("+-.", *p)))
+				p++;
+		}
+		else
+			return NULL;
+		if (!p)
+			return NULL;
+	} while (depth > 0);
+	return p;
+}
+
+/* An integer value; returns past it. */
+static const char *
+escn_int(const char *p, long long *out)
+{
+	char	   *end;
+
+	*out = strtoll(p, &end, 10);
+	if (end == p || *end == '.' || *end == 'e' || *end == 'E')
+		return NULL;
+	return end;
+}
+
+int
+pgwt_esc_notice_parse(const char *payload, pgwt_esc_notice *n, char *err, size_t errlen)
+{
+	const char *p = escn_ws(payload);
+	char		op[32] = "";
+	bool		have_id = false,
+				have_seconds = false;
+
+	memset(n, 0, sizeof(*n));
+	n->classes_all = true;
+	if (*p != '{')
+	{
+		snprintf(err, errlen, "payload is not a JSON object");
+		return -1;
+	}
+	p = escn_ws(p + 1);
+	while (*p && *p != '}')
+	{
+		char		key[64];
+		long long	v;
+
+		p = escn_string(p, key, sizeof(key));
+		if (!p || *(p = escn_ws(p)) != ':')
+		{
+			snprintf(err, errlen, "malformed payload");
+			return -1;
+		}
+		p = escn_ws(p + 1);
+		if (strcmp(key, "op") == 0)
+			p = escn_string(p, op, sizeof(op));
+		else if (strcmp(key, "by") == 0)
+			p = escn_string(p, n->by, sizeof(n->by));
+		else if (strcmp(key, "id") == 0 || strcmp(key, "seconds") == 0 ||
+				 strcmp(key, "pid") == 0)
+		{
+			p = escn_int(p, &v);
+			if (p && key[0] == 'i')
+				n->id = v, have_id = true;
+			else if (p && key[0] == 's')
+				n->seconds = v, have_seconds = true;
+			else if (p)
+				n->pid = (v > 0 && v < (1ll << 31)) ? (int) v : 0;
+		}
+		else
+		{
+			if (strcmp(key, "classes") == 0)
+				n->classes_all = strncmp(p, "null", 4) == 0;
+			p = escn_skip(p);
+		}
+		if (!p)
+		{
+			snprintf(err, errlen, "malformed value of \"%s\"", key);
+			return -1;
+		}
+		p = escn_ws(p);
+		if (*p == ',')
+			p = escn_ws(p + 1);
+		else if (*p != '}')
+		{
+			snprintf(err, errlen, "malformed payload");
+			return -1;
+		}
+	}
+	if (*p != '}')
+	{
+		snprintf(err, errlen, "payload is not closed");
+		return -1;
+	}
+	if (strcmp(op, "escalate") == 0)
+		n->op = PGWT_ESC_OP_ESCALATE;
+	else if (strcmp(op, "deescalate") == 0)
+		n->op = PGWT_ESC_OP_DEESCALATE;
+	else
+	{
+		snprintf(err, errlen, "unknown op \"%s\"", op);
+		return -1;
+	}
+	if (!have_id)
+	{
+		snprintf(err, errlen, "no id");
+		return -1;
+	}
+	if (n->op == PGWT_ESC_OP_ESCALATE && (!have_seconds || n->seconds <= 0))
+	{
+		snprintf(err, errlen, "escalate without a positive \"seconds\"");
+		return -1;
+	}
+	return 0;
+}
+
+uint64_t
+pgwt_esc_backoff_ns(int failures)
+{
+	uint64_t	d = ESCN_BACKOFF_FIRST_NS;
+
+	for (int i = 1; i < failures && d < ESCN_BACKOFF_MAX_NS; i++)
+		d *= 2;
+	return d < ESCN_BACKOFF_MAX_NS ? d : ESCN_BACKOFF_MAX_NS;
+}
+
+static long
+escn_report_build(const pgwt_esc_report *r, const char *reason, char *buf, size_t cap)
+{
+	pgwt_json_out o;
+
+	pgwt_json_begin(&o, buf, cap);
+	pgwt_json_str(&o, "mode", r->mode ? r->mode : "");
+	pgwt_json_str(&o, "tier", r->tier ? r->tier : "");
+	pgwt_json_bool(&o, "window_open", r->window_open);
+	pgwt_json_int(&o, "window_id", r->window_id);
+	pgwt_json_int(&o, "seconds_left", r->seconds_left);
+	pgwt_json_int(&o, "budget_left_s", r->budget_left_s);
+	pgwt_json_int(&o, "granted_s", r->granted_s);
+	pgwt_json_int(&o, "request_id", r->request_id);
+	pgwt_json_int(&o, "listening", r->listening);
+	pgwt_json_int(&o, "pid", r->pid);
+	pgwt_json_str(&o, "reason", reason);
+	return pgwt_json_end(&o);
+}
+
+long
+pgwt_esc_report_json(const pgwt_esc_report *r, char *buf, size_t cap)
+{
+	char		tmp[PGWT_ESC_REPORT_MAX + 8];
+	char		reason[PGWT_ESC_REPORT_MAX];
+	size_t		rlen;
+	long		len;
+
+	snprintf(reason, sizeof(reason), "%s", r->reason ? r->reason : "");
+	rlen = strlen(reason);
+	/* cut the reason until the object (without its '\n') fits */
+	for (;;)
+	{
+		len = escn_report_build(r, reason, tmp, sizeof(tmp));
+		if (len > 0 && (size_t) len - 1 < PGWT_ESC_REPORT_MAX)
+			break;
+		if (rlen == 0)
+			return -1;
+		rlen = rlen > 16 ? rlen - 16 : 0;
+		/* never in the middle of a UTF-8 sequence */
+		while (rlen > 0 && ((unsigned char) reason[rlen] & 0xC0) == 0x80)
+			rlen--;
+		reason[rlen] = '\0';
+	}
+	len--;						/* no newline: the report is one SQL value */
+	if ((size_t) len + 1 > cap)
+		return -1;
+	memcpy(buf, tmp, (size_t) len);
+	buf[len] = '\0';
+	return len;
+}

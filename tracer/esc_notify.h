@@ -1,0 +1,73 @@
+/*
+ * esc_notify.h
+ *		Pure logic of the daemon's SQL escalation channel (esc_listen.c):
+ *		parsing the extension's NOTIFY payloads, the reconnect backoff, and
+ *		the state report sent back through pgwt_tracer_report(). No I/O.
+ */
+#ifndef PGWT_TRACER_ESC_NOTIFY_H
+#define PGWT_TRACER_ESC_NOTIFY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The extension's channel (extension/escalation.c). */
+#define PGWT_ESC_CHANNEL		"pg_wait_tracer_escalation"
+
+/* pgwt_tracer_report() refuses states of 256 bytes or more. */
+#define PGWT_ESC_REPORT_MAX		256
+
+typedef enum pgwt_esc_op
+{
+	PGWT_ESC_OP_ESCALATE,
+	PGWT_ESC_OP_DEESCALATE
+} pgwt_esc_op;
+
+/* One request announced by pgwt_escalate() / pgwt_deescalate(). */
+typedef struct pgwt_esc_notice
+{
+	pgwt_esc_op op;
+	long long	id;				/* the extension's window generation */
+	long long	seconds;		/* escalate: what the extension granted */
+	bool		classes_all;	/* escalate: "classes":null */
+	int			pid;			/* the requesting backend, 0 unknown */
+	char		by[64];			/* the requesting role */
+} pgwt_esc_notice;
+
+/*
+ * Parses one payload, e.g. {"op":"escalate","id":3,"seconds":5,
+ * "classes":["Lock"],"reason":"manual","by":"postgres","pid":42}. Unknown
+ * keys are skipped (arrays included). Returns 0, or -1 with a reason.
+ */
+int			pgwt_esc_notice_parse(const char *payload, pgwt_esc_notice *n,
+								  char *err, size_t errlen);
+
+/*
+ * Delay before reconnect attempt number `failures` (1-based): 1 s doubling
+ * to 60 s, so a cluster that is down costs a connection attempt a minute.
+ */
+uint64_t	pgwt_esc_backoff_ns(int failures);
+
+/* What the daemon reports after each window change and periodically. */
+typedef struct pgwt_esc_report
+{
+	const char *mode;			/* tiered, sampled, full */
+	const char *tier;			/* sampled, escalated, full */
+	bool		window_open;
+	long long	window_id;		/* the daemon's window counter, 0 none yet */
+	long long	seconds_left;
+	long long	budget_left_s;	/* -1 unlimited */
+	long long	granted_s;		/* to the last request (0 refused) */
+	long long	request_id;		/* the last request's id, -1 none */
+	const char *reason;			/* what the last change was, and why */
+	int			listening;		/* databases LISTENed to */
+	int			pid;			/* the daemon's process */
+} pgwt_esc_report;
+
+/*
+ * The report as one JSON object, always shorter than PGWT_ESC_REPORT_MAX:
+ * a long reason is cut. Returns the length, or -1 when cap is too small.
+ */
+long		pgwt_esc_report_json(const pgwt_esc_report *r, char *buf, size_t cap);
+
+#endif
