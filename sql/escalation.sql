@@ -2,7 +2,9 @@
 -- server's hooks it is always coop; elsewhere an external tracer's fresh
 -- report (pgwt_tracer_report, normally sent by pg_wait_tracer --daemon)
 -- answers while its backend lives, else the sampler with "no exact tier".
+SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pg_wait_tracer;
+RESET client_min_messages;
 SELECT pgwt_tracer_report(NULL);
 SELECT CASE WHEN hooks_available THEN escalation_tier = 'coop'
             ELSE escalation_tier IN ('sampler', 'none') END AS tier_ok,
