@@ -122,7 +122,7 @@ enum
 {
 	OPT_SAMPLE_RATE = 1000, OPT_RETENTION_GB, OPT_TRACE_GROUP, OPT_REPLAY,
 	OPT_FROM, OPT_TO, OPT_DAEMON, OPT_MODE, OPT_DBNAME, OPT_USER, OPT_HOST,
-	OPT_LIGHTWEIGHT, OPT_SKIP_QID, OPT_BUDGET, OPT_METRICS_LISTEN, OPT_CPU_DISABLE,
+	OPT_LIGHTWEIGHT, OPT_SKIP_QID, OPT_SAMPLER_PRIORITY, OPT_BUDGET, OPT_METRICS_LISTEN, OPT_CPU_DISABLE,
 	OPT_ANOMALY_FIRST			/* + pgwt_cli_anomaly */
 };
 
@@ -154,6 +154,7 @@ static const struct option cli_long_opts[] = {
 	{"host", required_argument, NULL, OPT_HOST},
 	{"lightweight", no_argument, NULL, OPT_LIGHTWEIGHT},
 	{"skip-query-id", no_argument, NULL, OPT_SKIP_QID},
+	{"sampler-priority", required_argument, NULL, OPT_SAMPLER_PRIORITY},
 	{"escalation-budget", required_argument, NULL, OPT_BUDGET},
 	{"metrics-listen", required_argument, NULL, OPT_METRICS_LISTEN},
 	{"anomaly-cpu-cusum-disable", no_argument, NULL, OPT_CPU_DISABLE},
@@ -207,6 +208,7 @@ pgwt_options_parse(int argc, char **argv, pgwt_options *o, char *err, size_t err
 	o->view = PGWT_VIEW_TIME_MODEL;
 	o->mode = PGWT_MODE_TIERED;
 	o->escalation_budget = 300;
+	o->sampler_priority = -1;
 
 	optind = 0;					/* full reset, so tests can parse repeatedly */
 	opterr = 0;
@@ -327,6 +329,14 @@ pgwt_options_parse(int argc, char **argv, pgwt_options *o, char *err, size_t err
 				break;
 			case OPT_LIGHTWEIGHT:
 				o->lightweight = 1;
+				break;
+			case OPT_SAMPLER_PRIORITY:
+				if (strcmp(optarg, "off") == 0)
+					o->sampler_priority = 0;
+				else if (cli_long(optarg, 0, 99, &v))
+					return cli_fail(err, errlen, "--sampler-priority: a SCHED_FIFO priority from 1 to 99, or 0/off, got '%s'", optarg);
+				else
+					o->sampler_priority = (int) v;
 				break;
 			case OPT_SKIP_QID:
 				o->skip_query_id = 1;
@@ -461,6 +471,12 @@ pgwt_usage(FILE *out)
 		  "                           windows), sampled, full (exact watchpoints),\n"
 		  "                           coop (the extension's tier: refused here)\n"
 		  "      --sample-rate HZ     1-1000, default 10\n"
+		  "      --sampler-priority P  SCHED_FIFO priority (1-99) while the sampler\n"
+		  "                           waits for its tick and reads: it then samples\n"
+		  "                           on time even when every CPU is busy (at normal\n"
+		  "                           priority it runs when a backend blocks, which\n"
+		  "                           undercounts CPU). Default 1 as root; 0 or off:\n"
+		  "                           normal scheduling\n"
 		  "      --lightweight        full: per-event aggregates in the kernel only\n"
 		  "      --skip-query-id      full tier: do not read query ids\n"
 		  "      --escalation-budget S  tiered: exact seconds per rolling hour\n"

@@ -87,6 +87,9 @@ typedef struct pgwt_options
 	pgwt_mode	mode;
 	int			lightweight;	/* full tier: kernel aggregates only */
 	int			skip_query_id;	/* full tier: no st_query_id read */
+	int			sampler_priority;	/* SCHED_FIFO priority of the sampler's
+									 * wake-up and read; 0 = normal
+									 * scheduling; -1 = auto (1 as root) */
 	long long	escalation_budget;	/* s per rolling hour; 0 off; -1 unlimited */
 	double		anomaly[PGWT_CLI_AN_COUNT];
 	unsigned	anomaly_set;	/* bit i: anomaly[i] was given */

@@ -46,6 +46,7 @@
 #define LIVE_RING_MAX		((size_t) 1 << 21)	/* records kept for --window */
 #define LIVE_MAX_LIVE		16384
 #define LIVE_BLOCKERS_NS	1000000000ull	/* pg_blocking_pids at most 1/s */
+#define LIVE_RT_GUARD_NS	5000000ull	/* see the loop: real-time before a tick */
 
 static volatile sig_atomic_t live_stop = 0;
 
@@ -292,6 +293,14 @@ live_attach(live_ctx *c, const pgwt_cluster *cl, char *err, size_t errlen)
 	if (c->rec)
 		pgwt_recorder_set_names(c->rec, &c->names);
 	c->last_meta_ns = 0;
+	if (c->sess.sampler)
+	{
+		const char *why = NULL;
+
+		if (pgwt_sampler_priority(c->sess.sampler, &why) == 0 && why)
+			fprintf(stderr, "pg_wait_tracer: --sampler-priority: %s: sampling at normal priority, which undercounts CPU on a saturated host\n",
+					why);
+	}
 	pgwt_session_connect(&c->sess, c->o, live_now(), c->o->verbose);
 	/* full: watch once the query id offset is known (or known unknowable) */
 	if (c->o->mode == PGWT_MODE_FULL)
@@ -572,11 +581,25 @@ pgwt_run_live(const pgwt_options *o)
 			deadline = side->next_deadline(side);
 		if (end_ns && deadline > end_ns)
 			deadline = end_ns;
+		if (c.sess.sampler)
+			pgwt_sampler_wait_begin(c.sess.sampler);
 		woke = live_wait(c.tier, c.sess.watch ? pgwt_watch_source_wake_fd(c.sess.watch) : -1,
 						 deadline);
+		now = live_now();
+
+		/*
+		 * Real-time only around a sampler tick: woken for something else
+		 * (the exact tier's drain or a fork, the control socket) with the
+		 * tick more than LIVE_RT_GUARD_NS away, that work runs at normal
+		 * priority. Closer than that it stays real-time, so the tick is
+		 * not left waiting behind the backends for a CPU.
+		 */
+		if (c.sess.sampler &&
+			(live_stop || (end_ns && now >= end_ns) ||
+			 now + LIVE_RT_GUARD_NS < c.sess.sampler->next_deadline(c.sess.sampler)))
+			pgwt_sampler_wait_end(c.sess.sampler);
 		if (live_stop)
 			break;
-		now = live_now();
 		if (end_ns && now >= end_ns)
 		{
 			live_render(&c, now);
@@ -585,6 +608,8 @@ pgwt_run_live(const pgwt_options *o)
 		if (now >= c.sess.src->next_deadline(c.sess.src) || (woke && !side))
 			gone = c.sess.src->tick(c.sess.src, now,
 									c.sess.src == c.sess.sampler ? live_emit_sampled : live_emit, &c) != 0;
+		if (c.sess.sampler)
+			pgwt_sampler_wait_end(c.sess.sampler);
 		if (!gone && side && (woke || now >= side->next_deadline(side)))
 			gone = side->tick(side, now, live_emit, &c) != 0;
 		if (gone)

@@ -3,11 +3,19 @@
  *		Netlink proc connector client: subscribe, then drain fork and exit
  *		events without blocking. Only thread-group events matter (a
  *		backend is a process): thread forks and thread exits are skipped.
+ *
+ * The connector multicasts every fork and exit of the host. A classic BPF
+ * socket filter keeps only those of one parent's children, so the daemon
+ * is not woken and does not spend a receive call per unrelated process.
+ * Classic BPF loads words in network byte order: the message's fields are
+ * in host order, so constants are compared in htonl() form.
  */
 #include "tracer/proc_events.h"
 
 #include <errno.h>
+#include <arpa/inet.h>
 #include <linux/cn_proc.h>
+#include <linux/filter.h>
 #include <linux/connector.h>
 #include <linux/netlink.h>
 #include <stddef.h>
@@ -60,6 +68,47 @@ fail:
 		errno = e;
 	}
 	return -1;
+}
+
+/* Offset of a proc_event field in the netlink message. */
+#define PE_OFF(field) \
+	((uint32_t) (NLMSG_HDRLEN + offsetof(struct cn_msg, data) + offsetof(struct proc_event, field)))
+
+int
+pgwt_proc_events_filter_children(int fd, uint32_t parent_tgid)
+{
+	uint32_t	parent = htonl(parent_tgid);
+	/* jump offsets count instructions after the jump: targets are 9, 10 */
+	struct sock_filter code[] = {
+		/* 0 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, PE_OFF(what)),
+		/* 1 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, htonl(PROC_EVENT_FORK), 0, 2),
+		/* 2: a fork by the parent */
+		/* 2 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, PE_OFF(event_data.fork.parent_tgid)),
+		/* 3 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, parent, 5, 6),
+		/* 4: an exit of the parent itself or of one of its children */
+		/* 4 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, htonl(PROC_EVENT_EXIT), 0, 5),
+		/* 5 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, PE_OFF(event_data.exit.process_tgid)),
+		/* 6 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, parent, 2, 0),
+		/* 7 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, PE_OFF(event_data.exit.parent_tgid)),
+		/* 8 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, parent, 0, 1),
+		/* 9: pass the whole message */
+		/* 9 */ BPF_STMT(BPF_RET | BPF_K, 0xffffffff),
+		/* 10: drop */
+		/* 10 */ BPF_STMT(BPF_RET | BPF_K, 0),
+	};
+	struct sock_fprog prog = {(unsigned short) (sizeof(code) / sizeof(code[0])), code};
+
+	return setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog));
+}
+
+int
+pgwt_proc_events_open_children(uint32_t parent_tgid)
+{
+	int			fd = pgwt_proc_events_open();
+
+	if (fd >= 0)
+		pgwt_proc_events_filter_children(fd, parent_tgid);
+	return fd;
 }
 
 int

@@ -21,6 +21,22 @@ typedef struct pgwt_proc_event_cb
 extern int	pgwt_proc_events_open(void);
 
 /*
+ * The same, passing only the events of one process's children: forks by
+ * parent_tgid, exits of its children and of the parent itself. Other
+ * processes' forks and exits (a busy host has thousands a second) are
+ * dropped in the kernel, never queued or received. Falls back to the
+ * unfiltered socket when the filter cannot be attached.
+ */
+extern int	pgwt_proc_events_open_children(uint32_t parent_tgid);
+
+/*
+ * Attach that filter to any datagram socket whose messages are netlink
+ * proc connector messages (tests feed crafted ones through a socketpair).
+ * 0, or -1 with errno set.
+ */
+extern int	pgwt_proc_events_filter_children(int fd, uint32_t parent_tgid);
+
+/*
  * Deliver every pending event. Returns the number of events, or -1 when
  * some were lost (the kernel's buffer overflowed): the caller must resync
  * from /proc.

@@ -10,23 +10,38 @@
  * a pointer changed (the backend finished InitProcess, or the pid was
  * reused) the values are re-read through the new pointer before use.
  *
- * Every other backend's values are read in one batched call per tick: the
+ * Every backend's values are read in one batched call per tick: the
  * PGPROC and PgBackendStatus arrays are in the shared memory segment,
  * mapped at the same address in the postmaster and all its children, so
  * reading a few dense address ranges out of the postmaster (read_plan.c)
  * yields all values at once: one system call and a few page pins instead of
- * one call and two pins per backend. If the batch fails the backends are
- * read one by one for that tick (counted as a batch fallback). A backend whose
+ * one call and two pins per backend. The plan (ranges, iovecs, where each
+ * backend's values land) is kept from tick to tick and rebuilt only when a
+ * backend comes or goes or a pointer changes, so a steady tick is one
+ * system call and a walk over the table, with no sorting and no
+ * allocation. A backend verified this tick uses the values of its own
+ * read. If the batch fails the backends are read one by one for that tick
+ * (counted as a batch fallback). A backend whose
  * pointer still targets the binary's own image has no PGPROC yet (or never
  * will: syslogger) and is not sampled. A value whose class byte is not a
  * wait class is counted as a read fault and never emitted.
  *
  * Backends are the postmaster's children. With the kernel's proc connector
  * (root) a fork of the postmaster adds a backend at once and an exit drops
- * it; /proc is still listed every 10 s (and after lost events) to resync.
+ * it (a socket filter passes only the postmaster's children, so the rest
+ * of the host's process churn costs us nothing); /proc is still listed
+ * every 60 s (and after lost events) to resync.
  * Without it /proc is listed at most every 10 ms (each tick at rates up to
  * 100 Hz). Only pids not seen before have their /proc/PID/stat read. A
  * backend also vanishes when a read fails with ESRCH.
+ *
+ * Scheduling: with a real-time priority (--sampler-priority, default 1 as
+ * root) the process is SCHED_FIFO from the moment the loop goes to sleep
+ * until this tick's values are read (live.c decides for work woken in
+ * between), and normal otherwise: the wake-up is
+ * on time under CPU saturation while recording and views never compete
+ * with PostgreSQL at real-time priority. Two sched_setscheduler calls per
+ * tick.
  *
  * Single-threaded: the daemon loop calls tick(); nothing here locks.
  */
@@ -36,6 +51,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +66,7 @@
 #include "tracer/wait_class.h"
 
 #define SAMPLER_SCAN_MIN_NS		10000000ull	/* list /proc at most every 10 ms */
-#define SAMPLER_RESYNC_NS		10000000000ull	/* with the proc connector */
+#define SAMPLER_RESYNC_NS		60000000000ull	/* with the proc connector */
 /*
  * Cached pointers are re-verified this often. With the proc connector a
  * reused pid is seen exiting and forking, so the check is only a safety
@@ -58,6 +74,14 @@
  */
 #define SAMPLER_RECHECK_NS		1000000000ull
 #define SAMPLER_RECHECK_CN_NS	30000000000ull
+/*
+ * A backend is re-read every tick until both pointers are set: InitProcess
+ * sets my_wait_event_info first and MyBEEntry comes a little later, and a
+ * backend cached in between would sample query id 0 until its next
+ * periodic check. Past this age (syslogger never gets a PGPROC) the check
+ * runs once a second.
+ */
+#define SAMPLER_YOUNG_NS		1000000000ull
 #define SAMPLER_BATCH_GAP		16384	/* copying a gap is cheaper than a page pin */
 #define SAMPLER_BATCH_RANGES	64		/* iovecs of the batched read */
 #define SAMPLER_BATCH_MAX		(8u << 20)	/* bytes read per tick at most */
@@ -67,9 +91,12 @@ typedef struct sampler_backend
 	uint32_t	pid;
 	uint64_t	wait_ptr;		/* cached my_wait_event_info value, 0 = none */
 	uint64_t	be_ptr;			/* cached MyBEEntry value */
-	uint64_t	checked_ns;		/* pointers last verified */
+	uint64_t	checked_ns;		/* pointers last read */
+	uint64_t	seen_ns;		/* first tick that knew the backend */
 	int			suspect;		/* last value failed: re-verify pointers */
-	int			batched;		/* this tick: read in the batch */
+	int			own_read;		/* this tick: values came from its own read */
+	int64_t		ev_off;			/* wait_event_info in the batch buffer, -1 none */
+	int64_t		qid_off;		/* st_query_id in the batch buffer, -1 none */
 	pgwt_live_backend live;
 	int			sampled;		/* has produced at least one sample */
 } sampler_backend;
@@ -102,6 +129,11 @@ typedef struct sampler_state
 	int			postmaster_gone;
 	int			batch_state;	/* 0 untested, 1 usable, -1 off */
 	uint32_t	ignore_pid;		/* our own libpq backend */
+	int			rt_on;			/* currently SCHED_FIFO */
+	const char *rt_why;			/* why the asked priority is not used */
+	int			plan_dirty;		/* membership or a pointer changed */
+	int			plan_ok;		/* the plan below is usable */
+	uint64_t	batch_total;	/* bytes the plan reads */
 	pgwt_self_metrics local_metrics;
 } sampler_state;
 
@@ -164,7 +196,10 @@ sampler_add(sampler_state *s, uint32_t pid)
 	memset(&s->be[lo], 0, sizeof(sampler_backend));
 	s->be[lo].pid = pid;
 	s->be[lo].live.pid = pid;
+	s->be[lo].ev_off = -1;
+	s->be[lo].qid_off = -1;
 	s->nbe++;
+	s->plan_dirty = 1;
 	s->cfg.metrics->backends_seen_total++;
 	s->cfg.metrics->backends_tracked = s->nbe;
 }
@@ -181,6 +216,7 @@ sampler_remove(sampler_state *s, uint32_t pid)
 		return;
 	memmove(hit, hit + 1, (size_t) (s->be + s->nbe - hit - 1) * sizeof(sampler_backend));
 	s->nbe--;
+	s->plan_dirty = 1;
 	s->cfg.metrics->backends_exited_total++;
 	s->cfg.metrics->backends_tracked = s->nbe;
 }
@@ -270,7 +306,10 @@ sampler_rescan(sampler_state *s)
 		if (sampler_in_sorted(s->listing, (size_t) n, s->be[i].pid))
 			s->be[keep++] = s->be[i];
 		else
+		{
 			s->cfg.metrics->backends_exited_total++;
+			s->plan_dirty = 1;
+		}
 	}
 	s->nbe = keep;
 
@@ -332,7 +371,10 @@ sampler_test_batch(sampler_state *s, uint64_t wait_ptr)
 
 	if (pgwt_remote_read(s->cfg.postmaster_pid, wait_ptr, &v, sizeof(v)) == 0 &&
 		pgwt_wait_info_valid(v, s->cfg.attach.pg_major))
+	{
 		s->batch_state = 1;
+		s->plan_dirty = 1;
+	}
 	else
 		s->batch_state = -1;
 }
@@ -342,9 +384,13 @@ sampler_needs_check(const sampler_state *s, const sampler_backend *b, uint64_t n
 {
 	uint64_t	every = s->cnfd >= 0 ? SAMPLER_RECHECK_CN_NS : SAMPLER_RECHECK_NS;
 
+	if (b->suspect)
+		return 1;
+	if (b->wait_ptr == 0 || (s->cfg.attach.be_var && b->be_ptr == 0))
+		return now_ns - b->seen_ns < SAMPLER_YOUNG_NS ||
+			now_ns - b->checked_ns >= SAMPLER_RECHECK_NS;
 	/* spread the checks: each backend's phase depends on its pid */
-	return b->wait_ptr == 0 || b->suspect ||
-		now_ns - b->checked_ns >= every - (b->pid % 64) * (every / 256);
+	return now_ns - b->checked_ns >= every - (b->pid % 64) * (every / 256);
 }
 
 /*
@@ -367,6 +413,7 @@ sampler_read(sampler_state *s, sampler_backend *b, sampler_readbuf *rb, uint64_t
 				pass;
 	ssize_t		want,
 				got;
+	uint64_t	new_wait;
 	int			check = sampler_needs_check(s, b, now_ns);
 
 	for (pass = 0; pass < 2; pass++)
@@ -407,19 +454,22 @@ sampler_read(sampler_state *s, sampler_backend *b, sampler_readbuf *rb, uint64_t
 			break;
 		if (got < (ssize_t) l[0].iov_len + (a->be_var ? 8 : 0))
 			return -2;
+		b->checked_ns = now_ns;
 		/* pointers still what we dereferenced? then the values are good */
 		if (rb->wait_ptr == b->wait_ptr && rb->be_ptr == b->be_ptr)
 		{
-			b->checked_ns = now_ns;
 			b->suspect = 0;
 			if (s->batch_state == 0 && b->wait_ptr)
 				sampler_test_batch(s, b->wait_ptr);
 			break;
 		}
-		if (rb->wait_ptr < a->image_lo || rb->wait_ptr >= a->image_hi)
-			b->wait_ptr = (rb->wait_ptr && (rb->wait_ptr & 3) == 0) ? rb->wait_ptr : 0;
-		else
-			b->wait_ptr = 0;	/* still the process-local dummy */
+		new_wait = 0;			/* the process-local dummy, or no pointer */
+		if ((rb->wait_ptr < a->image_lo || rb->wait_ptr >= a->image_hi) &&
+			rb->wait_ptr && (rb->wait_ptr & 3) == 0)
+			new_wait = rb->wait_ptr;
+		if (new_wait != b->wait_ptr || rb->be_ptr != b->be_ptr)
+			s->plan_dirty = 1;
+		b->wait_ptr = new_wait;
 		b->be_ptr = rb->be_ptr;
 		if (!b->wait_ptr)
 			return 0;
@@ -475,40 +525,98 @@ sampler_account(sampler_state *s, sampler_backend *b, int rc, const sampler_read
 }
 
 /*
- * Read the values of every backend marked batched in one call against the
- * postmaster (the shared memory is mapped at the same address there).
- * Returns 0 with the values stored in s->batch_buf, -1 when the batch
- * could not be read (the caller falls back to per-backend reads).
+ * Rebuild the batch plan: the ranges that cover the values of every backend
+ * whose pointers are known, their iovecs, and where each backend's values
+ * land in the buffer. Allocates only when the table grew. Returns 0, or -1
+ * when the values cannot be batched (too many ranges or bytes): backends
+ * are then read one by one until the next change.
  */
 static int
-sampler_read_batch(sampler_state *s, size_t nreads)
+sampler_plan(sampler_state *s)
 {
+	const pgwt_attach *a = &s->cfg.attach;
+	size_t		nreads = 0,
+				nr;
 	uint64_t	total;
-	size_t		nr;
-	struct iovec *l,
-			   *r;
-	ssize_t		got;
 
+	s->nspans = 0;
+	if (sampler_grow((void **) &s->reads, &s->capreads, 2 * s->nbe + 1, sizeof(pgwt_read)) != 0)
+		return -1;
+	for (size_t i = 0; i < s->nbe; i++)
+	{
+		sampler_backend *b = &s->be[i];
+
+		b->ev_off = -1;
+		b->qid_off = -1;
+		if (!b->wait_ptr)
+			continue;
+		s->reads[nreads++] = (pgwt_read) {b->wait_ptr, 4};
+		if (b->be_ptr && a->qid_offset >= 0)
+			s->reads[nreads++] = (pgwt_read) {b->be_ptr + (uint64_t) a->qid_offset, 8};
+	}
+	if (nreads == 0)
+		return 0;
 	nr = pgwt_plan_ranges(s->reads, nreads, SAMPLER_BATCH_GAP, s->spans,
 						  SAMPLER_BATCH_RANGES, &total);
-	if (nr == 0 || total > SAMPLER_BATCH_MAX)
+	if (nr == 0 || total > SAMPLER_BATCH_MAX ||
+		sampler_grow((void **) &s->batch_buf, &s->capbatch, total, 1) != 0)
 		return -1;
-	if (sampler_grow((void **) &s->batch_buf, &s->capbatch, total, 1) != 0)
-		return -1;
-	l = s->iov_local;
-	r = s->iov_remote;
 	for (size_t i = 0; i < nr; i++)
 	{
-		l[i] = (struct iovec) {s->batch_buf + s->spans[i].buf_off, s->spans[i].len};
-		r[i] = (struct iovec) {(void *) (uintptr_t) s->spans[i].addr, s->spans[i].len};
+		s->iov_local[i] = (struct iovec) {s->batch_buf + s->spans[i].buf_off, s->spans[i].len};
+		s->iov_remote[i] = (struct iovec) {(void *) (uintptr_t) s->spans[i].addr, s->spans[i].len};
 	}
-	got = process_vm_readv((pid_t) s->cfg.postmaster_pid, l, (unsigned long) nr, r,
-						   (unsigned long) nr, 0);
-	s->cfg.metrics->read_syscalls_total++;
-	if (got != (ssize_t) total)
-		return -1;
 	s->nspans = nr;
+	s->batch_total = total;
+	for (size_t i = 0; i < s->nbe; i++)
+	{
+		sampler_backend *b = &s->be[i];
+
+		if (!b->wait_ptr)
+			continue;
+		b->ev_off = pgwt_plan_locate(s->spans, nr, b->wait_ptr, 4);
+		if (b->be_ptr && a->qid_offset >= 0)
+			b->qid_off = pgwt_plan_locate(s->spans, nr, b->be_ptr + (uint64_t) a->qid_offset, 8);
+	}
 	return 0;
+}
+
+/*
+ * Read the planned ranges in one call against the postmaster (the shared
+ * memory is mapped at the same address there). Returns 0 with the values
+ * in s->batch_buf, -1 when the batch could not be read (the caller falls
+ * back to per-backend reads).
+ */
+static int
+sampler_read_batch(sampler_state *s)
+{
+	ssize_t		got;
+
+	got = process_vm_readv((pid_t) s->cfg.postmaster_pid, s->iov_local, (unsigned long) s->nspans,
+						   s->iov_remote, (unsigned long) s->nspans, 0);
+	s->cfg.metrics->read_syscalls_total++;
+	return got == (ssize_t) s->batch_total ? 0 : -1;
+}
+
+static void
+sampler_prio_set(sampler_state *s, int on)
+{
+	struct sched_param sp;
+
+	if (s->cfg.rt_priority <= 0 || s->rt_on == on)
+		return;
+	memset(&sp, 0, sizeof(sp));
+	sp.sched_priority = on ? s->cfg.rt_priority : 0;
+	if (sched_setscheduler(0, (on ? SCHED_FIFO : SCHED_OTHER) | SCHED_RESET_ON_FORK, &sp) == 0)
+		s->rt_on = on;
+	else if (on)
+	{
+		/* not permitted (no CAP_SYS_NICE, a container's limits): go on at
+		 * normal priority */
+		s->rt_why = errno == EPERM ? "not permitted (CAP_SYS_NICE or RLIMIT_RTPRIO needed)"
+			: "sched_setscheduler failed";
+		s->cfg.rt_priority = 0;
+	}
 }
 
 static int
@@ -516,14 +624,12 @@ sampler_tick(pgwt_capture_source *src, uint64_t now_ns, pgwt_emit_fn emit, void 
 {
 	sampler_state *s = src->state;
 	pgwt_self_metrics *m = s->cfg.metrics;
-	const pgwt_attach *a = &s->cfg.attach;
 	uint64_t	weight;
 	size_t		nrec = 0,
 				keep = 0,
-				nreads = 0,
 				nbatched = 0;
 	int			resync = 0,
-				batch_ok;
+				batch_ok = 0;
 
 	if (s->cnfd >= 0)
 	{
@@ -544,13 +650,13 @@ sampler_tick(pgwt_capture_source *src, uint64_t now_ns, pgwt_emit_fn emit, void 
 	weight = pgwt_tick_bill(&s->clock, now_ns);
 	m->ticks_total++;
 	m->unobserved_ns = s->clock.unobserved_ns;
-	if (sampler_grow((void **) &s->recs, &s->caprecs, s->nbe + 1, sizeof(pgwt_record)) != 0 ||
-		sampler_grow((void **) &s->reads, &s->capreads, 2 * s->nbe + 1, sizeof(pgwt_read)) != 0)
+	if (sampler_grow((void **) &s->recs, &s->caprecs, s->nbe + 1, sizeof(pgwt_record)) != 0)
 		return 0;
 
 	/*
-	 * Pass 1: backends whose pointers need verifying are read one by one
-	 * (that read also returns their values); the others join the batch.
+	 * Pass 1: backends whose pointers need verifying are read one by one;
+	 * that read also returns their values, which this tick uses. The
+	 * others take theirs from the batch.
 	 */
 	for (size_t i = 0; i < s->nbe; i++)
 	{
@@ -558,14 +664,12 @@ sampler_tick(pgwt_capture_source *src, uint64_t now_ns, pgwt_emit_fn emit, void 
 		sampler_readbuf rb;
 		int			rc;
 
-		b->batched = 0;
+		b->own_read = 0;
+		if (b->seen_ns == 0)
+			b->seen_ns = now_ns;
 		if (s->batch_state == 1 && !sampler_needs_check(s, b, now_ns))
 		{
-			b->batched = 1;
 			nbatched++;
-			s->reads[nreads++] = (pgwt_read) {b->wait_ptr, 4};
-			if (b->be_ptr && a->qid_offset >= 0)
-				s->reads[nreads++] = (pgwt_read) {b->be_ptr + (uint64_t) a->qid_offset, 8};
 			s->be[keep++] = *b;
 			continue;
 		}
@@ -573,17 +677,26 @@ sampler_tick(pgwt_capture_source *src, uint64_t now_ns, pgwt_emit_fn emit, void 
 		if (rc == -1)
 		{
 			m->backends_exited_total++;
+			s->plan_dirty = 1;
 			continue;			/* dropped from the table */
 		}
+		b->own_read = 1;
 		s->be[keep++] = *b;
 		sampler_account(s, &s->be[keep - 1], rc, &rb, now_ns, weight, &nrec);
 	}
 	s->nbe = keep;
 
 	/* Pass 2: the batch, in one call; per-backend reads if that fails. */
-	batch_ok = nbatched && sampler_read_batch(s, nreads) == 0;
 	if (nbatched)
+	{
+		if (s->plan_dirty)
+		{
+			s->plan_ok = sampler_plan(s) == 0;
+			s->plan_dirty = 0;
+		}
+		batch_ok = s->plan_ok && s->nspans > 0 && sampler_read_batch(s) == 0;
 		m->batch_fallbacks_total += !batch_ok;
+	}
 	keep = 0;
 	for (size_t i = 0; i < s->nbe; i++)
 	{
@@ -591,36 +704,34 @@ sampler_tick(pgwt_capture_source *src, uint64_t now_ns, pgwt_emit_fn emit, void 
 		sampler_readbuf rb;
 		int			rc = 1;
 
-		if (b->batched && batch_ok)
+		if (b->own_read)
 		{
-			int64_t		off = pgwt_plan_locate(s->spans, s->nspans, b->wait_ptr, 4);
-
-			rb.query_id = 0;
-			if (off < 0)
-				rc = -2;
-			else
-				memcpy(&rb.event, s->batch_buf + off, 4);
-			if (rc == 1 && b->be_ptr && a->qid_offset >= 0)
-			{
-				off = pgwt_plan_locate(s->spans, s->nspans, b->be_ptr + (uint64_t) a->qid_offset, 8);
-				if (off >= 0)
-					memcpy(&rb.query_id, s->batch_buf + off, 8);
-			}
+			s->be[keep++] = *b;
+			continue;
 		}
-		else if (b->batched)
+		if (batch_ok && b->ev_off >= 0)
+		{
+			memcpy(&rb.event, s->batch_buf + b->ev_off, 4);
+			rb.query_id = 0;
+			if (b->qid_off >= 0)
+				memcpy(&rb.query_id, s->batch_buf + b->qid_off, 8);
+		}
+		else
 		{
 			rc = sampler_read(s, b, &rb, now_ns);
 			if (rc == -1)
 			{
 				m->backends_exited_total++;
+				s->plan_dirty = 1;
 				continue;
 			}
 		}
 		s->be[keep++] = *b;
-		if (b->batched)
-			sampler_account(s, &s->be[keep - 1], rc, &rb, now_ns, weight, &nrec);
+		sampler_account(s, &s->be[keep - 1], rc, &rb, now_ns, weight, &nrec);
 	}
 	s->nbe = keep;
+	/* values read: recording runs at normal priority */
+	sampler_prio_set(s, 0);
 	m->backends_tracked = keep;
 	m->samples_total += nrec;
 	if (nrec && emit)
@@ -660,6 +771,7 @@ sampler_destroy(pgwt_capture_source *src)
 	s = src->state;
 	if (s)
 	{
+		sampler_prio_set(s, 0);
 		if (s->dirfd >= 0)
 			close(s->dirfd);
 		pgwt_proc_events_close(s->cnfd);
@@ -675,11 +787,34 @@ sampler_destroy(pgwt_capture_source *src)
 }
 
 void
+pgwt_sampler_wait_begin(pgwt_capture_source *src)
+{
+	sampler_prio_set(src->state, 1);
+}
+
+void
+pgwt_sampler_wait_end(pgwt_capture_source *src)
+{
+	sampler_prio_set(src->state, 0);
+}
+
+int
+pgwt_sampler_priority(pgwt_capture_source *src, const char **why)
+{
+	sampler_state *s = src->state;
+
+	if (why)
+		*why = s->rt_why;
+	return s->cfg.rt_priority;
+}
+
+void
 pgwt_sampler_set_qid_offset(pgwt_capture_source *src, int offset)
 {
 	sampler_state *s = src->state;
 
 	s->cfg.attach.qid_offset = offset;
+	s->plan_dirty = 1;
 }
 
 void
@@ -695,6 +830,7 @@ pgwt_sampler_ignore_pid(pgwt_capture_source *src, uint32_t pid)
 		if (s->be[i].pid != pid)
 			s->be[keep++] = s->be[i];
 	s->nbe = keep;
+	s->plan_dirty = 1;
 }
 
 pgwt_capture_source *
@@ -715,7 +851,7 @@ pgwt_sampler_create(const pgwt_sampler_config *cfg)
 		s->cfg.metrics = &s->local_metrics;
 	s->dirfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	/* subscribe before the first /proc listing so no fork falls between */
-	s->cnfd = pgwt_proc_events_open();
+	s->cnfd = pgwt_proc_events_open_children((uint32_t) cfg->postmaster_pid);
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	pgwt_tick_init(&s->clock, cfg->rate_hz, (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec);
 	src->name = "sampled";
@@ -724,6 +860,9 @@ pgwt_sampler_create(const pgwt_sampler_config *cfg)
 	src->next_deadline = sampler_next_deadline;
 	src->live = sampler_live;
 	src->destroy = sampler_destroy;
+	/* find out now whether real-time is permitted (rt_why says if not) */
+	sampler_prio_set(s, 1);
+	sampler_prio_set(s, 0);
 	if (s->dirfd < 0)
 	{
 		sampler_destroy(src);

@@ -16,6 +16,8 @@ typedef struct pgwt_sampler_config
 	int			postmaster_pid;
 	pgwt_attach attach;
 	pgwt_self_metrics *metrics; /* updated in place; may be NULL */
+	int			rt_priority;	/* SCHED_FIFO priority while waiting for a
+								 * tick and reading; 0 = normal scheduling */
 } pgwt_sampler_config;
 
 /* NULL on out-of-memory. The source starts with no backends known. */
@@ -25,5 +27,21 @@ extern pgwt_capture_source *pgwt_sampler_create(const pgwt_sampler_config *cfg);
 extern void pgwt_sampler_set_qid_offset(pgwt_capture_source *src, int offset);
 /* A backend never sampled: the tracer's own libpq connection. */
 extern void pgwt_sampler_ignore_pid(pgwt_capture_source *src, uint32_t pid);
+
+/*
+ * Real-time wake-up. The loop calls wait_begin before it sleeps until the
+ * next tick: the process is then SCHED_FIFO, so the tick preempts the
+ * backends the moment its timer fires instead of waiting for a free CPU,
+ * which on a saturated host comes when a backend blocks (samples would
+ * then favour waits over CPU). The tick drops back to normal scheduling as
+ * soon as the values are read, before records are emitted; wait_end does
+ * the same when the loop woke for something else well before the tick
+ * (live.c keeps real-time for work just before one). No-ops when the
+ * priority is 0 or could not be set (then *why says why, once).
+ */
+extern void pgwt_sampler_wait_begin(pgwt_capture_source *src);
+extern void pgwt_sampler_wait_end(pgwt_capture_source *src);
+/* The priority in effect (0 = normal), and why not when one was asked. */
+extern int	pgwt_sampler_priority(pgwt_capture_source *src, const char **why);
 
 #endif

@@ -11,6 +11,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tracer/sampler.h"
 #include "tracer/watch_source.h"
@@ -69,6 +70,7 @@ pgwt_session_open(pgwt_session *s, const pgwt_options *o, const pgwt_cluster *c,
 		cfg.postmaster_pid = c->pid;
 		cfg.attach = s->attach;
 		cfg.metrics = m;
+		cfg.rt_priority = o->sampler_priority >= 0 ? o->sampler_priority : geteuid() == 0 ? 1 : 0;
 		s->sampler = pgwt_sampler_create(&cfg);
 		if (!s->sampler)
 		{

@@ -36,6 +36,21 @@ cli_defaults(void)
 	UNIT_CHECK(o.mode == PGWT_MODE_TIERED);
 	UNIT_CHECK(o.escalation_budget == 300);
 	UNIT_CHECK(o.anomaly_set == 0 && !o.lightweight && !o.skip_query_id);
+	UNIT_CHECK(o.sampler_priority == -1);	/* auto: real-time as root */
+}
+
+static void
+cli_sampler_priority(void)
+{
+	char	   *a1[] = {"x", "--sampler-priority", "off", NULL};
+	char	   *a2[] = {"x", "--sampler-priority", "0", NULL};
+	char	   *a3[] = {"x", "--sampler-priority", "10", NULL};
+	pgwt_options o;
+	char		err[256];
+
+	UNIT_CHECK(parse(a1, &o, err) == 0 && o.sampler_priority == 0);
+	UNIT_CHECK(parse(a2, &o, err) == 0 && o.sampler_priority == 0);
+	UNIT_CHECK(parse(a3, &o, err) == 0 && o.sampler_priority == 10);
 }
 
 static void
@@ -146,6 +161,9 @@ cli_bad_inputs(void)
 		{{"-Q", "abc", "-V", "query_event"}, "not a query id"},
 		{{"-R", "0"}, "--trace-retention"},
 		{{"--retention-gb", "1"}, "need -T"},
+		{{"--sampler-priority", "100"}, "--sampler-priority: a SCHED_FIFO priority"},
+		{{"--sampler-priority", "-1"}, "--sampler-priority"},
+		{{"--sampler-priority", "high"}, "--sampler-priority"},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
@@ -175,6 +193,7 @@ void
 run_cli_tests(void)
 {
 	UNIT_RUN(cli_defaults);
+	UNIT_RUN(cli_sampler_priority);
 	UNIT_RUN(cli_all_flags);
 	UNIT_RUN(cli_replay_and_daemon);
 	UNIT_RUN(cli_tiers);
