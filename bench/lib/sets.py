@@ -27,11 +27,14 @@ _PROGRAMS_DEFAULT = (
     ("bin/pgwt-bench-analysis", ("--reps", "3", "--records", "2000000")),
     ("bench/programs/waitpair", ("--reps", "3", "--callgrind-reps", "3")),
     ("bench/programs/waitpair", ("--clock", "--reps", "5")),
-    ("bench/programs/tracer_cpu", ("--reps", "3", "--duration", "5", "--coverage-duration", "5")),
+    ("bench/programs/tracer_cpu", ("--reps", "3", "--duration", "15", "--warmup", "3",
+                                   "--coverage-duration", "5")),
     ("bin/pgwt-bench-tracefmt", ("--events", "2000000", "--reps", "3")),
     ("bench/programs/sampler_vs_pgws/sampler_vs_pgws", ("--reps", "3", "--duration", "8")),
     ("bench/programs/tracer_full", ("--server", "15", "--reps", "2", "--duration", "6",
                                     "--coverage-duration", "0")),
+    ("bench/programs/tracer_full", ("--server", "15", "--xv-only", "--xv-duration", "40",
+                                    "--xv-reps", "1", "--xv-rate", "10")),
     ("bench/programs/summary_views/run.sh", ("--reps", "3")),
     ("bench/programs/trace_overhead/trace_overhead", ("--reps", "2", "--duration", "5", "--idle-s", "5")),
 )
@@ -44,6 +47,10 @@ _PROGRAMS_FULL = (
     ("bin/pgwt-bench-tracefmt", ("--events", "10000000", "--reps", "5")),
     ("bench/programs/sampler_vs_pgws/sampler_vs_pgws", ("--reps", "5", "--duration", "20")),
     ("bench/programs/tracer_full", ("--server", "15", "--reps", "5", "--duration", "15")),
+    ("bench/programs/tracer_full", ("--server", "15", "--xv-only", "--xv-duration", "30",
+                                    "--xv-reps", "2", "--xv-rate", "100")),
+    ("bench/programs/tracer_full", ("--server", "15", "--xv-only", "--xv-duration", "60",
+                                    "--xv-reps", "2", "--xv-rate", "10")),
     ("bench/programs/summary_views/run.sh", ("--reps", "5")),
     ("bench/programs/trace_overhead/trace_overhead", ("--reps", "6", "--duration", "20", "--idle-s", "30")),
 )
@@ -69,7 +76,7 @@ SETS = {
 CELL_OVERHEAD_S = 5
 # Seconds a micro-benchmark program takes, per repetition (measured).
 PROGRAM_S_PER_REP = {"bench/programs/waitpair": 50, "bin/pgwt-bench-watchpoint": 2,
-                     "bin/pgwt-bench-analysis": 10, "bench/programs/tracer_cpu": 50,
+                     "bin/pgwt-bench-analysis": 10, "bench/programs/tracer_cpu": 80,
                      "bin/pgwt-bench-tracefmt": 10,
                      "bench/programs/sampler_vs_pgws/sampler_vs_pgws": 60,
                      "bench/programs/tracer_full": 60,
@@ -90,5 +97,8 @@ def estimate_s(bset, arms_per_build):
     for prog, args in bset.programs:
         reps = int(args[args.index("--reps") + 1]) if "--reps" in args else 5
         per_rep = 2 if "--clock" in args else PROGRAM_S_PER_REP.get(prog, 10)
+        if "--xv-only" in args:   # a (real-time, normal) pair of daemons per rep
+            reps = int(args[args.index("--xv-reps") + 1])
+            per_rep = 2 * (int(args[args.index("--xv-duration") + 1]) + 15)
         total += per_rep * reps
     return total
