@@ -74,9 +74,6 @@ struct pgwt_tiered
 	uint64_t	listen_step_ns; /* next timer step of the listener */
 };
 
-/* The control socket is served at least this often while waiting on the
- * listener's connections (the two share no poll). */
-#define TIERED_CTL_SLICE_MS 50
 /* The listener's timers (retries, listing, reports) need no finer step. */
 #define TIERED_LISTEN_STEP_NS 100000000ull
 
@@ -586,33 +583,34 @@ pgwt_tiered_service(pgwt_tiered *t, int timeout_ms)
 		return;
 	}
 	/*
-	 * The listener's sockets are polled here; the control socket between
-	 * slices, so it answers within TIERED_CTL_SLICE_MS. The loop calls this
-	 * every few milliseconds in an exact window: the listener is stepped
-	 * only when one of its sockets is ready or every
-	 * TIERED_LISTEN_STEP_NS for its timers.
+	 * One poll over the listener's and the control socket's descriptors,
+	 * until the deadline or the listener's next timer: the loop calls this
+	 * every few milliseconds in an exact window, so the listener is stepped
+	 * only when one of its sockets is ready or every TIERED_LISTEN_STEP_NS
+	 * for its timers.
 	 */
 	for (;;)
 	{
-		struct pollfd pfd[PGWT_ESC_LISTEN_MAX_DBS + 1];
+		struct pollfd pfd[PGWT_ESC_LISTEN_MAX_DBS + 1 + PGWT_CONTROL_MAX_POLLFDS];
 		uint64_t	now = tiered_now();
-		int			n = pgwt_esc_listen_pollfds(t->listen, pfd, PGWT_ESC_LISTEN_MAX_DBS + 1);
-		int			ms = now < deadline ? (int) ((deadline - now + 999999ull) / 1000000ull) : 0;
-		int			ready = 0;
+		int			nl = pgwt_esc_listen_pollfds(t->listen, pfd, PGWT_ESC_LISTEN_MAX_DBS + 1);
+		int			nc = t->ctl ? pgwt_control_pollfds(t->ctl, pfd + nl, PGWT_CONTROL_MAX_POLLFDS) : 0;
+		uint64_t	until = deadline < t->listen_step_ns ? deadline : t->listen_step_ns;
+		int			ms = now < until ? (int) ((until - now + 999999ull) / 1000000ull) : 0;
+		bool		listen_ready = false;
 
-		if (t->ctl && ms > TIERED_CTL_SLICE_MS)
-			ms = TIERED_CTL_SLICE_MS;
-		if (n > 0 || ms > 0)
-			ready = poll(n ? pfd : NULL, (nfds_t) n, ms);
-		/* a socket is ready, or a timer may be due: not at every call */
+		if (nl + nc > 0 || ms > 0)
+			(void) poll(nl + nc ? pfd : NULL, (nfds_t) (nl + nc), ms);
+		for (int i = 0; i < nl; i++)
+			listen_ready |= pfd[i].revents != 0;
 		now = tiered_now();
-		if (ready > 0 || now >= t->listen_step_ns)
+		if (listen_ready || now >= t->listen_step_ns)
 		{
 			pgwt_esc_listen_step(t->listen, now);
 			t->listen_step_ns = now + TIERED_LISTEN_STEP_NS;
 		}
-		if (t->ctl)
-			pgwt_control_service(t->ctl, 0);
+		if (nc > 0)
+			pgwt_control_handle(t->ctl, pfd + nl, nc);
 		if (tiered_now() >= deadline)
 			break;
 	}

@@ -435,43 +435,50 @@ ctl_read(pgwt_control *c, ctl_conn *k)
 }
 
 int
-pgwt_control_service(pgwt_control *c, int timeout_ms)
+pgwt_control_pollfds(const pgwt_control *c, struct pollfd *pfd, int max)
 {
-	struct pollfd pfd[PGWT_CONTROL_MAX_CLIENTS + 2];
-	int			idx[PGWT_CONTROL_MAX_CLIENTS + 2];
-	int			n = 0,
-				ready;
+	int			n = 0;
 
-	pfd[n].fd = c->unix_fd;
-	pfd[n].events = POLLIN;
-	idx[n++] = -1;
-	if (c->http_fd >= 0)
-	{
-		pfd[n].fd = c->http_fd;
-		pfd[n].events = POLLIN;
-		idx[n++] = -2;
-	}
-	for (int i = 0; i < PGWT_CONTROL_MAX_CLIENTS; i++)
+	if (n < max)
+		pfd[n++] = (struct pollfd) {.fd = c->unix_fd, .events = POLLIN};
+	if (c->http_fd >= 0 && n < max)
+		pfd[n++] = (struct pollfd) {.fd = c->http_fd, .events = POLLIN};
+	for (int i = 0; i < PGWT_CONTROL_MAX_CLIENTS && n < max; i++)
 		if (c->conns[i].fd >= 0)
-		{
-			pfd[n].fd = c->conns[i].fd;
-			pfd[n].events = POLLIN;
-			idx[n++] = i;
-		}
-	ready = poll(pfd, (nfds_t) n, timeout_ms);
-	if (ready <= 0)
-		return ready;
+			pfd[n++] = (struct pollfd) {.fd = c->conns[i].fd, .events = POLLIN};
+	return n;
+}
+
+void
+pgwt_control_handle(pgwt_control *c, const struct pollfd *pfd, int n)
+{
 	for (int j = 0; j < n; j++)
 	{
 		if (!(pfd[j].revents & (POLLIN | POLLHUP | POLLERR)))
 			continue;
-		if (idx[j] == -1)
+		if (pfd[j].fd == c->unix_fd)
 			ctl_accept(c, c->unix_fd, false);
-		else if (idx[j] == -2)
+		else if (c->http_fd >= 0 && pfd[j].fd == c->http_fd)
 			ctl_accept(c, c->http_fd, true);
-		else if (c->conns[idx[j]].fd >= 0)
-			ctl_read(c, &c->conns[idx[j]]);
+		else
+			for (int i = 0; i < PGWT_CONTROL_MAX_CLIENTS; i++)
+				if (c->conns[i].fd >= 0 && c->conns[i].fd == pfd[j].fd)
+				{
+					ctl_read(c, &c->conns[i]);
+					break;
+				}
 	}
+}
+
+int
+pgwt_control_service(pgwt_control *c, int timeout_ms)
+{
+	struct pollfd pfd[PGWT_CONTROL_MAX_POLLFDS];
+	int			n = pgwt_control_pollfds(c, pfd, PGWT_CONTROL_MAX_POLLFDS);
+	int			ready = poll(pfd, (nfds_t) n, timeout_ms);
+
+	if (ready > 0)
+		pgwt_control_handle(c, pfd, n);
 	return ready;
 }
 

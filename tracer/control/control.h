@@ -13,6 +13,8 @@
 #ifndef PGWT_CONTROL_H
 #define PGWT_CONTROL_H
 
+#include <poll.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -57,6 +59,15 @@ int			pgwt_control_open(pgwt_control **out, const char *path,
 
 /* Services every ready socket; waits at most timeout_ms for one. */
 int			pgwt_control_service(pgwt_control *c, int timeout_ms);
+
+/*
+ * The same in two steps, for a loop that polls other sockets too: the
+ * sockets to poll for input (at most PGWT_CONTROL_MAX_POLLFDS), then the
+ * handling of those poll() marked ready.
+ */
+#define PGWT_CONTROL_MAX_POLLFDS	(PGWT_CONTROL_MAX_CLIENTS + 2)
+int			pgwt_control_pollfds(const pgwt_control *c, struct pollfd *pfd, int max);
+void		pgwt_control_handle(pgwt_control *c, const struct pollfd *pfd, int n);
 
 void		pgwt_control_close(pgwt_control *c);
 
