@@ -59,11 +59,7 @@ COMMENT ON VIEW pgwt_system_event IS
 -- Section: sampler (reset, history visibility)
 
 -- pgwt_reset(pid) also clears the backend's sampled rows (and takes them out
--- of the sampled system totals), after the same permission checks.
-CREATE OR REPLACE FUNCTION pgwt_reset(pid int)
-RETURNS boolean
-AS 'MODULE_PATHNAME', 'pgwt_reset_with_samples'
-LANGUAGE C STRICT VOLATILE;
+-- of the sampled system totals), after the same permission checks (in C).
 COMMENT ON FUNCTION pgwt_reset(int) IS
   'Reset one backend''s wait statistics, exact and sampled (rules of pg_signal_backend)';
 

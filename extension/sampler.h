@@ -43,6 +43,7 @@ typedef struct PgwtSamplerProc
 	int64		query_id;
 	TimestampTz backend_start;
 	TimestampTz since;			/* first tick of the current state+event */
+	TimestampTz stats_reset;	/* pgwt_reset(pid) of this process; 0: none */
 } PgwtSamplerProc;
 
 /*
@@ -83,6 +84,7 @@ extern bool pgwt_sampler_answers(void);
 extern const char *pgwt_sampler_mode_name(void);
 extern Size pgwt_sampler_shmem_size(void);
 extern void pgwt_sampler_reset(void);
+extern bool pgwt_sampler_reset_backend(int pid);
 extern PGDLLEXPORT void pgwt_sampler_main(Datum arg);
 
 /* sampler_views.c: fill a materialized SRF with the sampler's rows */

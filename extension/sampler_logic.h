@@ -22,29 +22,28 @@
 /* What a backend was doing at a sample. */
 typedef enum PgwtSampleState
 {
-	PGWT_SAMPLE_IDLE = 0,		/* idle session or an idle wait: not DB time */
-	PGWT_SAMPLE_CPU,			/* active, no wait event set */
+	PGWT_SAMPLE_IDLE = 0,		/* an idle wait (Activity, ClientRead): not DB time */
+	PGWT_SAMPLE_CPU,			/* no wait event set: running or runnable */
 	PGWT_SAMPLE_WAITING			/* a non-idle wait event is set */
 } PgwtSampleState;
-
-/* What the backend status array says about the session, reduced. */
-typedef enum PgwtSessionActivity
-{
-	PGWT_SESSION_UNTRACKED = 0, /* no session state (auxiliary, bgworker) */
-	PGWT_SESSION_ACTIVE,		/* running a statement or fast-path call */
-	PGWT_SESSION_IDLE			/* idle, idle in transaction, disabled */
-} PgwtSessionActivity;
 
 /* The CPU pseudo-event of the profile tables: no wait event set. */
 #define PGWT_SAMPLE_CPU_EVENT 0U
 
+/*
+ * No wait event set is CPU*, whatever the session state says, as in the
+ * exact tier (the time between waits). A session between statements
+ * (state idle, no event yet) is running or runnable: typically preempted
+ * right after sending its result, when the client it wakes takes the CPU.
+ * Counting it idle made sampled CPU* half the exact one under load. An
+ * idle client sits in Client:ClientRead, which is idle.
+ */
 static inline PgwtSampleState
-pgwt_sample_classify(uint32_t event, PgwtSessionActivity activity)
+pgwt_sample_classify(uint32_t event)
 {
-	if (event != 0)
-		return pgwt_event_is_idle(event) ? PGWT_SAMPLE_IDLE : PGWT_SAMPLE_WAITING;
-	/* no event: a client session between statements is idle, else on CPU */
-	return activity == PGWT_SESSION_IDLE ? PGWT_SAMPLE_IDLE : PGWT_SAMPLE_CPU;
+	if (event == 0)
+		return PGWT_SAMPLE_CPU;
+	return pgwt_event_is_idle(event) ? PGWT_SAMPLE_IDLE : PGWT_SAMPLE_WAITING;
 }
 
 /*
@@ -330,6 +329,46 @@ pgwt_table_upsert_hint(PgwtSampleTable *t, const PgwtSampleKey *key, uint32_t *h
 	return e;
 }
 
+/*
+ * Forget one backend's rows of a per-backend table (key id = pid, id2 =
+ * backend start) and take their numbers out of the per-event table too, so
+ * a reset backend leaves the system totals as it does in the exact tier.
+ * Deleting row i shifts a later row into it, so i is looked at again.
+ * Returns the rows removed.
+ */
+static inline uint32_t
+pgwt_table_forget_backend(PgwtSampleTable *by_backend, PgwtSampleTable *by_event,
+						  int64_t pid, int64_t start)
+{
+	PgwtSampleEntry *rows = pgwt_table_rows(by_backend);
+	uint32_t	removed = 0,
+				i = 0;
+
+	while (i < by_backend->size)
+	{
+		PgwtSampleEntry *e = &rows[i];
+		PgwtSampleKey ev;
+		PgwtSampleEntry *total;
+
+		if (!e->used || e->key.id != pid || e->key.id2 != start)
+		{
+			i++;
+			continue;
+		}
+		memset(&ev, 0, sizeof(ev));
+		ev.event = e->key.event;
+		total = pgwt_table_find(by_event, &ev);
+		if (total != NULL)
+		{
+			total->samples -= total->samples < e->samples ? total->samples : e->samples;
+			total->time_ns -= total->time_ns < e->time_ns ? total->time_ns : e->time_ns;
+		}
+		pgwt_table_delete(by_backend, i);
+		removed++;
+	}
+	return removed;
+}
+
 static inline void
 pgwt_entry_bill(PgwtSampleEntry *e, uint64_t ns, uint64_t tick)
 {
@@ -350,7 +389,7 @@ typedef struct PgwtHistorySample
 	int32_t		pid;
 	uint32_t	event;			/* 0 = on CPU */
 	uint32_t	backend_type;
-	uint32_t	pad;
+	uint32_t	userid;			/* role of the session (0: none), for visibility */
 } PgwtHistorySample;
 
 typedef struct PgwtHistoryRing

@@ -10,7 +10,9 @@
  * pgwt_event_histogram says so in a notice instead of showing zeros.
  *
  * Visibility follows views.c: other roles' sessions appear in per-session
- * rows only to members of pg_read_all_stats (or of the session's role).
+ * rows and in the sample history only to members of pg_read_all_stats (or
+ * of the session's role). pgwt_reset(pid) is views.c's function (its
+ * permission rules, the exact tier's reset) followed by the sampler's.
  */
 #include "postgres.h"
 
@@ -29,6 +31,9 @@
 
 PG_FUNCTION_INFO_V1(pgwt_sampler_status);
 PG_FUNCTION_INFO_V1(pgwt_sample_history);
+
+/* views.c: pgwt_reset(pid), the permission rules and the exact tier's reset */
+extern PGDLLEXPORT Datum pgwt_reset(PG_FUNCTION_ARGS);
 
 static bool
 pgwt_sampler_can_see_role(Oid userid)
@@ -316,7 +321,7 @@ pgwt_sampler_active_rows(ReturnSetInfo *rsinfo)
 		cpu = pgwt_table_find(t, &key);
 		values[9] = Float8GetDatum(pgwt_sampler_db_ns(t, p->pid, p->backend_start, true) / 1e6);
 		values[10] = Float8GetDatum(cpu ? cpu->time_ns / 1e6 : 0.0);
-		values[11] = TimestampTzGetDatum(reset);
+		values[11] = TimestampTzGetDatum(Max(reset, p->stats_reset));
 		values[12] = CStringGetTextDatum(PGWT_SAMPLED);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
@@ -402,7 +407,10 @@ pgwt_sampler_status(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
 
-/* pgwt_sample_history(): the ring's non-idle samples, oldest first. */
+/*
+ * pgwt_sample_history(): the ring's non-idle samples, oldest first, of the
+ * sessions the caller may see.
+ */
 Datum
 pgwt_sample_history(PG_FUNCTION_ARGS)
 {
@@ -412,6 +420,9 @@ pgwt_sample_history(PG_FUNCTION_ARGS)
 				oldest,
 				cap,
 				i;
+	bool		all_stats,
+				last_visible = false;
+	Oid			last_role = InvalidOid;
 
 	InitMaterializedSRF(fcinfo, 0);
 	if (!pgwt_sampler_active())
@@ -424,11 +435,24 @@ pgwt_sample_history(PG_FUNCTION_ARGS)
 	memcpy(copy, pgwt_ring_slots(pgwt_sampler_ring), sizeof(PgwtHistorySample) * (Size) cap);
 	LWLockRelease(pgwt_sampler->lock);
 
+	all_stats = has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS);
 	for (i = 0; i < held; i++)
 	{
 		PgwtHistorySample *h = &copy[(oldest + i) % cap];
 		Datum		values[7];
 		bool		nulls[7] = {false};
+
+		/* as pg_stat_activity: other roles' sessions need pg_read_all_stats */
+		if (!all_stats)
+		{
+			if (h->userid != last_role)
+			{
+				last_role = h->userid;
+				last_visible = pgwt_sampler_can_see_role(h->userid);
+			}
+			if (!last_visible)
+				continue;
+		}
 
 		values[0] = TimestampTzGetDatum(h->ts);
 		values[1] = Int32GetDatum(h->pid);
@@ -448,3 +472,4 @@ pgwt_sample_history(PG_FUNCTION_ARGS)
 	pfree(copy);
 	return (Datum) 0;
 }
+

@@ -689,6 +689,8 @@ pgwt_reset(PG_FUNCTION_ARGS)
 #ifdef PGWT_COOP_BUILD
 	pgwt_reset_backend(pid);
 #endif
+	/* the in-server sampler's rows of the backend too, where it runs */
+	(void) pgwt_sampler_reset_backend(pid);
 	PG_RETURN_BOOL(true);
 }
 

@@ -38,3 +38,43 @@ SELECT query_entries <= max_entries AS query_bounded,
        history_held <= history_capacity AS history_bounded,
        shmem_bytes > 0 AS has_shmem, late_ticks <= ticks AS ticks_counted
 FROM pgwt_sampler_status;
+
+-- pgwt_reset(pid) clears the backend's sampled rows and takes them out of
+-- the system totals (with hooks: its exact rows, likewise)
+SELECT pgwt_reset_all();
+SELECT pg_sleep(0.3);
+SELECT count(*) > 0 AS sleep_rows FROM pgwt_session_event
+WHERE pid = pg_backend_pid() AND wait_event = 'PgSleep';
+SELECT pgwt_reset(pg_backend_pid());
+SELECT count(*) AS sleep_rows_after_reset FROM pgwt_session_event
+WHERE pid = pg_backend_pid() AND wait_event = 'PgSleep';
+SELECT count(*) AS system_sleep_rows_after_reset FROM pgwt_system_event
+WHERE wait_event = 'PgSleep';
+-- ... under pg_signal_backend()'s rules: a plain role resets its own
+-- backend, not a process without a role (the autovacuum launcher)
+CREATE ROLE pgwt_sampler_plain;
+SELECT set_config('pgwt_test.av_pid', pid::text, false) IS NOT NULL AS has_launcher
+FROM pg_stat_activity WHERE backend_type = 'autovacuum launcher';
+SET ROLE pgwt_sampler_plain;
+SELECT pgwt_reset(pg_backend_pid()) AS own_reset;
+DO $$
+BEGIN
+  PERFORM pgwt_reset(current_setting('pgwt_test.av_pid')::int);
+  RAISE NOTICE 'reset of the autovacuum launcher allowed';
+EXCEPTION WHEN insufficient_privilege THEN
+  RAISE NOTICE 'reset of the autovacuum launcher refused (%)', SQLSTATE;
+END $$;
+
+-- the sample history shows other roles' sessions only to members of
+-- pg_read_all_stats: this session's samples belong to the superuser
+SELECT pg_sleep(0.2);
+SELECT count(*) AS visible_to_plain_role FROM pgwt_sample_history;
+RESET ROLE;
+SELECT count(*) > 0 AS visible_to_superuser FROM pgwt_sample_history
+WHERE pid = pg_backend_pid();
+GRANT pg_read_all_stats TO pgwt_sampler_plain;
+SET ROLE pgwt_sampler_plain;
+SELECT count(*) > 0 AS visible_to_read_all_stats FROM pgwt_sample_history
+WHERE pid = pg_backend_pid();
+RESET ROLE;
+DROP ROLE pgwt_sampler_plain;

@@ -2,7 +2,8 @@
  * test_sampler_logic.c
  *		Unit tests of the in-server sampler's pure logic (sampler_logic.h):
  *		classification, query-id carry, tick billing, the bounded profile
- *		table (eviction, backward-shift deletion) and the history ring.
+ *		table (eviction, backward-shift deletion, forgetting a backend)
+ *		and the history ring.
  *		Runs without a server under ASan+UBSan; one PASS/FAIL line per test,
  *		non-zero exit on any failure.
  */
@@ -30,18 +31,15 @@ test_classify(void)
 	int			ok = 1;
 
 	/* Timeout:PgSleep, Lock:transactionid (PG15 encodings) */
-	CHECK(pgwt_sample_classify(0x09000002U, PGWT_SESSION_ACTIVE) == PGWT_SAMPLE_WAITING);
-	CHECK(pgwt_sample_classify(0x03000004U, PGWT_SESSION_ACTIVE) == PGWT_SAMPLE_WAITING);
-	/* Client:ClientRead and the Activity class are idle whatever the state */
-	CHECK(pgwt_sample_classify(0x06000000U, PGWT_SESSION_IDLE) == PGWT_SAMPLE_IDLE);
-	CHECK(pgwt_sample_classify(0x06000000U, PGWT_SESSION_ACTIVE) == PGWT_SAMPLE_IDLE);
-	CHECK(pgwt_sample_classify(0x05000003U, PGWT_SESSION_UNTRACKED) == PGWT_SAMPLE_IDLE);
-	/* no event: on CPU when active or untracked, idle for an idle session */
-	CHECK(pgwt_sample_classify(0, PGWT_SESSION_ACTIVE) == PGWT_SAMPLE_CPU);
-	CHECK(pgwt_sample_classify(0, PGWT_SESSION_UNTRACKED) == PGWT_SAMPLE_CPU);
-	CHECK(pgwt_sample_classify(0, PGWT_SESSION_IDLE) == PGWT_SAMPLE_IDLE);
+	CHECK(pgwt_sample_classify(0x09000002U) == PGWT_SAMPLE_WAITING);
+	CHECK(pgwt_sample_classify(0x03000004U) == PGWT_SAMPLE_WAITING);
+	/* Client:ClientRead and the Activity class are idle */
+	CHECK(pgwt_sample_classify(0x06000000U) == PGWT_SAMPLE_IDLE);
+	CHECK(pgwt_sample_classify(0x05000003U) == PGWT_SAMPLE_IDLE);
+	/* no event: CPU*, as the exact tier's time between waits */
+	CHECK(pgwt_sample_classify(0) == PGWT_SAMPLE_CPU);
 	/* Client:ClientWrite is not idle */
-	CHECK(pgwt_sample_classify(0x06000001U, PGWT_SESSION_ACTIVE) == PGWT_SAMPLE_WAITING);
+	CHECK(pgwt_sample_classify(0x06000001U) == PGWT_SAMPLE_WAITING);
 	report("classify", ok);
 }
 
@@ -258,6 +256,74 @@ test_table_hint(void)
 	report("table-hint", ok);
 }
 
+/*
+ * Forgetting a backend: every row of (pid, start) goes, other sessions of
+ * the same pid (another start) and other pids stay, and the per-event
+ * totals lose exactly the forgotten rows' numbers. A small table with
+ * long chains makes the backward shifts move rows across the scan.
+ */
+static void
+test_forget_backend(void)
+{
+	int			ok = 1;
+	PgwtSampleTable *by_backend = new_table(24);
+	PgwtSampleTable *by_event = new_table(24);
+	PgwtSampleKey k = {0};
+	uint64_t	want_samples[4] = {0},
+				want_ns[4] = {0};
+	uint32_t	removed,
+				i;
+	int			round;
+	unsigned	seed = 777;
+
+	for (round = 0; round < 300; round++)
+	{
+		PgwtSampleKey ev = {0};
+		uint64_t	ns;
+
+		seed = seed * 1103515245U + 12345U;
+		k.id = 10 + (seed >> 8) % 4;	/* pids 10..13 */
+		k.id2 = (k.id == 11 && (seed >> 14) % 2) ? 2 : 1;	/* pid 11: two sessions */
+		k.event = (seed >> 20) % 4;
+		ns = 1 + (seed >> 4) % 1000;
+		if (pgwt_table_find(by_backend, &k) == NULL && by_backend->used >= 20)
+			continue;			/* stay below eviction: totals must add up */
+		pgwt_entry_bill(pgwt_table_upsert(by_backend, &k), ns, (uint64_t) round);
+		ev.event = k.event;
+		pgwt_entry_bill(pgwt_table_upsert(by_event, &ev), ns, (uint64_t) round);
+		if (!(k.id == 11 && k.id2 == 1))
+		{
+			want_samples[k.event]++;
+			want_ns[k.event] += ns;
+		}
+	}
+	removed = pgwt_table_forget_backend(by_backend, by_event, 11, 1);
+	CHECK(removed > 0);
+	CHECK(table_consistent(by_backend));
+	for (i = 0; i < by_backend->size; i++)
+	{
+		PgwtSampleEntry *e = &pgwt_table_rows(by_backend)[i];
+
+		if (e->used)
+			CHECK(!(e->key.id == 11 && e->key.id2 == 1));
+	}
+	for (i = 0; i < 4; i++)
+	{
+		PgwtSampleKey ev = {0};
+		PgwtSampleEntry *e;
+
+		ev.event = i;
+		e = pgwt_table_find(by_event, &ev);
+		CHECK(e != NULL && e->samples == want_samples[i] && e->time_ns == want_ns[i]);
+	}
+	/* a second forget finds nothing; an unknown backend neither */
+	CHECK(pgwt_table_forget_backend(by_backend, by_event, 11, 1) == 0);
+	CHECK(pgwt_table_forget_backend(by_backend, by_event, 99, 1) == 0);
+	free(by_backend);
+	free(by_event);
+	report("forget-backend", ok);
+}
+
 static void
 test_ring(void)
 {
@@ -305,6 +371,7 @@ main(void)
 	test_table_eviction();
 	test_table_delete_chains();
 	test_table_hint();
+	test_forget_backend();
 	test_ring();
 	return failures ? 1 : 0;
 }
