@@ -116,6 +116,23 @@ hist_compute(const char *dir, uint64 from, uint64 to, HistView view,
 		pgwt_tf_reader_close(rd);
 		return -PGWT_TF_NOMEM;
 	}
+	/* A window open at "from": its ESC_START first, so the samples it
+	 * supersedes are not billed twice (tracefmt's esc_lookup.c). */
+	if (from > 0)
+	{
+		pgwt_tf_esc_lookup el;
+		uint64		start_rt;
+
+		rc = pgwt_tf_escalation_open_at(dir, from, &rec, &start_rt, &el);
+		if (rc < 0)
+		{
+			pgwt_tf_reader_close(rd);
+			pgwt_engine_free(eng);
+			return rc;
+		}
+		if (rc == 1)
+			pgwt_engine_add(eng, &rec);
+	}
 	while ((rc = pgwt_tf_reader_next(rd, &rec)) == 1)
 	{
 		pgwt_engine_add(eng, &rec);
