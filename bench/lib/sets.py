@@ -33,10 +33,10 @@ _PROGRAMS_DEFAULT = (
     ("bench/programs/sampler_vs_pgws/sampler_vs_pgws", ("--reps", "3", "--duration", "8")),
     ("bench/programs/tracer_full", ("--server", "15", "--reps", "2", "--duration", "6",
                                     "--coverage-duration", "0")),
-    ("bench/programs/tracer_full", ("--server", "15", "--xv-only", "--xv-duration", "40",
-                                    "--xv-reps", "1", "--xv-rate", "10")),
+    ("bench/programs/tracer_full", ("--server", "15", "--xv-only", "--xv-duration", "25",
+                                    "--xv-reps", "3", "--xv-rate", "10")),
     ("bench/programs/summary_views/run.sh", ("--reps", "3")),
-    ("bench/programs/trace_overhead/trace_overhead", ("--reps", "2", "--duration", "5", "--idle-s", "5")),
+    ("bench/programs/trace_overhead/trace_overhead", ("--reps", "3", "--duration", "5", "--idle-s", "5")),
 )
 _PROGRAMS_FULL = (
     ("bin/pgwt-bench-watchpoint", ("--reps", "10")),
@@ -48,9 +48,9 @@ _PROGRAMS_FULL = (
     ("bench/programs/sampler_vs_pgws/sampler_vs_pgws", ("--reps", "5", "--duration", "20")),
     ("bench/programs/tracer_full", ("--server", "15", "--reps", "5", "--duration", "15")),
     ("bench/programs/tracer_full", ("--server", "15", "--xv-only", "--xv-duration", "30",
-                                    "--xv-reps", "2", "--xv-rate", "100")),
+                                    "--xv-reps", "3", "--xv-rate", "100")),
     ("bench/programs/tracer_full", ("--server", "15", "--xv-only", "--xv-duration", "60",
-                                    "--xv-reps", "2", "--xv-rate", "10")),
+                                    "--xv-reps", "3", "--xv-rate", "10")),
     ("bench/programs/summary_views/run.sh", ("--reps", "5")),
     ("bench/programs/trace_overhead/trace_overhead", ("--reps", "6", "--duration", "20", "--idle-s", "30")),
 )
