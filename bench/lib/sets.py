@@ -1,5 +1,5 @@
 """Benchmark sets: which arms on which server build, which workloads, and
-the repetition protocol. `make bench` runs `default` (under 20 minutes on a
+the repetition protocol. `make bench` runs `default` (about 26 minutes on a
 2-core VM), `make bench-full` runs `full`; `smoke` is a one-minute check of
 the harness itself.
 """
