@@ -14,24 +14,12 @@
 #define HOUR_NS 3600000000000ull
 #define BASE_RT 1700000000000000000ull	/* 2023-11-14 22:13:20 UTC */
 
-static uint64_t now_rt;
-static uint64_t now_mono;
-static uint64_t
-clk_rt(void *a)
-{
-	return now_rt;
-}
-static uint64_t
-clk_mono(void *a)
-{
-	return now_mono;
-}
 
 static void
 advance(uint64_t ns)
 {
-	now_rt += ns;
-	now_mono += ns;
+	tft_now_rt += ns;
+	tft_now_mono += ns;
 }
 
 static pgwt_tf_dir_opts
@@ -42,8 +30,8 @@ dir_opts(void)
 	memset(&o, 0, sizeof(o));
 	o.file.pg_version = 150004;
 	o.file.group_gid = -1;
-	o.file.clock.realtime_ns = clk_rt;
-	o.file.clock.monotonic_ns = clk_mono;
+	o.file.clock.realtime_ns = tft_clk_rt;
+	o.file.clock.monotonic_ns = tft_clk_mono;
 	return o;
 }
 
@@ -130,7 +118,7 @@ write_some(pgwt_tf_dir_writer *d, int n, uint32_t pid)
 
 	for (i = 0; i < n; i++)
 	{
-		pgwt_record r = tft_transition(now_mono + (uint64_t) i, pid, 0, 1, 10, 0, 0);
+		pgwt_record r = tft_transition(tft_now_mono + (uint64_t) i, pid, 0, 1, 10, 0, 0);
 
 		if (pgwt_tf_dir_append(d, &r) < 0)
 			return;
@@ -147,8 +135,8 @@ test_rotation_and_collisions(void)
 	char		p[512];
 
 	tft_mkdtemp(dir, sizeof(dir));
-	now_rt = BASE_RT;			/* 22:13:20 */
-	now_mono = 1000;
+	tft_now_rt = BASE_RT;			/* 22:13:20 */
+	tft_now_mono = 1000;
 	CHECK_RC(pgwt_tf_dir_open(dir, &o, &d));
 	CHECK(exists(dir, "current.trace") && exists(dir, "current.trace.meta"));
 	snprintf(p, sizeof(p), "%s/current.trace", dir);
@@ -229,14 +217,14 @@ test_sample_period_survives_rotation(void)
 	int			blocks = 0;
 
 	tft_mkdtemp(dir, sizeof(dir));
-	now_rt = BASE_RT;
-	now_mono = 1000;
+	tft_now_rt = BASE_RT;
+	tft_now_mono = 1000;
 	CHECK_RC(pgwt_tf_dir_open(dir, &o, &d));
 	CHECK_RC(pgwt_tf_dir_set_sample_period(d, 100000000));
 	advance(HOUR_NS);
 	CHECK_RC(pgwt_tf_dir_tick(d));
 	{
-		pgwt_record s = tft_sample(now_mono, 1, 0x06000000, 0, 100000000);
+		pgwt_record s = tft_sample(tft_now_mono, 1, 0x06000000, 0, 100000000);
 
 		CHECK_RC(pgwt_tf_dir_append(d, &s));
 	}
@@ -262,8 +250,8 @@ test_recovery_on_open(void)
 	int			fd;
 
 	tft_mkdtemp(dir, sizeof(dir));
-	now_rt = BASE_RT;
-	now_mono = 1000;
+	tft_now_rt = BASE_RT;
+	tft_now_mono = 1000;
 	/* a crash: a live file with 3 full blocks and a torn tail */
 	{
 		pgwt_tf_file_opts fo = dir_opts().file;
@@ -315,7 +303,7 @@ test_recovery_on_open(void)
 	{
 		char		bad[128];
 
-		snprintf(bad, sizeof(bad), "current.trace.bad-%llu", (unsigned long long) now_rt);
+		snprintf(bad, sizeof(bad), "current.trace.bad-%llu", (unsigned long long) tft_now_rt);
 		CHECK(exists(dir, bad));
 	}
 	/* readers skip the quarantined file (not a trace name) */
@@ -338,8 +326,8 @@ test_retention_in_directory(void)
 	int			h;
 
 	tft_mkdtemp(dir, sizeof(dir));
-	now_rt = BASE_RT;
-	now_mono = 1000;
+	tft_now_rt = BASE_RT;
+	tft_now_mono = 1000;
 	o.retention_hours = 3;
 	CHECK_RC(pgwt_tf_dir_open(dir, &o, &d));
 	for (h = 0; h < 8; h++)
@@ -408,8 +396,8 @@ test_realtime_range_over_directory(void)
 	int			h;
 
 	tft_mkdtemp(dir, sizeof(dir));
-	now_rt = BASE_RT;
-	now_mono = 1000;
+	tft_now_rt = BASE_RT;
+	tft_now_mono = 1000;
 	CHECK_RC(pgwt_tf_dir_open(dir, &o, &d));
 	for (h = 0; h < 3; h++)
 	{
@@ -419,7 +407,7 @@ test_realtime_range_over_directory(void)
 	}
 	CHECK_RC(pgwt_tf_dir_close(d));
 	/* a reboot: the monotonic clock starts again, realtime goes on */
-	now_mono = 500;
+	tft_now_mono = 500;
 	CHECK_RC(pgwt_tf_dir_open(dir, &o, &d));
 	write_some(d, 10, 9);
 	CHECK_RC(pgwt_tf_dir_close(d));

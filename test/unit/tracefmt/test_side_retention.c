@@ -16,18 +16,6 @@
 #define HOUR_NS 3600000000000ull
 #define BASE_RT 1700000000000000000ull	/* 2023-11-14 22:13:20 UTC */
 
-static uint64_t now_rt;
-static uint64_t now_mono;
-static uint64_t
-clk_rt(void *a)
-{
-	return now_rt;
-}
-static uint64_t
-clk_mono(void *a)
-{
-	return now_mono;
-}
 
 static void
 test_keep_backends_rule(void)
@@ -65,8 +53,8 @@ dir_opts(void)
 	memset(&o, 0, sizeof(o));
 	o.file.pg_version = 150004;
 	o.file.group_gid = -1;
-	o.file.clock.realtime_ns = clk_rt;
-	o.file.clock.monotonic_ns = clk_mono;
+	o.file.clock.realtime_ns = tft_clk_rt;
+	o.file.clock.monotonic_ns = tft_clk_mono;
 	return o;
 }
 
@@ -174,8 +162,8 @@ test_directory_ages_side_files(void)
 				q = 0;
 
 	tft_mkdtemp(dir, sizeof(dir));
-	now_rt = BASE_RT;
-	now_mono = 5000000000ull;
+	tft_now_rt = BASE_RT;
+	tft_now_mono = 5000000000ull;
 	o.retention_hours = 3;
 	CHECK_RC(pgwt_tf_dir_open(dir, &o, &d));
 	memset(&b, 0, sizeof(b));
@@ -186,20 +174,20 @@ test_directory_ages_side_files(void)
 	b.application_name = "app";
 	/* pid 200 lives all along; pid 100 is reused every hour */
 	b.pid = 200;
-	b.start_realtime_ns = now_rt;
+	b.start_realtime_ns = tft_now_rt;
 	CHECK_RC(pgwt_tf_backend_append(dir, &o.file, &b));
 	for (h = 0; h < 8; h++)
 	{
-		pgwt_record r = tft_transition(now_mono + 1, 100, 0, 1, 10, 0, 0);
+		pgwt_record r = tft_transition(tft_now_mono + 1, 100, 0, 1, 10, 0, 0);
 
 		b.pid = 100;
-		b.start_realtime_ns = now_rt + 1;
+		b.start_realtime_ns = tft_now_rt + 1;
 		CHECK_RC(pgwt_tf_backend_append(dir, &o.file, &b));
 		CHECK_RC(pgwt_tf_query_append(dir, &o.file, PGWT_TF_QUERY_FULL, 42, "SELECT 1"));
-		append_blocker(dir, now_mono + 2);
+		append_blocker(dir, tft_now_mono + 2);
 		CHECK_RC(pgwt_tf_dir_append(d, &r));
-		now_rt += HOUR_NS;
-		now_mono += HOUR_NS;
+		tft_now_rt += HOUR_NS;
+		tft_now_mono += HOUR_NS;
 		CHECK_RC(pgwt_tf_dir_tick(d));
 	}
 	CHECK(pgwt_tf_dir_writer_stats(d)->deleted == 5);
@@ -252,27 +240,27 @@ test_reboot_keeps_blockers(void)
 				before;
 
 	tft_mkdtemp(dir, sizeof(dir));
-	now_rt = BASE_RT;
-	now_mono = 900 * HOUR_NS;
+	tft_now_rt = BASE_RT;
+	tft_now_mono = 900 * HOUR_NS;
 	o.retention_hours = 1;
 	CHECK_RC(pgwt_tf_dir_open(dir, &o, &d));
 	for (h = 0; h < 3; h++)
 	{
-		pgwt_record r = tft_transition(now_mono + 1, 100, 0, 1, 10, 0, 0);
+		pgwt_record r = tft_transition(tft_now_mono + 1, 100, 0, 1, 10, 0, 0);
 
 		CHECK_RC(pgwt_tf_dir_append(d, &r));
-		append_blocker(dir, now_mono + 2);
-		now_rt += HOUR_NS;
-		now_mono += HOUR_NS;
+		append_blocker(dir, tft_now_mono + 2);
+		tft_now_rt += HOUR_NS;
+		tft_now_mono += HOUR_NS;
 		CHECK_RC(pgwt_tf_dir_tick(d));
 	}
 	CHECK_RC(pgwt_tf_dir_close(d));
 	/* before the reboot, observations older than the horizon went */
 	before = blockers_lines(dir, &min_ts);
 	CHECKF(before >= 1 && before < 3, "blockers %d", before);
-	now_rt += HOUR_NS;
-	now_mono = 1000;			/* reboot */
-	append_blocker(dir, now_mono);
+	tft_now_rt += HOUR_NS;
+	tft_now_mono = 1000;			/* reboot */
+	append_blocker(dir, tft_now_mono);
 	CHECK_RC(pgwt_tf_dir_open(dir, &o, &d));
 	CHECKF(blockers_lines(dir, &min_ts) == before + 1, "blockers %d", blockers_lines(dir, &min_ts));
 	CHECK_RC(pgwt_tf_dir_close(d));

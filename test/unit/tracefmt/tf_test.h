@@ -128,6 +128,24 @@ tft_rand(uint64_t *s)
 	return *s * 2685821657736338717ull;
 }
 
+/* An injected clock (pgwt_tf_clock) that a test moves by hand. */
+static TFT_UNUSED uint64_t tft_now_rt;
+static TFT_UNUSED uint64_t tft_now_mono;
+
+static TFT_UNUSED uint64_t
+tft_clk_rt(void *arg)
+{
+	(void) arg;
+	return tft_now_rt;
+}
+
+static TFT_UNUSED uint64_t
+tft_clk_mono(void *arg)
+{
+	(void) arg;
+	return tft_now_mono;
+}
+
 #define TFT_END() (tft_failures ? 1 : 0)
 
 #endif
