@@ -269,7 +269,7 @@ if "$top/build/tools/pgwt-dump/esc_edge_fixture" "$esc"; then
     --view time_model --from 2026-01-01T00:02:30 --to 2026-01-01T00:03:00
   # the tracer's --replay reads the same way (it bills whole records, so a
   # wait crossing --from counts whole: 0.5 s more, never the 50 s twice)
-  if make -s -C "$top/tracer" >"$work/tracer-build.log" 2>&1; then
+  if make -s -C "$top" userspace >"$work/tracer-build.log" 2>&1 && [ -x "$top/bin/pg_wait_tracer" ]; then
     rj=$("$top/bin/pg_wait_tracer" --replay -T "$esc" --from 2026-01-01T00:02:30 --to 2026-01-01T00:04:10 \
          --view time_model --format json 2>&1)
     if python3 -c 'import json,sys; d=json.loads(sys.argv[1].splitlines()[0]); sys.exit(0 if 99.9e9 <= d["db_time_ns"] <= 100.6e9 else 1)' "$rj"; then
