@@ -29,8 +29,8 @@
  *               some wait of the batch.
  *   No test for a previous hook: with other modules' hooks before ours,
  *   chaining variants of the hooks are installed instead.
- * About 137 instructions and two TSC reads per wait pair in all
- * (bench/programs/waitpair); the two reads are most of the time.
+ * Two TSC reads per wait pair are most of its time (bench/programs/waitpair
+ * measures the pair; its records are in docs/PERFORMANCE.md).
  *
  * Who collects (slots: backend_slots.c):
  *   - backends and every process that runs InitPostgres (walsenders,
@@ -333,11 +333,7 @@ pgwt_flush_pending(void)
 	 * there: capture = trace, or a window that ends after the batch's first
 	 * start (starts only grow). Most batches skip the per-wait test.
 	 */
-	maybe_trace = i < n &&
-		(pgwt_capture == PGWT_CAPTURE_TRACE ||
-		 (pgwt_trace_shared != NULL &&
-		  pgwt_hot.pending[i].start_ns <
-		  __atomic_load_n(&pgwt_trace_shared->escwin.published.end_ns, __ATOMIC_ACQUIRE)));
+	maybe_trace = i < n && pgwt_trace_active(pgwt_hot.pending[i].start_ns);
 	first = i;
 	for (; i < n; i++)
 	{
