@@ -304,7 +304,14 @@ static PgBackendStatus *pgwt_status_array = NULL;	/* derived from MyBEEntry */
 static PgwtQidCarry *pgwt_carry = NULL;	/* per PGPROC, worker-local */
 static PgwtRawSample *pgwt_raw = NULL;
 static uint32 *pgwt_prev_event = NULL;	/* per PGPROC: event+state of the last tick */
-static bool *pgwt_seen = NULL;	/* per PGPROC: sampled at this tick */
+
+/*
+ * PGPROC numbers applied at the previous tick, ascending. A process gone
+ * since then is found by merging this list with the tick's samples, so a
+ * tick costs nothing for the PGPROCs nobody uses.
+ */
+static int *pgwt_prev_procnos = NULL;
+static int	pgwt_prev_nprocnos = 0;
 static PgwtRawSample *pgwt_ident = NULL;	/* per PGPROC: identity last read */
 
 /* Per PGPROC and table: where its row was found last (see upsert_hint). */
@@ -334,6 +341,7 @@ static TimestampTz *pgwt_reset_seen = NULL;	/* per PGPROC: stats_reset applied *
 static TimestampTz pgwt_last_idle_flush = 0;
 
 #define PGWT_PREFETCH_AHEAD 8
+#define PGWT_TICK_SLACK_NS UINT64CONST(1000000)
 #ifdef __GNUC__
 #define PGWT_PREFETCH(p) __builtin_prefetch(p)
 #else
@@ -374,107 +382,130 @@ pgwt_status_entry(int procno, PGPROC *proc, int pid)
 #endif
 }
 
-/* Read every backend (no lock held); returns the number of samples. */
-static int
-pgwt_sampler_read(uint64 *retried)
+/*
+ * Read one live process into 's' (no lock held). Returns false for a
+ * process that is no session.
+ */
+static bool
+pgwt_sampler_read_one(int i, PGPROC *proc, int pid, PgwtRawSample *s, uint64 *retried)
 {
-	int			n = 0,
-				i;
-	int			nprocs = Min((int) ProcGlobal->allProcCount, pgwt_sampler_nprocs);
-	PGPROC	   *procs = ProcGlobal->allProcs;
+	volatile PgBackendStatus *be;
+	int64		xact_start = 0;
+	uint64		qid = 0;
+	int			attempt;
 
-	for (i = 0; i < nprocs; i++)
+	s->procno = i;
+	s->pid = pid;
+	s->event = *(volatile uint32 *) &proc->wait_event_info;
+	/*
+	 * An idle wait is idle whatever the session state says, and a process
+	 * keeps its identity: its status entry is read only when the sample
+	 * needs state and query id, or for a process not seen yet.
+	 */
+	if (s->event != 0 && pgwt_event_is_idle(s->event) && pgwt_ident[i].pid == pid)
+	{
+		s->backend_type = pgwt_ident[i].backend_type;
+		s->userid = pgwt_ident[i].userid;
+		s->dbid = pgwt_ident[i].dbid;
+		s->backend_start = pgwt_ident[i].backend_start;
+		s->state = PGWT_SAMPLE_IDLE;
+		s->query_id = 0;		/* idle time is never billed to a query */
+		return true;
+	}
+	s->backend_type = B_INVALID;
+	s->userid = s->dbid = InvalidOid;
+	s->backend_start = 0;
+	be = pgwt_status_entry(i, proc, pid);
+	for (attempt = 0; be != NULL && attempt < 8; attempt++)
+	{
+		int			before,
+					after;
+
+		pgstat_begin_read_activity(be, before);
+		if (be->st_procpid == pid)
+		{
+			s->backend_type = (uint32) be->st_backendType;
+			s->userid = be->st_userid;
+			s->dbid = be->st_databaseid;
+			s->backend_start = be->st_proc_start_timestamp;
+			xact_start = be->st_xact_start_timestamp;
+			qid = (uint64) be->st_query_id;
+		}
+		pgstat_end_read_activity(be, after);
+		if (pgstat_read_activity_complete(before, after))
+			break;
+		(*retried)++;
+		qid = 0;
+	}
+	if (s->backend_type != B_INVALID && s->backend_start != 0)
+		pgwt_ident[i] = *s;
+	/*
+	 * A background worker that never connected to a database, or a process
+	 * with no backend status at all (other extensions' collectors, our own
+	 * workers), is no session: its sleeps are not the database's time. The
+	 * coop tier gives such a process no slot either, so both tiers count the
+	 * same processes.
+	 */
+	if ((s->backend_type == B_BG_WORKER || s->backend_type == B_INVALID) &&
+		!OidIsValid(s->dbid))
+		return false;
+	s->state = pgwt_sample_classify(s->event);
+	s->query_id = (int64) pgwt_qid_carry(&pgwt_carry[i], pid, xact_start,
+										 s->state == PGWT_SAMPLE_IDLE ? 0 : qid);
+	return true;
+}
+
+/*
+ * Scan PGPROCs [from, to), fetching the PGPROC 'ahead' places on while
+ * looking at one (0: none; a constant once inlined). Returns the new
+ * number of samples.
+ */
+static pg_attribute_always_inline int
+pgwt_sampler_scan(PGPROC *procs, int from, int to, int ahead, int n, uint64 *retried)
+{
+	int			i;
+
+	for (i = from; i < to; i++)
 	{
 		PGPROC	   *proc = &procs[i];
-		PgwtRawSample *s = &pgwt_raw[n];
-		volatile PgBackendStatus *be;
 		int			pid;
-		int64		xact_start = 0;
-		uint64		qid = 0;
-		int			attempt;
 
-		/*
-		 * Every PGPROC is read at every tick. The scan is bound by cache
-		 * misses on PGPROCs (a line each, most of them free), so PGPROCs a
-		 * few places ahead are fetched while this one is looked at (their
-		 * misses overlap). Skipping free PGPROCs on some ticks cost no less
-		 * and was biased: PG16+ hand PGPROCs out first-in first-out, so
-		 * short sessions keep landing in PGPROCs the worker skipped, and
-		 * their first ticks were lost (-14% of the sleep time of 100 ms
-		 * sessions).
-		 */
-		if (i + PGWT_PREFETCH_AHEAD < nprocs)
-			PGWT_PREFETCH(&procs[i + PGWT_PREFETCH_AHEAD].pid);
+		if (ahead > 0)
+			PGWT_PREFETCH(&proc[ahead].pid);
 		pid = proc->pid;
 
 		/*
 		 * A PGPROC keeps its last pid after the process exits on some
 		 * versions; the latch is disowned on exit on all of them.
 		 */
-		if (pid == 0 || proc == MyProc || proc->procLatch.owner_pid != pid)
+		if (likely(pid == 0) || proc == MyProc || proc->procLatch.owner_pid != pid)
 			continue;
-		s->procno = i;
-		s->pid = pid;
-		s->event = *(volatile uint32 *) &proc->wait_event_info;
-		/*
-		 * An idle wait is idle whatever the session state says, and a
-		 * process keeps its identity: its status entry is read only when the
-		 * sample needs state and query id, or for a process not seen yet.
-		 */
-		if (s->event != 0 && pgwt_event_is_idle(s->event) && pgwt_ident[i].pid == pid)
-		{
-			s->backend_type = pgwt_ident[i].backend_type;
-			s->userid = pgwt_ident[i].userid;
-			s->dbid = pgwt_ident[i].dbid;
-			s->backend_start = pgwt_ident[i].backend_start;
-			s->state = PGWT_SAMPLE_IDLE;
-			s->query_id = 0;	/* idle time is never billed to a query */
+		if (pgwt_sampler_read_one(i, proc, pid, &pgwt_raw[n], retried))
 			n++;
-			continue;
-		}
-		s->backend_type = B_INVALID;
-		s->userid = s->dbid = InvalidOid;
-		s->backend_start = 0;
-		be = pgwt_status_entry(i, proc, pid);
-		for (attempt = 0; be != NULL && attempt < 8; attempt++)
-		{
-			int			before,
-						after;
-
-			pgstat_begin_read_activity(be, before);
-			if (be->st_procpid == pid)
-			{
-				s->backend_type = (uint32) be->st_backendType;
-				s->userid = be->st_userid;
-				s->dbid = be->st_databaseid;
-				s->backend_start = be->st_proc_start_timestamp;
-				xact_start = be->st_xact_start_timestamp;
-				qid = (uint64) be->st_query_id;
-			}
-			pgstat_end_read_activity(be, after);
-			if (pgstat_read_activity_complete(before, after))
-				break;
-			(*retried)++;
-			qid = 0;
-		}
-		if (s->backend_type != B_INVALID && s->backend_start != 0)
-			pgwt_ident[i] = *s;
-		/*
-		 * A background worker that never connected to a database, or a
-		 * process with no backend status at all (other extensions'
-		 * collectors, our own workers), is no session: its sleeps are not
-		 * the database's time. The coop tier gives such a process no slot
-		 * either, so both tiers count the same processes.
-		 */
-		if ((s->backend_type == B_BG_WORKER || s->backend_type == B_INVALID) &&
-			!OidIsValid(s->dbid))
-			continue;
-		s->state = pgwt_sample_classify(s->event);
-		s->query_id = (int64) pgwt_qid_carry(&pgwt_carry[i], pid, xact_start,
-											 s->state == PGWT_SAMPLE_IDLE ? 0 : qid);
-		n++;
 	}
 	return n;
+}
+
+/*
+ * Read every backend (no lock held); returns the number of samples.
+ *
+ * Every PGPROC is read at every tick. The scan is bound by cache misses on
+ * PGPROCs (a line each, most of them free), so PGPROCs a few places ahead
+ * are fetched while this one is looked at (their misses overlap); the last
+ * few are scanned without. Skipping free PGPROCs on some ticks cost no less
+ * and was biased: PG16+ hand PGPROCs out first-in first-out, so short
+ * sessions keep landing in PGPROCs the worker skipped, and their first
+ * ticks were lost (-14% of the sleep time of 100 ms sessions).
+ */
+static int
+pgwt_sampler_read(uint64 *retried)
+{
+	int			nprocs = Min((int) ProcGlobal->allProcCount, pgwt_sampler_nprocs);
+	int			split = Max(nprocs - PGWT_PREFETCH_AHEAD, 0);
+	int			n;
+
+	n = pgwt_sampler_scan(ProcGlobal->allProcs, 0, split, PGWT_PREFETCH_AHEAD, 0, retried);
+	return pgwt_sampler_scan(ProcGlobal->allProcs, split, nprocs, 0, n, retried);
 }
 
 static void
@@ -543,42 +574,61 @@ pgwt_idle_drop_if_reset(int procno)
 	pgwt_reset_seen[procno] = cur->stats_reset;
 }
 
+/* A process applied at the previous tick is gone: settle it (lock held). */
+static void
+pgwt_sampler_proc_gone(int procno, uint64 tick)
+{
+	pgwt_idle_drop_if_reset(procno);
+	pgwt_idle_flush(procno, tick);
+	pgwt_sampler_procs[procno].pid = 0;
+}
+
 /* Apply one tick's samples; the caller holds the lock exclusively. */
 static void
-pgwt_sampler_apply(int n, uint64 bill_ns, uint64 period_ns, TimestampTz now)
+pgwt_sampler_apply(const PgwtRawSample *raw, int n, uint64 bill_ns, uint64 period_ns,
+				   TimestampTz now)
 {
 	uint64		tick = ++pgwt_sampler->ticks;
-	bool	   *seen = pgwt_seen;
 	bool		flush_all;
-	int			i;
+	bool		same_procs = (n == pgwt_prev_nprocnos);
+	int			i,
+				j;
 
-	memset(seen, 0, sizeof(bool) * pgwt_sampler_nprocs);
 	pgwt_sampler->sampled_ns += bill_ns;
 	if (bill_ns > period_ns + period_ns / 2)
 		pgwt_sampler->late_ticks++;
 
 	for (i = 0; i < n; i++)
 	{
-		const PgwtRawSample *s = &pgwt_raw[i];
+		const PgwtRawSample *s = &raw[i];
 		PgwtSamplerProc *cur = &pgwt_sampler_procs[s->procno];
 		PgwtBillHints *hints = &pgwt_hints[s->procno];
 		uint32		mark = s->event ^ (s->state << 30);
+		bool		changed;
 
-		seen[s->procno] = true;
-		pgwt_idle_drop_if_reset(s->procno);
-		if (cur->pid != s->pid)
-			cur->stats_reset = pgwt_reset_seen[s->procno] = 0;	/* another process */
-		if (cur->pid != s->pid || pgwt_prev_event[s->procno] != mark || cur->since == 0)
+		if (unlikely(cur->stats_reset != pgwt_reset_seen[s->procno]))
+			pgwt_idle_drop_if_reset(s->procno);
+		same_procs = same_procs && i < pgwt_prev_nprocnos && pgwt_prev_procnos[i] == s->procno;
+		changed = (cur->pid != s->pid || pgwt_prev_event[s->procno] != mark || cur->since == 0);
+		if (changed)
+		{
+			if (cur->pid != s->pid)
+				cur->stats_reset = pgwt_reset_seen[s->procno] = 0;	/* another process */
 			cur->since = now;
-		pgwt_prev_event[s->procno] = mark;
-		cur->pid = s->pid;
-		cur->state = s->state;
-		cur->event = s->event;
-		cur->backend_type = s->backend_type;
-		cur->userid = s->userid;
-		cur->dbid = s->dbid;
-		cur->query_id = s->query_id;
-		cur->backend_start = s->backend_start;
+			pgwt_prev_event[s->procno] = mark;
+			cur->pid = s->pid;
+			cur->state = s->state;
+			cur->event = s->event;
+		}
+		/* an idle process in the same idle wait as before: its row is right */
+		if (changed || s->state != PGWT_SAMPLE_IDLE)
+		{
+			cur->backend_type = s->backend_type;
+			cur->userid = s->userid;
+			cur->dbid = s->dbid;
+			cur->query_id = s->query_id;
+			cur->backend_start = s->backend_start;
+		}
 
 		if (s->state == PGWT_SAMPLE_IDLE && s->event != 0)
 		{
@@ -612,20 +662,36 @@ pgwt_sampler_apply(int n, uint64 bill_ns, uint64 period_ns, TimestampTz now)
 			pgwt_ring_push(pgwt_sampler_ring, &h);
 		}
 	}
-	/* processes gone since the previous tick; idle runs at least once a second */
+
+	/*
+	 * Processes gone since the previous tick (most ticks see the same
+	 * PGPROCs as the one before): both lists are in PGPROC order, so one
+	 * merge finds them.
+	 */
+	if (!same_procs)
+	{
+		for (i = 0, j = 0; j < pgwt_prev_nprocnos; j++)
+		{
+			int			procno = pgwt_prev_procnos[j];
+
+			while (i < n && raw[i].procno < procno)
+				i++;
+			if (i < n && raw[i].procno == procno)
+				continue;
+			pgwt_sampler_proc_gone(procno, tick);
+		}
+		for (i = 0; i < n; i++)
+			pgwt_prev_procnos[i] = raw[i].procno;
+	}
+	/* idle runs reach the shared tables at least once a second */
 	flush_all = (now - pgwt_last_idle_flush >= USECS_PER_SEC);
 	if (flush_all)
-		pgwt_last_idle_flush = now;
-	for (i = 0; i < pgwt_sampler_nprocs; i++)
 	{
-		if (!seen[i] || flush_all)
-		{
-			pgwt_idle_drop_if_reset(i);
-			pgwt_idle_flush(i, tick);
-		}
-		if (!seen[i] && pgwt_sampler_procs[i].pid != 0)
-			pgwt_sampler_procs[i].pid = 0;
+		pgwt_last_idle_flush = now;
+		for (i = 0; i < n; i++)
+			pgwt_idle_flush(raw[i].procno, tick);
 	}
+	pgwt_prev_nprocnos = n;
 }
 
 /* Delay before sampling when the worker keeps being restarted. */
@@ -634,6 +700,7 @@ pgwt_sampler_note_start(void)
 {
 	TimestampTz now = GetCurrentTimestamp();
 	int			delay = 0;
+	int			i;
 
 	LWLockAcquire(pgwt_sampler->lock, LW_EXCLUSIVE);
 	pgwt_sampler->worker_starts++;
@@ -648,6 +715,9 @@ pgwt_sampler_note_start(void)
 	pgwt_sampler->backoff_s = delay;
 	pgwt_sampler->last_start = now;
 	pgwt_sampler->worker_pid = MyProcPid;
+	/* a predecessor's latest tick: this worker settles only what it saw */
+	for (i = 0; i < pgwt_sampler->nprocs; i++)
+		pgwt_sampler_procs[i].pid = 0;
 	LWLockRelease(pgwt_sampler->lock);
 	return delay;
 }
@@ -688,7 +758,7 @@ pgwt_sampler_main(Datum arg)
 	pgwt_carry = palloc0(sizeof(PgwtQidCarry) * pgwt_sampler_nprocs);
 	pgwt_raw = palloc0(sizeof(PgwtRawSample) * pgwt_sampler_nprocs);
 	pgwt_prev_event = palloc0(sizeof(uint32) * pgwt_sampler_nprocs);
-	pgwt_seen = palloc0(sizeof(bool) * pgwt_sampler_nprocs);
+	pgwt_prev_procnos = palloc0(sizeof(int) * pgwt_sampler_nprocs);
 	pgwt_ident = palloc0(sizeof(PgwtRawSample) * pgwt_sampler_nprocs);
 	pgwt_idle = palloc0(sizeof(PgwtIdlePending) * pgwt_sampler_nprocs);
 	pgwt_reset_seen = palloc0(sizeof(TimestampTz) * pgwt_sampler_nprocs);
@@ -732,8 +802,16 @@ pgwt_sampler_main(Datum arg)
 			ProcessConfigFile(PGC_SIGHUP);
 		}
 		now_ns = pgwt_sampler_now_ns();
-		if (now_ns < next_ns)
-			continue;			/* woken early (latch) */
+
+		/*
+		 * Woken early by the latch: wait again. A wait that ends a little
+		 * early (the latch wait counts whole milliseconds, and resumes after
+		 * a signal with the rest rounded down) is the tick: waiting again
+		 * would cost a second wake-up for nothing, and the tick bills the
+		 * time that really elapsed anyway.
+		 */
+		if (now_ns + Min(period_ns / 4, PGWT_TICK_SLACK_NS) < next_ns)
+			continue;
 
 		n = pgwt_sampler_read(&retried);
 		{
@@ -742,7 +820,7 @@ pgwt_sampler_main(Datum arg)
 
 			LWLockAcquire(pgwt_sampler->lock, LW_EXCLUSIVE);
 			pgwt_sampler->reads_retried += retried;
-			pgwt_sampler_apply(n, bill, period_ns, now);
+			pgwt_sampler_apply(pgwt_raw, n, bill, period_ns, now);
 			LWLockRelease(pgwt_sampler->lock);
 		}
 		prev_ns = now_ns;

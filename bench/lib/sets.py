@@ -30,13 +30,17 @@ _PROGRAMS_DEFAULT = (
     ("bench/programs/tracer_cpu", ("--reps", "3", "--duration", "15", "--warmup", "3",
                                    "--coverage-duration", "5")),
     ("bin/pgwt-bench-tracefmt", ("--events", "2000000", "--reps", "3")),
-    ("bench/programs/sampler_vs_pgws/sampler_vs_pgws", ("--reps", "3", "--duration", "8")),
+    ("bench/programs/sampler_vs_pgws/sampler_vs_pgws", ("--reps", "3", "--arms", "sampled_vs_exact,paired",
+                                                        "--duration", "8", "--exact-duration", "20",
+                                                        "--callgrind-seconds", "4", "--callgrind-idle", "10")),
     ("bench/programs/tracer_full", ("--server", "15", "--reps", "2", "--duration", "6",
                                     "--coverage-duration", "0")),
     ("bench/programs/tracer_full", ("--server", "15", "--xv-only", "--xv-duration", "25",
                                     "--xv-reps", "3", "--xv-rate", "10")),
     ("bench/programs/summary_views/run.sh", ("--reps", "3")),
     ("bench/programs/trace_overhead/trace_overhead", ("--reps", "3", "--duration", "5", "--idle-s", "5")),
+    ("bench/programs/paired_toggle/paired_toggle", ("--which", "coop", "--workloads", "select_only,lwlock",
+                                                    "--pairs", "8", "--duration", "3")),
 )
 _PROGRAMS_FULL = (
     ("bin/pgwt-bench-watchpoint", ("--reps", "10")),
@@ -45,7 +49,8 @@ _PROGRAMS_FULL = (
     ("bench/programs/waitpair", ("--clock", "--reps", "10")),
     ("bench/programs/tracer_cpu", ("--reps", "6")),
     ("bin/pgwt-bench-tracefmt", ("--events", "10000000", "--reps", "5")),
-    ("bench/programs/sampler_vs_pgws/sampler_vs_pgws", ("--reps", "5", "--duration", "20")),
+    ("bench/programs/sampler_vs_pgws/sampler_vs_pgws", ("--reps", "5", "--duration", "20",
+                                                        "--callgrind-seconds", "4", "--callgrind-idle", "10")),
     ("bench/programs/tracer_full", ("--server", "15", "--reps", "5", "--duration", "15")),
     ("bench/programs/tracer_full", ("--server", "15", "--xv-only", "--xv-duration", "30",
                                     "--xv-reps", "3", "--xv-rate", "100")),
@@ -53,6 +58,9 @@ _PROGRAMS_FULL = (
                                     "--xv-reps", "3", "--xv-rate", "10")),
     ("bench/programs/summary_views/run.sh", ("--reps", "5")),
     ("bench/programs/trace_overhead/trace_overhead", ("--reps", "6", "--duration", "20", "--idle-s", "30")),
+    ("bench/programs/paired_toggle/paired_toggle", ("--which", "coop,sampler",
+                                                    "--workloads", "select_only,tpcb,lwlock",
+                                                    "--pairs", "20", "--duration", "5")),
 )
 
 SETS = {
@@ -78,7 +86,7 @@ CELL_OVERHEAD_S = 5
 PROGRAM_S_PER_REP = {"bench/programs/waitpair": 50, "bin/pgwt-bench-watchpoint": 2,
                      "bin/pgwt-bench-analysis": 10, "bench/programs/tracer_cpu": 80,
                      "bin/pgwt-bench-tracefmt": 10,
-                     "bench/programs/sampler_vs_pgws/sampler_vs_pgws": 60,
+                     "bench/programs/sampler_vs_pgws/sampler_vs_pgws": 130,
                      "bench/programs/tracer_full": 60,
                      "bench/programs/summary_views/run.sh": 30,
                      "bench/programs/trace_overhead/trace_overhead": 45}
@@ -97,6 +105,11 @@ def estimate_s(bset, arms_per_build):
     for prog, args in bset.programs:
         reps = int(args[args.index("--reps") + 1]) if "--reps" in args else 5
         per_rep = 2 if "--clock" in args else PROGRAM_S_PER_REP.get(prog, 10)
+        if "--pairs" in args:     # paired_toggle: two cells a pair, a server per workload
+            n_wl = (len(args[args.index("--workloads") + 1].split(","))
+                    * len(args[args.index("--which") + 1].split(",")))
+            cell = int(args[args.index("--duration") + 1]) + 4
+            reps, per_rep = 1, n_wl * (40 + 2 * (int(args[args.index("--pairs") + 1]) + 1) * cell)
         if "--xv-only" in args:   # a (real-time, normal) pair of daemons per rep
             reps = int(args[args.index("--xv-reps") + 1])
             per_rep = 2 * (int(args[args.index("--xv-duration") + 1]) + 15)
