@@ -113,25 +113,33 @@ tf_block_header_encode(const pgwt_tf_block_header *h, uint8_t *out)
 static size_t
 tf_record_min_bytes(uint16_t version, uint16_t type)
 {
+	if (type == PGWT_TF_BLOCK_TRANSITIONS && version >= 7)
+		return 0;				/* two bits in the stream, at least */
 	if (type == PGWT_TF_BLOCK_TRANSITIONS && version >= 6)
 		return 1 + 1;			/* ts, code */
 	if (type == PGWT_TF_BLOCK_TRANSITIONS && version >= 5)
 		return 1 + 4 + 4 + 1 + 1 + 1 + 1;	/* ts pid new old dur qcode cpu */
 	if (type == PGWT_TF_BLOCK_TRANSITIONS)
 		return 1 + 4 + 4 + 4 + 1 + 8 + (version >= 3 ? 1 : 0);
+	if (version >= 7)
+		return 1 + 1 + 1;		/* ts, pid step, weight */
 	return 1 + 4 + 4 + 8 + (version >= 4 ? 1 : 0);
 }
 
 size_t
 tf_record_max_bytes(uint16_t version, uint16_t type)
 {
-	/* ts code pid+escape extra old(event+index) new dur query(id+index) cpu */
+	/* ts code pid+escape extra old(event+index) new dur query(id+index) cpu;
+	 * in v7 ts and code take at most 11 + 61 + 11 bits: no more */
 	if (type == PGWT_TF_BLOCK_TRANSITIONS && version >= 6)
 		return 10 + 1 + 4 + 2 + 1 + 6 + 6 + 10 + 10 + 10;
 	if (type == PGWT_TF_BLOCK_TRANSITIONS && version >= 5)
 		return 10 + 4 + 4 + 5 + 10 + 1 + 8 + 10;
 	if (type == PGWT_TF_BLOCK_TRANSITIONS)
 		return 10 + 4 + 4 + 4 + 10 + 8 + (version >= 3 ? 10 : 0);
+	/* v7: ts, step, change, pid+event+query table entries and indexes, weight */
+	if (version >= 7)
+		return 10 + 2 + 3 + 5 + 4 + 2 + 8 + 2 + 10;
 	return 10 + 4 + 4 + 8 + (version >= 4 ? 10 : 0);
 }
 
@@ -139,8 +147,12 @@ size_t
 tf_block_fixed_max_bytes(uint16_t version, uint16_t type)
 {
 	/* v6 TRANSITIONS: three table counts (2 B) and seven lengths (3 B) */
+	if (type == PGWT_TF_BLOCK_TRANSITIONS && version >= 7)
+		return 3 * 2 + 7 * 3 + 10 + 2 * (2 + 128) + 3;	/* + unit, two code tables, stream length */
 	if (type == PGWT_TF_BLOCK_TRANSITIONS && version >= 6)
 		return 3 * 2 + 7 * 3;
+	if (type == PGWT_TF_BLOCK_SAMPLES && version >= 7)
+		return 4 * 2;			/* three table counts, the change count */
 	return 0;
 }
 
@@ -168,7 +180,8 @@ tf_block_header_decode(const uint8_t *in, uint16_t version, uint16_t flags,
 		return -PGWT_TF_BAD_BLOCK;
 	if (h->uncompressed < h->n * tf_record_min_bytes(version, h->type) ||
 		h->uncompressed > h->n * tf_record_max_bytes(version, h->type) +
-		tf_block_fixed_max_bytes(version, h->type))
+		tf_block_fixed_max_bytes(version, h->type) ||
+		h->uncompressed > PGWT_TF_PAYLOAD_MAX)
 		return -PGWT_TF_BAD_BLOCK;
 	if (flags & PGWT_TF_FLAG_LZ4)
 	{
@@ -308,6 +321,18 @@ tf_block_encode(uint16_t version, uint16_t flags, uint16_t type,
 	{
 		if (recs[i].ts_ns < prev)
 			return -PGWT_TF_ORDER;
+		prev = recs[i].ts_ns;
+	}
+	if (type == PGWT_TF_BLOCK_TRANSITIONS && version >= 7)
+	{
+		/* the ts deltas are in v7's bit stream */
+		if ((p = tf_encode_transitions_v7(recs, n, p)) == NULL)
+			return -PGWT_TF_NOMEM;
+		goto encoded;
+	}
+	prev = recs[0].ts_ns;
+	for (i = 0; i < n; i++)
+	{
 		p += tf_put_leb(p, recs[i].ts_ns - prev);
 		prev = recs[i].ts_ns;
 	}
@@ -318,6 +343,16 @@ tf_block_encode(uint16_t version, uint16_t flags, uint16_t type,
 	}
 	else if (type == PGWT_TF_BLOCK_TRANSITIONS && version == 5)
 		p = tf_encode_transitions_v5(recs, n, p);
+	else if (type == PGWT_TF_BLOCK_SAMPLES && version >= 7)
+	{
+		if (sample_period_ns > INT64_MAX)
+			return -PGWT_TF_INVAL;
+		for (i = 0; i < n; i++)
+			if (recs[i].weight_ns > INT64_MAX)
+				return -PGWT_TF_INVAL;
+		if ((p = tf_encode_samples_v7(recs, n, sample_period_ns, p)) == NULL)
+			return -PGWT_TF_NOMEM;
+	}
 	else
 	{
 	for (i = 0; i < n; i++, p += 4)
@@ -352,6 +387,7 @@ tf_block_encode(uint16_t version, uint16_t flags, uint16_t type,
 			}
 	}
 	}
+encoded:
 	raw_len = (size_t) (p - raw);
 
 	hdr->first_ts = recs[0].ts_ns;
@@ -523,6 +559,8 @@ tf_block_decode(uint16_t version, uint16_t flags, const pgwt_tf_block_header *hd
 		p = src;
 	end = p + hdr->uncompressed;
 
+	if (transitions && version >= 7)
+		return tf_decode_transitions_v7(&p, end, n, hdr->first_ts, hdr->last_ts, recs);
 	/* Timestamps: deltas, every one inside the header's range. */
 	ts = hdr->first_ts;
 	for (i = 0; i < n; i++)
@@ -540,6 +578,8 @@ tf_block_decode(uint16_t version, uint16_t flags, const pgwt_tf_block_header *hd
 	}
 	if (transitions && version >= 6)
 		return tf_decode_transitions_v6(&p, end, n, recs);
+	if (!transitions && version >= 7)
+		return tf_decode_samples_v7(&p, end, n, hdr->sample_period_ns, recs);
 	if (transitions && version == 5)
 		fixed = 4 + 4;
 	if ((size_t) (end - p) < (size_t) n * fixed)

@@ -179,6 +179,14 @@ tf_v6_rank_pids(tf_v6_scratch *s, uint32_t np)
 uint8_t *
 tf_encode_transitions_v6(const pgwt_record *recs, uint32_t n, uint8_t *p)
 {
+	/* the code bytes lead the payload; the rest follows them */
+	return tf_encode_v6_fields(recs, n, p, p + n);
+}
+
+uint8_t *
+tf_encode_v6_fields(const pgwt_record *recs, uint32_t n, uint8_t *codes,
+					uint8_t *p)
+{
 	tf_v6_scratch *s = malloc(sizeof(tf_v6_scratch));
 	uint32_t	np = 0,
 				ne = 0,
@@ -265,8 +273,7 @@ tf_encode_transitions_v6(const pgwt_record *recs, uint32_t n, uint8_t *p)
 			s->last_nm[k] = (uint16_t) i;
 	}
 
-	memcpy(p, s->codes, n);
-	p += n;
+	memcpy(codes, s->codes, n);
 	p += tf_put_leb(p, np);
 	for (i = 0; i < np; i++, p += 4)
 		tf_put_u32(p, s->pids[s->order[i]]);
@@ -294,8 +301,19 @@ int
 tf_decode_transitions_v6(const uint8_t **pp, const uint8_t *end, uint32_t n,
 						 pgwt_record *recs)
 {
+	const uint8_t *codes = *pp;
+
+	if ((size_t) (end - codes) < n)
+		return -PGWT_TF_BAD_PAYLOAD;
+	*pp = codes + n;
+	return tf_decode_v6_fields(codes, pp, end, n, recs);
+}
+
+int
+tf_decode_v6_fields(const uint8_t *codes, const uint8_t **pp,
+					const uint8_t *end, uint32_t n, pgwt_record *recs)
+{
 	const uint8_t *p = *pp;
-	const uint8_t *codes;
 	const uint8_t *pids,
 			   *events,
 			   *queries;
@@ -310,10 +328,6 @@ tf_decode_transitions_v6(const uint8_t **pp, const uint8_t *end, uint32_t n,
 	uint32_t	i,
 				c;
 
-	if ((size_t) (end - p) < n)
-		return -PGWT_TF_BAD_PAYLOAD;
-	codes = p;
-	p += n;
 	/* Tables: no more entries than a block can use. */
 	TF_GET_LEB(p, end, np);
 	if (np < 1 || np > n || (uint64_t) (end - p) < np * 4)

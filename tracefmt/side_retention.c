@@ -11,8 +11,11 @@
  *		blockers.tsv  observations older than the horizon are dropped
  *		              (CLOCK_MONOTONIC, so only when no reboot lies between
  *		              the oldest retained file and the live one).
- *		queries.tsv   repeated identical lines are dropped. A text carries no
- *		              time of use, so it is kept as long as the file lives.
+ *		queries.tsv   writers mark each new trace file ("#file" lines) and
+ *		              write a text again in every file that uses it, so the
+ *		              segments before the file preceding the oldest retained
+ *		              one describe deleted records only and are dropped; a
+ *		              line repeated within a segment is dropped too.
  *		events.tsv    rewritten whole by the writer at start: bounded already.
  *
  *		The decision per line is pure (pgwt_tf_side_keep_*), unit-tested;
@@ -348,42 +351,98 @@ tf_side_keep_blockers_fn(const tf_side_lines *l, bool *keep, const void *arg)
 		keep[i] = pgwt_tf_side_keep_blocker(l->buf + l->off[i], l->llen[i], horizon);
 }
 
-/* Drops a queries line identical to an earlier one (hash of the bytes). */
-static void
-tf_side_keep_queries_fn(const tf_side_lines *l, bool *keep, const void *arg)
+/* The start of a "#file<TAB><u64>" mark, or false. */
+static bool
+tf_side_parse_mark(const char *line, size_t len, uint64_t *start_rt)
+{
+	size_t		ml = strlen(PGWT_TF_QUERIES_FILE_MARK);
+	char		buf[32];
+	char	   *end;
+	unsigned long long v;
+
+	if (len <= ml + 1 || len - ml - 1 >= sizeof(buf) ||
+		memcmp(line, PGWT_TF_QUERIES_FILE_MARK, ml) != 0 || line[ml] != '\t')
+		return false;
+	memcpy(buf, line + ml + 1, len - ml - 1);
+	buf[len - ml - 1] = '\0';
+	errno = 0;
+	v = strtoull(buf, &end, 10);
+	if (end == buf || *end != '\0' || errno || buf[0] == '-')
+		return false;
+	*start_rt = v;
+	return true;
+}
+
+/* A text line: "<16 hex>\t..." */
+static bool
+tf_side_is_text(const char *line, size_t len)
+{
+	size_t		i;
+
+	if (len < 17 || line[16] != '\t')
+		return false;
+	for (i = 0; i < 16; i++)
+		if (!((line[i] >= '0' && line[i] <= '9') || (line[i] >= 'a' && line[i] <= 'f')))
+			return false;
+	return true;
+}
+
+int
+pgwt_tf_side_keep_queries(const char *const *line, const size_t *len,
+						  size_t n, uint64_t horizon_rt, bool *keep)
 {
 	size_t		slots = 1;
 	size_t	   *tab;
-	size_t		i;
+	size_t		cut = 0,
+				seg_start = 0,
+				prev_mark = SIZE_MAX,
+				i;
+	uint64_t	rt;
 
-	while (slots < 2 * l->n)
+	for (i = 0; i < n; i++)
+		keep[i] = true;
+	/* the mark of the file before the newest one started by the horizon */
+	for (i = 1; i < n; i++)
+		if (tf_side_parse_mark(line[i], len[i], &rt))
+		{
+			if (rt > horizon_rt)
+				break;
+			cut = prev_mark == SIZE_MAX ? 0 : prev_mark;
+			prev_mark = i;
+		}
+	for (i = 1; i < cut; i++)
+		if (tf_side_is_text(line[i], len[i]) || tf_side_parse_mark(line[i], len[i], &rt))
+			keep[i] = false;
+
+	while (slots < 2 * n)
 		slots <<= 1;
 	if (!(tab = calloc(slots, sizeof(size_t))))
+		return -PGWT_TF_NOMEM;	/* ages, keeps repeats */
+	for (i = cut; i < n; i++)
 	{
-		for (i = 0; i < l->n; i++)
-			keep[i] = true;
-		return;
-	}
-	for (i = 0; i < l->n; i++)
-	{
-		const char *s = l->buf + l->off[i];
 		uint64_t	h = 1469598103934665603ull;
 		size_t		k;
 
-		keep[i] = true;
-		for (k = 0; k < l->llen[i]; k++)
-			h = (h ^ (uint8_t) s[k]) * 1099511628211ull;
+		if (tf_side_parse_mark(line[i], len[i], &rt))
+		{
+			seg_start = i;		/* repeats are judged per segment */
+			continue;
+		}
+		if (!tf_side_is_text(line[i], len[i]))
+			continue;
+		for (k = 0; k < len[i]; k++)
+			h = (h ^ (uint8_t) line[i][k]) * 1099511628211ull;
 		for (k = h & (slots - 1);; k = (k + 1) & (slots - 1))
 		{
 			size_t		j;
 
-			if (tab[k] == 0)
+			if (tab[k] == 0 || tab[k] - 1 < seg_start)
 			{
-				tab[k] = i + 1;
+				tab[k] = i + 1;	/* empty, or a copy in an earlier segment */
 				break;
 			}
 			j = tab[k] - 1;
-			if (l->llen[j] == l->llen[i] && memcmp(l->buf + l->off[j], s, l->llen[i]) == 0)
+			if (len[j] == len[i] && memcmp(line[j], line[i], len[i]) == 0)
 			{
 				keep[i] = false;
 				break;
@@ -391,6 +450,24 @@ tf_side_keep_queries_fn(const tf_side_lines *l, bool *keep, const void *arg)
 		}
 	}
 	free(tab);
+	return 0;
+}
+
+static void
+tf_side_keep_queries_fn(const tf_side_lines *l, bool *keep, const void *arg)
+{
+	uint64_t	horizon = *(const uint64_t *) arg;
+	const char **line = malloc((l->n ? l->n : 1) * sizeof(char *));
+	size_t		i;
+
+	for (i = 0; i < l->n; i++)
+		keep[i] = true;			/* without memory nothing is dropped */
+	if (!line)
+		return;
+	for (i = 0; i < l->n; i++)
+		line[i] = l->buf + l->off[i];
+	(void) pgwt_tf_side_keep_queries(line, l->llen, l->n, horizon, keep);
+	free(line);
 }
 
 int
@@ -408,7 +485,7 @@ tf_side_apply_retention(const char *dir, const pgwt_tf_file_opts *opts,
 		return (int) rc;
 	*dropped += (uint64_t) rc;
 	if ((rc = tf_side_rewrite(dir, PGWT_TF_QUERIES_NAME, opts,
-							  tf_side_keep_queries_fn, NULL)) < 0)
+							  tf_side_keep_queries_fn, &h_rt)) < 0)
 		return (int) rc;
 	*dropped += (uint64_t) rc;
 

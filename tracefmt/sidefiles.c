@@ -202,6 +202,34 @@ pgwt_tf_query_append(const char *dir, const pgwt_tf_file_opts *opts,
 	return rc;
 }
 
+/*
+ * Marks in queries.tsv that a new trace file starts at start_rt (a line
+ * "#file<TAB>start_rt"; readers skip '#' lines). Texts written after it
+ * belong to that file and later ones, which is what lets retention age
+ * texts with the trace files (side_retention.c). Only an existing
+ * queries.tsv is marked: a directory without texts stays without one.
+ */
+int
+pgwt_tf_queries_mark_file(const char *dir, uint64_t start_rt)
+{
+	char		path[4096];
+	char		line[64];
+	int			n;
+	int			fd;
+	int			rc;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, PGWT_TF_QUERIES_NAME) >= (int) sizeof(path))
+		return -PGWT_TF_INVAL;
+	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -PGWT_TF_IO;
+	n = snprintf(line, sizeof(line), "%s\t%" PRIu64 "\n", PGWT_TF_QUERIES_FILE_MARK, start_rt);
+	rc = tf_write_all(fd, line, (size_t) n);
+	if (close(fd) < 0 && rc == 0)
+		rc = -PGWT_TF_IO;
+	return rc;
+}
+
 int
 pgwt_tf_events_write(const char *dir, const pgwt_tf_file_opts *opts,
 					 uint32_t pg_version, const pgwt_tf_event_name *ev, size_t n)

@@ -36,6 +36,26 @@ extern uint8_t *tf_encode_transitions_v6(const pgwt_record *recs, uint32_t n,
 /* Reads them from [*pp, end) (ts_ns already set); the payload's rest. */
 extern int	tf_decode_transitions_v6(const uint8_t **pp, const uint8_t *end,
 									 uint32_t n, pgwt_record *recs);
+/*
+ * The same with the n code bytes apart from the rest (tables, column
+ * lengths, exception columns), for v7, which entropy-codes the codes:
+ * the encoder writes the codes to codes and the rest at p (returns its
+ * end); the decoder reads the rest from [*pp, end).
+ */
+extern uint8_t *tf_encode_v6_fields(const pgwt_record *recs, uint32_t n,
+									uint8_t *codes, uint8_t *p);
+extern int	tf_decode_v6_fields(const uint8_t *codes, const uint8_t **pp,
+								const uint8_t *end, uint32_t n, pgwt_record *recs);
+
+/* ---- block_v7.c: v7 TRANSITIONS (entropy-coded ts and code bytes) ----- */
+
+/* Writes the whole payload at p (ts included); NULL when out of memory. */
+extern uint8_t *tf_encode_transitions_v7(const pgwt_record *recs, uint32_t n,
+										 uint8_t *p);
+/* Reads it from [*pp, end), ts within [first_ts, last_ts]. */
+extern int	tf_decode_transitions_v7(const uint8_t **pp, const uint8_t *end,
+									 uint32_t n, uint64_t first_ts,
+									 uint64_t last_ts, pgwt_record *recs);
 
 /*
  * Encodes n records (all of one kind, sorted by ts) into the payload
@@ -57,6 +77,16 @@ extern int	tf_block_decode(uint16_t version, uint16_t flags,
 							const pgwt_tf_block_header *hdr,
 							const uint8_t *src, uint8_t *raw,
 							pgwt_record *recs);
+
+/* ---- block_v7_samples.c: v7 SAMPLES columns after the ts column -------- */
+
+/* Writes them at p (weights and period checked <= INT64_MAX by the
+ * caller); NULL when out of memory. */
+extern uint8_t *tf_encode_samples_v7(const pgwt_record *recs, uint32_t n,
+									 uint64_t sample_period_ns, uint8_t *p);
+/* Reads them from [*pp, end) (ts_ns already set); the payload's rest. */
+extern int	tf_decode_samples_v7(const uint8_t **pp, const uint8_t *end, uint32_t n,
+								 uint64_t sample_period_ns, pgwt_record *recs);
 
 /* ---- file_reader.c: one file ------------------------------------------ */
 

@@ -293,6 +293,12 @@ tf_start_live(pgwt_tf_dir_writer *d)
 		return rc;
 	if ((rc = pgwt_tf_file_writer_set_sample_period(d->w, d->sample_period_ns)) < 0)
 		return rc;
+	/* Query texts are written again per file, after this mark, so that
+	 * their retention can follow the files' (side_retention.c). */
+	if ((rc = pgwt_tf_queries_mark_file(d->dir,
+										pgwt_tf_file_writer_header(d->w)->start_realtime_ns)) < 0)
+		return rc;
+	d->stats.files_started++;
 	/* A window open across a rotation: the new file says so first
 	 * (docs/TRACE_FORMAT.md section 5, "Windows across files"). */
 	if (d->esc_open)

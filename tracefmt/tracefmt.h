@@ -70,8 +70,8 @@ extern const char *pgwt_tf_strerror(int err);
 
 #define PGWT_TF_MAGIC			0x54574750u	/* "PGWT" little-endian */
 #define PGWT_TF_VERSION_MIN		2
-#define PGWT_TF_VERSION			6		/* what the writer produces by default */
-#define PGWT_TF_VERSION_MAX		6		/* newest version read and written */
+#define PGWT_TF_VERSION			7		/* what the writer produces by default */
+#define PGWT_TF_VERSION_MAX		7		/* newest version read and written */
 #define PGWT_TF_FLAG_LZ4		0x0001u
 #define PGWT_TF_FILE_HEADER_SIZE	28
 #define PGWT_TF_BLOCK_HEADER_SIZE	40
@@ -149,7 +149,7 @@ typedef struct pgwt_tf_file_writer pgwt_tf_file_writer;
 typedef struct pgwt_tf_file_opts
 {
 	uint32_t	pg_version;
-	uint16_t	version;		/* 0 = PGWT_TF_VERSION; 2..6 allowed */
+	uint16_t	version;		/* 0 = PGWT_TF_VERSION; 2..7 allowed */
 	bool		no_lz4;			/* store payloads raw (flags bit0 clear) */
 	bool		write_meta;		/* maintain <path>.meta after each block */
 	bool		fsync_each_block;	/* default off: page cache per block */
@@ -289,6 +289,8 @@ typedef struct pgwt_tf_dir_opts
 typedef struct pgwt_tf_dir_stats
 {
 	uint64_t	rotations;
+	uint64_t	files_started;	/* live files begun (writers of per-file side
+								 * data, e.g. query texts, start again) */
 	uint64_t	recovered;		/* leftover current files archived */
 	uint64_t	recovered_bytes_cut;	/* torn tail bytes dropped */
 	uint64_t	quarantined;	/* unreadable files kept aside (.bad-*) */
@@ -396,6 +398,10 @@ extern int	pgwt_tf_backend_append(const char *dir, const pgwt_tf_file_opts *opts
 extern int	pgwt_tf_query_append(const char *dir, const pgwt_tf_file_opts *opts,
 								 pgwt_tf_query_mode mode, uint64_t query_id,
 								 const char *text);
+/* Appends "#file<TAB>start_rt" to an existing queries.tsv (the writer
+ * does it whenever a trace file starts; docs/TRACE_FORMAT.md 8.2). */
+#define PGWT_TF_QUERIES_FILE_MARK	"#file"
+extern int	pgwt_tf_queries_mark_file(const char *dir, uint64_t start_rt);
 /* Replaces the event-name table atomically (tmp + rename). */
 extern int	pgwt_tf_events_write(const char *dir, const pgwt_tf_file_opts *opts,
 								 uint32_t pg_version,
@@ -432,5 +438,18 @@ extern int	pgwt_tf_side_keep_backends(const uint32_t *pid, const uint64_t *start
 									   uint64_t horizon_rt, bool *keep);
 extern bool pgwt_tf_side_keep_blocker(const char *line, size_t len,
 									  uint64_t horizon_mono);
+
+/*
+ * keep_queries: queries.tsv lines (line[i], len[i]; line 0 is the magic
+ * line) in segments that start at "#file" marks. Lines before the
+ * previous-but-one mark that starts at or before horizon_rt (i.e. before
+ * the mark of the file preceding the oldest retained one, kept as a grace
+ * segment for records that crossed a rotation) are dropped, marks
+ * included; so is a line identical to an earlier one of the same segment.
+ * Lines that are neither texts nor marks are kept. Without a mark at or
+ * before the horizon nothing is aged.
+ */
+extern int	pgwt_tf_side_keep_queries(const char *const *line, const size_t *len,
+									  size_t n, uint64_t horizon_rt, bool *keep);
 
 #endif							/* PGWT_TRACEFMT_H */

@@ -39,6 +39,7 @@ struct pgwt_recorder
 	unsigned	events_written;
 	uint64_t	queries[REC_QUERY_SET];	/* open addressing, 0 = empty */
 	unsigned	nqueries;
+	uint64_t	queries_file;	/* files_started when the set was begun */
 };
 
 const char *
@@ -285,7 +286,16 @@ pgwt_recorder_query(pgwt_recorder *r, uint64_t query_id, const char *text)
 
 	if (query_id == 0 || !text || !*text)
 		return 0;
-	/* write each query id once per run (the set forgets nothing until full) */
+	/*
+	 * Write each query id once per trace file: texts follow their files'
+	 * retention (docs/TRACE_FORMAT.md 6.6), so a new file starts a new set.
+	 */
+	if (pgwt_tf_dir_writer_stats(r->w)->files_started != r->queries_file)
+	{
+		memset(r->queries, 0, sizeof(r->queries));
+		r->nqueries = 0;
+		r->queries_file = pgwt_tf_dir_writer_stats(r->w)->files_started;
+	}
 	h = (unsigned) ((query_id * 0x9E3779B97F4A7C15ull) >> 51) & (REC_QUERY_SET - 1);
 	for (unsigned probe = 0; probe < REC_QUERY_SET; probe++)
 	{

@@ -85,7 +85,7 @@ CELL_OVERHEAD_S = 5
 # Seconds a micro-benchmark program takes, per repetition (measured).
 PROGRAM_S_PER_REP = {"bench/programs/waitpair": 50, "bin/pgwt-bench-watchpoint": 2,
                      "bin/pgwt-bench-analysis": 10, "bench/programs/tracer_cpu": 80,
-                     "bin/pgwt-bench-tracefmt": 10,
+                     "bin/pgwt-bench-tracefmt": 30,
                      "bench/programs/sampler_vs_pgws/sampler_vs_pgws": 130,
                      "bench/programs/tracer_full": 60,
                      "bench/programs/summary_views/run.sh": 30,

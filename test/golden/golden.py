@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Independent encoder/decoder of the published trace layout (v2..v4;
-v5 and v6 TRANSITIONS are decoded only).
+"""Independent encoder/decoder of the published trace layout (v2..v4, v6
+and v7 TRANSITIONS; v5 TRANSITIONS are decoded only).
 
 It shares no code with tracefmt/: it is written from docs/TRACE_FORMAT.md
 so the golden files test the C reader against the spec, not against the C
@@ -13,6 +13,8 @@ writer.
   golden.py truth FILE TRUTH.json
                           check pgwt-synth's truth against FILE's records
 """
+import heapq
+import math
 import struct
 import sys
 
@@ -175,13 +177,207 @@ def v6_columns(recs):
     return bytes(out)
 
 
+def v7_ts_symbol(d):
+    """TRACE_FORMAT.md 3.1.3: (symbol, number of raw bits) of a ts delta."""
+    if d < 8:
+        return d, 0
+    b = d.bit_length()
+    return 8 + 4 * (b - 4) + ((d >> (b - 3)) & 3), b - 3
+
+
+def huffman_lengths(freq):
+    """Code lengths of a Huffman code (a heap of subtrees; ties broken by
+    insertion order, not as the C writer does)."""
+    used = [s for s in range(len(freq)) if freq[s]]
+    if len(used) == 1:
+        return {used[0]: 1}
+    heap = [(freq[s], i, [s]) for i, s in enumerate(used)]
+    heapq.heapify(heap)
+    depth = dict((s, 0) for s in used)
+    n = len(heap)
+    while len(heap) > 1:
+        f1, _, a = heapq.heappop(heap)
+        f2, _, b = heapq.heappop(heap)
+        for s in a + b:
+            depth[s] += 1
+        heapq.heappush(heap, (f1 + f2, n, a + b))
+        n += 1
+    assert max(depth.values()) <= 11, "golden input too skewed for this encoder"
+    return depth
+
+
+def canonical(lengths):
+    """symbol -> (code, length), shorter codes first, then by symbol."""
+    codes, code, prev = {}, 0, 0
+    for ln, s in sorted((ln, s) for s, ln in lengths.items()):
+        code <<= ln - prev
+        codes[s] = (code, ln)
+        code += 1
+        prev = ln
+    return codes
+
+
+def v7_table(lengths):
+    a = max(lengths) + 1
+    nib = [lengths.get(s, 0) for s in range(a)] + [0]
+    return leb(a) + bytes(nib[i] | nib[i + 1] << 4 for i in range(0, a, 2))
+
+
+def v7_transitions_payload(recs):
+    cnt = len(recs)
+    rest = v6_columns(recs)
+    codes, rest = rest[:cnt], rest[cnt:]
+    deltas = [0] + [recs[i]["ts"] - recs[i - 1]["ts"] for i in range(1, cnt)]
+    unit = 0
+    for d in deltas:
+        unit = math.gcd(unit, d)
+    unit = unit or 1
+    syms = [v7_ts_symbol(d // unit) for d in deltas]
+    tfreq = [0] * 252
+    cfreq = [0] * 256
+    for (s, _), c in zip(syms, codes):
+        tfreq[s] += 1
+        cfreq[c] += 1
+    tl, cl = huffman_lengths(tfreq), huffman_lengths(cfreq)
+    tc, cc = canonical(tl), canonical(cl)
+    bits = []                   # in stream order
+    for (s, nraw), d, c in zip(syms, deltas, codes):
+        code, ln = tc[s]
+        bits += [(code >> (ln - 1 - i)) & 1 for i in range(ln)]
+        bits += [((d // unit) >> i) & 1 for i in range(nraw)]
+        code, ln = cc[c]
+        bits += [(code >> (ln - 1 - i)) & 1 for i in range(ln)]
+    bits += [0] * (-len(bits) % 8)
+    stream = bytes(sum(bits[i + j] << j for j in range(8)) for i in range(0, len(bits), 8))
+    return leb(unit) + v7_table(tl) + v7_table(cl) + leb(len(stream)) + stream + rest
+
+
+def v7_samples_columns(period, recs):
+    """TRACE_FORMAT.md 3.2.1, encoder side (after the ts column)."""
+    pids, events, queries = [], [], []
+    for r in recs:
+        if r["pid"] not in pids:
+            pids.append(r["pid"])
+    out = bytearray(leb(len(pids)))
+    prevpid = 0
+    for pid in pids:
+        out += leb(zigzag64(pid - prevpid))
+        prevpid = pid
+    steps, changes, evcol, qcol = bytearray(), [], bytearray(), bytearray()
+    last, prev, nxt = {}, None, 0
+    for i, r in enumerate(recs):
+        k = pids.index(r["pid"])
+        expect = 0 if prev is None else (prev + 1) % len(pids)
+        steps += leb((k - expect) % len(pids))
+        L = last.get(k)
+        f = 0
+        evpred = L["ev"] if L else (recs[i - 1]["ev"] if i else 0)
+        if r["ev"] != evpred:
+            f |= 1
+            if r["ev"] in events:
+                evcol += leb(len(events) - events.index(r["ev"]))
+            else:
+                events.append(r["ev"])
+                evcol += leb(0)
+        if r["qid"] != (L["qid"] if L else 0):
+            f |= 2
+            if r["qid"] in queries:
+                qcol += leb(len(queries) - queries.index(r["qid"]))
+            else:
+                queries.append(r["qid"])
+                qcol += leb(0)
+        if f:
+            changes.append((i - nxt) << 2 | f)
+            nxt = i + 1
+        last[k] = r
+        prev = k
+    out += steps + leb(len(changes)) + b"".join(leb(c) for c in changes)
+    out += leb(len(events)) + b"".join(struct.pack("<I", v) for v in events) + evcol
+    out += leb(len(queries)) + b"".join(struct.pack("<Q", v) for v in queries) + qcol
+    out += b"".join(leb(zigzag64((r["w"] if r["w"] is not None else period) - period)) for r in recs)
+    return bytes(out)
+
+
+def v7_samples(raw, pos, cnt, ts, period):
+    """TRACE_FORMAT.md 3.2.1, decoder side."""
+    np_, pos = read_leb(raw, pos)
+    assert 1 <= np_ <= cnt
+    pids, prevpid = [], 0
+    for _ in range(np_):
+        v, pos = read_leb(raw, pos)
+        prevpid += unzigzag(v)
+        assert 0 <= prevpid <= 0xFFFFFFFF
+        pids.append(prevpid)
+    idx, prev = [], None
+    for _ in range(cnt):
+        v, pos = read_leb(raw, pos)
+        assert v < np_
+        prev = ((0 if prev is None else (prev + 1) % np_) + v) % np_
+        idx.append(prev)
+    nchg, pos = read_leb(raw, pos)
+    assert nchg <= cnt
+    flags, at = [0] * cnt, 0
+    for _ in range(nchg):
+        v, pos = read_leb(raw, pos)
+        assert v & 3 and at + (v >> 2) < cnt
+        at += v >> 2
+        flags[at] = v & 3
+        at += 1
+
+    def table(pos, width):
+        m, pos = read_leb(raw, pos)
+        assert m <= cnt
+        fmt = "<%d%s" % (m, "I" if width == 4 else "Q")
+        return list(struct.unpack_from(fmt, raw, pos)), pos + width * m
+
+    def pick(tab, seen, pos):
+        v, pos = read_leb(raw, pos)
+        if v == 0:
+            assert seen[0] < len(tab)
+            seen[0] += 1
+            return tab[seen[0] - 1], pos
+        assert v <= seen[0]
+        return tab[seen[0] - v], pos
+
+    events, pos = table(pos, 4)
+    evs, last, seen = [], {}, [0]
+    for i in range(cnt):
+        if flags[i] & 1:
+            e, pos = pick(events, seen, pos)
+            assert e < 0xFFFFFFF0
+        else:
+            e = last[idx[i]] if idx[i] in last else (evs[i - 1] if i else 0)
+        evs.append(e)
+        last[idx[i]] = e
+    queries, pos = table(pos, 8)
+    qs, last, seen = [], {}, [0]
+    for i in range(cnt):
+        if flags[i] & 2:
+            q, pos = pick(queries, seen, pos)
+        else:
+            q = last.get(idx[i], 0)
+        qs.append(q)
+        last[idx[i]] = q
+    recs = []
+    for i in range(cnt):
+        z, pos = read_leb(raw, pos)
+        w = period + unzigzag(z)
+        assert 0 <= w < 1 << 63
+        recs.append(S(ts[i], pids[idx[i]], evs[i], qs[i], w))
+    return recs, pos
+
+
 def payload(version, btype, period, recs):
+    if btype == 0 and version >= 7:
+        return v7_transitions_payload(recs)
     first = recs[0]["ts"]
     p = bytearray()
     prev = first
     for r in recs:
         p += leb(r["ts"] - prev)
         prev = r["ts"]
+    if btype == 1 and version >= 7:
+        return bytes(p) + v7_samples_columns(period, recs)
     if btype == 0 and version >= 6:
         return bytes(p) + v6_columns(recs)
     p += b"".join(struct.pack("<I", r["pid"]) for r in recs)
@@ -351,6 +547,33 @@ def make(outdir):
            dump_lines(6, 0, 0, chain))
     files["v6_handmade"] = (trace_file(6, 1, pg, rt, mono, blocks), 6, 1, exp, dict(blocks=4, bad=0))
 
+    # v7 from this encoder: the same blocks, transitions as entropy-coded
+    # streams (3.1.3), plus a microsecond chain stored in a unit of 1000
+    t = 8_000_000_000
+    us_chain = []
+    for i, r in enumerate(chain):
+        us_chain.append(dict(r, ts=t, dur=r["dur"] // 1000 * 1000 + 1000,
+                             cpu=CPU_UNKNOWN if i % 3 else 1000 * i))
+        t += 1000 * (1 + (i * 7919) % 37)
+    # sampler ticks of 5 backends (one joins late, one changes event, one
+    # its query id; order changes once) for the v7 SAMPLES columns
+    ticks = []
+    for k in range(8):
+        order = [300, 301, 302, 303] + ([304] if k >= 3 else [])
+        if k == 6:
+            order = order[::-1]
+        for pid in order:
+            ev = 0x0A000001 if (pid == 301 and k in (2, 3)) else (0 if pid == 302 else 0x06000000)
+            q = 77 if pid == 303 and k >= 5 else 1000 + pid
+            ticks.append(S(9_000_000_000 + k * period, pid, ev, q, period + 1000 * (k % 3) - 1000))
+    blocks = [(block(7, 1, 1, period, ticks), ticks[0]["ts"]),
+              (block(7, 1, 0, 0, ta), ta[0]["ts"]), (block(7, 1, 1, period, sw), sw[0]["ts"]),
+              (block(7, 1, 0, 0, big), big[0]["ts"]), (block(7, 1, 0, 0, chain), chain[0]["ts"]),
+              (block(7, 1, 0, 0, us_chain), us_chain[0]["ts"])]
+    exp = (dump_lines(7, 1, period, ticks) + dump_lines(7, 0, 0, ta) + dump_lines(7, 1, period, sw) +
+           dump_lines(7, 0, 0, big) + dump_lines(7, 0, 0, chain) + dump_lines(7, 0, 0, us_chain))
+    files["v7_handmade"] = (trace_file(7, 1, pg, rt, mono, blocks), 7, 1, exp, dict(blocks=6, bad=0))
+
     for name, (data, version, flags, exp, st) in files.items():
         exp = order_blocks(exp)
         with open("%s/%s.trace.lz4" % (outdir, name), "wb") as f:
@@ -471,10 +694,68 @@ def v5_transitions(raw, pos, cnt, ts):
     return recs, cur[0]
 
 
-def v6_transitions(raw, pos, cnt, ts):
+def v7_read_table(raw, pos, nsym):
+    a, pos = read_leb(raw, pos)
+    assert 1 <= a <= nsym
+    lens = {}
+    for s in range(a):
+        ln = (raw[pos + s // 2] >> (4 * (s & 1))) & 15
+        assert ln <= 11
+        if ln:
+            lens[s] = ln
+    assert not (a & 1) or raw[pos + a // 2] >> 4 == 0
+    assert sum(2.0 ** -ln for ln in lens.values()) <= 1
+    return dict(((c, ln), s) for s, (c, ln) in canonical(lens).items()), pos + (a + 1) // 2
+
+
+def v7_transitions(raw, pos, cnt, first_ts, last_ts):
+    """TRACE_FORMAT.md 3.1.3: unit, two code tables, the bit stream, then v6's rest."""
+    unit, pos = read_leb(raw, pos)
+    assert unit >= 1
+    ttab, pos = v7_read_table(raw, pos, 252)
+    ctab, pos = v7_read_table(raw, pos, 256)
+    blen, pos = read_leb(raw, pos)
+    stream = raw[pos: pos + blen]
+    assert len(stream) == blen
+    bitpos = [0]
+
+    def bit():
+        i = bitpos[0]
+        bitpos[0] += 1
+        return (stream[i // 8] >> (i % 8)) & 1
+
+    def symbol(tab):
+        code = ln = 0
+        while (code, ln) not in tab:
+            code = code << 1 | bit()
+            ln += 1
+            assert ln <= 11
+        return tab[(code, ln)]
+
+    ts, codes, t = [], bytearray(), first_ts
+    for _ in range(cnt):
+        s = symbol(ttab)
+        if s < 8:
+            d = s
+        else:
+            nraw = (s - 8) // 4 + 1
+            d = (4 | (s & 3)) << nraw
+            d |= sum(bit() << i for i in range(nraw))
+        t += d * unit
+        assert t <= last_ts
+        ts.append(t)
+        codes.append(symbol(ctab))
+    assert blen * 8 - bitpos[0] < 8
+    while bitpos[0] < blen * 8:
+        assert bit() == 0, "padding"
+    return v6_transitions(raw, pos + blen, cnt, ts, bytes(codes))
+
+
+def v6_transitions(raw, pos, cnt, ts, codes=None):
     """TRACE_FORMAT.md 3.1.2: per-pid predictions, tables, exception columns."""
-    codes = raw[pos: pos + cnt]
-    pos += cnt
+    if codes is None:
+        codes = raw[pos: pos + cnt]
+        pos += cnt
     np_, pos = read_leb(raw, pos)
     assert 1 <= np_ <= cnt
     pids = struct.unpack_from("<%dI" % np_, raw, pos)
@@ -571,6 +852,11 @@ def dump(path):
             assert checksum16(stored) == crc, "checksum"
         raw = lz4_decompress(stored, unc) if flags & 1 else stored
         pos = 0
+        if btype == 0 and version >= 7:
+            recs, pos = v7_transitions(raw, pos, cnt, ft, lt)
+            assert pos == unc, "columns do not fill the payload"
+            out += dump_lines(version, btype, period, recs)
+            continue
         ts = []
         t = ft
         for _ in range(cnt):
@@ -592,6 +878,11 @@ def dump(path):
             return vals, pos
 
         recs = []
+        if btype == 1 and version >= 7:
+            recs, pos = v7_samples(raw, pos, cnt, ts, period)
+            assert pos == unc, "columns do not fill the payload"
+            out += dump_lines(version, btype, period, recs)
+            continue
         if btype == 0 and version == 5:
             recs, pos = v5_transitions(raw, pos, cnt, ts)
             assert pos == unc, "columns do not fill the payload"

@@ -9,7 +9,11 @@
  * The sampler ticks every sample_period_ns, each tick stretched by up to
  * +-jitter%, and records every backend's current state, weighted by the
  * tick's real length. Backends and the sampler are merged in time order
- * through a binary heap.
+ * through a binary heap. With "escalation every=E length=L [offset=O]"
+ * transitions are written only inside the windows [start + O + kE,
+ * + L), each between an ESC_START and an ESC_END marker (pid 0, reason
+ * "schedule", the window's length), as the daemon's tiered mode writes
+ * its budgeted exact windows; the simulation itself runs all the time.
  */
 #include <ctype.h>
 #include <math.h>
@@ -216,6 +220,35 @@ syn_parse(const char *text, syn_scenario *sc, char *err, size_t errlen)
 			{
 				ONE_ARG();
 				bad = syn_uint(words[1], UINT64_MAX, &sc->max_records);
+			}
+			else if (strcmp(words[0], "escalation") == 0)
+			{
+				int			i;
+
+				for (i = 1; i < nw && !bad; i++)
+				{
+					char	   *eq = strchr(words[i], '=');
+
+					if (!eq)
+					{
+						bad = 1;
+						break;
+					}
+					*eq++ = '\0';
+					if (strcmp(words[i], "every") == 0)
+						bad = syn_duration(eq, &sc->esc_every_ns) || sc->esc_every_ns == 0;
+					else if (strcmp(words[i], "length") == 0)
+						bad = syn_duration(eq, &sc->esc_length_ns) || sc->esc_length_ns == 0;
+					else if (strcmp(words[i], "offset") == 0)
+						bad = syn_duration(eq, &sc->esc_offset_ns);
+					else
+						bad = 1;
+				}
+				/* windows shorter than their period, so they open and close */
+				if (!bad && (sc->esc_every_ns == 0 || sc->esc_length_ns == 0 ||
+							 sc->esc_length_ns >= sc->esc_every_ns ||
+							 sc->esc_offset_ns > sc->esc_every_ns - sc->esc_length_ns))
+					bad = 1;
 			}
 			else if (strcmp(words[0], "cpu") == 0 || strcmp(words[0], "event") == 0)
 			{
@@ -426,6 +459,48 @@ syn_emit(const syn_scenario *sc, syn_emit_fn emit, void *arg, syn_truth *t,
 	return emit(r, arg);
 }
 
+/* An escalation marker for all backends (pid 0), reason "schedule". */
+static int
+syn_esc_marker(const syn_scenario *sc, syn_emit_fn emit, void *arg, syn_truth *t,
+			   bool start, uint64_t ts, uint64_t length_ns)
+{
+	pgwt_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.kind = PGWT_REC_TRANSITION;
+	r.ts_ns = ts;
+	r.old_event = PGWT_ESC_CODE_SCHEDULE;
+	r.new_event = start ? PGWT_MARKER_ESC_START : PGWT_MARKER_ESC_END;
+	r.duration_ns = length_ns;
+	r.cpu_ns = PGWT_CPU_UNKNOWN;
+	return syn_emit(sc, emit, arg, t, &r);
+}
+
+/*
+ * Opens and closes the escalation windows whose boundaries lie at or
+ * before now (markers at the boundary instants, so in time order);
+ * *open says whether transitions at now are written.
+ */
+static int
+syn_windows_until(const syn_scenario *sc, syn_emit_fn emit, void *arg, syn_truth *t,
+				  uint64_t now, uint64_t *next_edge, bool *open)
+{
+	int			rc = 0;
+
+	if (sc->esc_every_ns == 0)
+	{
+		*open = true;
+		return 0;
+	}
+	while (rc == 0 && *next_edge <= now)
+	{
+		rc = syn_esc_marker(sc, emit, arg, t, !*open, *next_edge, sc->esc_length_ns);
+		*open = !*open;
+		*next_edge += *open ? sc->esc_length_ns : sc->esc_every_ns - sc->esc_length_ns;
+	}
+	return rc;
+}
+
 int
 syn_run(const syn_scenario *sc, syn_emit_fn emit, void *arg, syn_truth *t)
 {
@@ -434,6 +509,8 @@ syn_run(const syn_scenario *sc, syn_emit_fn emit, void *arg, syn_truth *t)
 	uint64_t	total_weight = 0;
 	uint64_t	sampler_ts = UINT64_MAX;
 	uint64_t	last_tick = sc->start_monotonic_ns;
+	uint64_t	next_edge = sc->start_monotonic_ns + sc->esc_offset_ns;
+	bool		window_open = false;
 	syn_backend *b;
 	syn_heap	h;
 	uint32_t	i;
@@ -475,6 +552,9 @@ syn_run(const syn_scenario *sc, syn_emit_fn emit, void *arg, syn_truth *t)
 		uint64_t	now = syn_key(&h, top);
 
 		if (now > end || (sc->max_records && t->records >= sc->max_records))
+			break;
+		if (sc->transitions &&
+			(rc = syn_windows_until(sc, emit, arg, t, now, &next_edge, &window_open)) != 0)
 			break;
 		if (top == h.nb)
 		{
@@ -548,7 +628,7 @@ syn_run(const syn_scenario *sc, syn_emit_fn emit, void *arg, syn_truth *t)
 			}
 			r.new_event = x->event;
 			x->since = now;
-			if (sc->transitions)
+			if (sc->transitions && window_open)
 			{
 				te->waits++;
 				te->wait_ns += dur;
@@ -558,6 +638,10 @@ syn_run(const syn_scenario *sc, syn_emit_fn emit, void *arg, syn_truth *t)
 		}
 		syn_sift_down(&h, 0);
 	}
+	/* a window still open at the end closes with the last record */
+	if (rc == 0 && sc->transitions && sc->esc_every_ns && window_open)
+		rc = syn_esc_marker(sc, emit, arg, t, false, t->last_ts,
+							t->last_ts - (next_edge - sc->esc_length_ns));
 	free(b);
 	free(h.a);
 	return rc;

@@ -49,6 +49,12 @@ typedef struct syn_scenario
 	uint64_t	sample_period_ns;	/* 0 = no sampler */
 	uint32_t	sample_jitter_pct;
 	uint64_t	max_records;	/* 0 = no limit */
+	/* exact windows (escalation): transitions are written only inside
+	 * [start + offset + k * every, + length), between ESC_START/ESC_END
+	 * markers; every = 0 means always (no markers) */
+	uint64_t	esc_every_ns;
+	uint64_t	esc_length_ns;
+	uint64_t	esc_offset_ns;
 	size_t		nevents;
 	syn_event	events[SYN_MAX_EVENTS];
 } syn_scenario;

@@ -4,7 +4,8 @@
  *		pure rules for backends and blockers lines, then a directory aged
  *		over eight synthetic hours by age and by size, checking that what
  *		is left of backends.tsv, blockers.tsv and queries.tsv is exactly
- *		what can describe the retained archives.
+ *		what can describe the retained archives (query texts by the "#file"
+ *		marks the writer puts at each new trace file).
  */
 #include <fcntl.h>
 #include <inttypes.h>
@@ -43,6 +44,42 @@ test_keep_blocker_rule(void)
 	CHECK(pgwt_tf_side_keep_blocker("# comment", 9, 100));
 	CHECK(pgwt_tf_side_keep_blocker("garbage", 7, 100));
 	CHECK(pgwt_tf_side_keep_blocker("", 0, 100));
+}
+
+static void
+test_keep_queries_rule(void)
+{
+	const char *line[] = {
+		"#pgwt-queries\t1",
+		"000000000000002a\tF\t0\tSELECT 1",	/* before any mark */
+		"#file\t100",
+		"0000000000000007\tN\t0\tSELECT ?",
+		"garbage line",
+		"#file\t200",
+		"000000000000002a\tF\t0\tSELECT 1",
+		"000000000000002a\tF\t0\tSELECT 1",	/* repeated in its segment */
+		"#file\t300",
+		"000000000000002a\tF\t0\tSELECT 1",	/* again in a new file */
+		"#file\tx",
+	};
+	size_t		len[11];
+	bool		keep[11];
+	size_t		i;
+
+	for (i = 0; i < 11; i++)
+		len[i] = strlen(line[i]);
+	/* horizon 300: the file of mark 300 is the oldest retained one, mark 200
+	 * its grace segment; everything before mark 200 goes but the garbage */
+	CHECK_RC(pgwt_tf_side_keep_queries(line, len, 11, 300, keep));
+	CHECK(keep[0] && !keep[1] && !keep[2] && !keep[3] && keep[4] && keep[5] &&
+		  keep[6] && !keep[7] && keep[8] && keep[9] && keep[10]);
+	/* horizon 250: mark 200 is the newest started by then, mark 100 its
+	 * grace: only the line before any mark goes */
+	CHECK_RC(pgwt_tf_side_keep_queries(line, len, 11, 250, keep));
+	CHECK(keep[0] && !keep[1] && keep[2] && keep[3] && keep[5] && keep[6] && !keep[7]);
+	/* horizon before every mark: nothing is aged, repeats still go */
+	CHECK_RC(pgwt_tf_side_keep_queries(line, len, 11, 50, keep));
+	CHECK(keep[1] && keep[2] && keep[3] && keep[6] && !keep[7] && keep[9]);
 }
 
 static pgwt_tf_dir_opts
@@ -183,7 +220,12 @@ test_directory_ages_side_files(void)
 		b.pid = 100;
 		b.start_realtime_ns = tft_now_rt + 1;
 		CHECK_RC(pgwt_tf_backend_append(dir, &o.file, &b));
+		/* a writer writes each text once per file; the second copy is a
+		 * repeat within the file's segment */
 		CHECK_RC(pgwt_tf_query_append(dir, &o.file, PGWT_TF_QUERY_FULL, 42, "SELECT 1"));
+		CHECK_RC(pgwt_tf_query_append(dir, &o.file, PGWT_TF_QUERY_FULL, 42, "SELECT 1"));
+		if (h == 0)				/* used in the first hour only */
+			CHECK_RC(pgwt_tf_query_append(dir, &o.file, PGWT_TF_QUERY_FULL, 7, "SELECT 7"));
 		append_blocker(dir, tft_now_mono + 2);
 		CHECK_RC(pgwt_tf_dir_append(d, &r));
 		tft_now_rt += HOUR_NS;
@@ -201,10 +243,14 @@ test_directory_ages_side_files(void)
 	CHECK(c.min_start100 <= h_rt && c.min_start100 > h_rt - HOUR_NS);
 	/* blockers: nothing before the horizon, the rest kept */
 	CHECKF(blockers_lines(dir, &min_ts) == 3 && min_ts >= h_mono, "min %" PRIu64, min_ts);
-	/* queries: one line left of the eight identical ones */
+	/*
+	 * queries: hours 5-7 are retained, hour 4 is the grace segment: its
+	 * text and theirs stay, one each (4); hours 0-3 (8 texts, query 7, the
+	 * marks of hours 1-3) went, and the repeat in each retained segment
+	 */
 	CHECK(pgwt_tf_queries_read(dir, count_query, &q, &bad) >= 0 && bad == 0);
-	CHECKF(q == 1, "queries %d", q);
-	CHECKF(pgwt_tf_dir_writer_stats(d)->side_lines_dropped == 4 + 5 + 7,
+	CHECKF(q == 4, "queries %d", q);
+	CHECKF(pgwt_tf_dir_writer_stats(d)->side_lines_dropped == 4 + 5 + (9 + 3 + 4),
 		   "dropped %" PRIu64, pgwt_tf_dir_writer_stats(d)->side_lines_dropped);
 	CHECK_RC(pgwt_tf_dir_close(d));
 
@@ -223,6 +269,10 @@ test_directory_ages_side_files(void)
 		CHECK(pgwt_tf_backends_read(dir, count_backend, &c, &bad) >= 0 && bad == 0);
 		CHECKF(c.pid100 == 1 && c.n == 2, "pid100 %d of %d", c.pid100, c.n);
 		CHECKF(blockers_lines(dir, &min_ts) == 0, "blockers left %d", blockers_lines(dir, &min_ts));
+		/* queries: only the last file's segment (the grace) is left */
+		q = 0;
+		CHECK(pgwt_tf_queries_read(dir, count_query, &q, &bad) >= 0 && bad == 0);
+		CHECKF(q == 1, "queries after the size cap %d", q);
 		CHECK_RC(pgwt_tf_dir_close(d));
 	}
 	tft_rmdir(dir);
@@ -272,6 +322,7 @@ main(void)
 {
 	RUN(test_keep_backends_rule);
 	RUN(test_keep_blocker_rule);
+	RUN(test_keep_queries_rule);
 	RUN(test_directory_ages_side_files);
 	RUN(test_reboot_keeps_blockers);
 	return TFT_END();
