@@ -135,13 +135,51 @@ pgwt_slot_set_bgw_type(PgwtSlot *slot)
 		slot->bgw_type[0] = '\0';
 }
 
-/* Does a slot's owner (per a consistent copy) no longer run? */
+/* Does the owner (state, pid, procno of one consistent read) no longer run? */
+static bool
+pgwt_owner_gone(uint32 state, int pid, ProcNumber procno)
+{
+	return state == PGWT_SLOT_LIVE && procno >= 0 &&
+		procno < (int) ProcGlobal->allProcCount &&
+		ProcGlobal->allProcs[procno].pid != pid;
+}
+
 static bool
 pgwt_slot_owner_gone(const PgwtSlot *copy)
 {
-	return copy->state == PGWT_SLOT_LIVE && copy->procno >= 0 &&
-		copy->procno < (int) ProcGlobal->allProcCount &&
-		ProcGlobal->allProcs[copy->procno].pid != copy->pid;
+	return pgwt_owner_gone(copy->state, copy->pid, copy->procno);
+}
+
+/*
+ * The same test on a shared slot, reading only its identity under the
+ * seqlock: a whole-slot copy is 37 kB, and every backend's claim tests
+ * each live auxiliary slot.
+ */
+static bool
+pgwt_shared_slot_owner_gone(const PgwtSlot *slot)
+{
+	volatile const PgwtSlot *v = slot;
+	int			attempts = 0;
+
+	for (;;)
+	{
+		uint32		before = v->changecount;
+		uint32		state;
+		int			pid;
+		ProcNumber	procno;
+
+		pg_read_barrier();
+		state = v->state;
+		pid = v->pid;
+		procno = v->procno;
+		pg_read_barrier();
+		if (before == v->changecount && (before & 1) == 0)
+			return pgwt_owner_gone(state, pid, procno);
+		/* as pgwt_slot_copy: a writer's section is short */
+		if (++attempts % 16 == 0)
+			pg_usleep(100);
+		CHECK_FOR_INTERRUPTS();
+	}
 }
 
 /* Called under AddinShmemInitLock from the shmem startup hook. */
@@ -228,7 +266,6 @@ pgwt_fold_into_retired(PgwtSlot *slot)
 static void
 pgwt_fold_dead_aux_slots(void)
 {
-	PgwtSlot   *copy = palloc(sizeof(PgwtSlot));
 	int			i;
 
 	for (i = pgwt_shared->npool; i < pgwt_shared->nslots; i++)
@@ -237,9 +274,7 @@ pgwt_fold_dead_aux_slots(void)
 
 		if (pg_atomic_read_u32(&s->aux_owner) == 0 || s->state != PGWT_SLOT_LIVE)
 			continue;
-		/* the copy of a LIVE slot says EXITED when its owner is gone */
-		pgwt_slot_copy(s, copy);
-		if (copy->state != PGWT_SLOT_EXITED)
+		if (!pgwt_shared_slot_owner_gone(s))
 			continue;
 		pgwt_fold_into_retired(s);
 		pgwt_slot_write_begin(s);
@@ -253,7 +288,6 @@ pgwt_fold_dead_aux_slots(void)
 		pg_atomic_write_u32(&s->aux_owner, 0);
 		pg_atomic_fetch_add_u64(&pgwt_shared->recycled, 1);
 	}
-	pfree(copy);
 }
 
 /*

@@ -126,9 +126,18 @@ static uint32 pgwt_cached_row = 0;
 /* waits dropped while no slot was known (buffer full before the claim) */
 static uint64 pgwt_unattached_lost = 0;
 
-/* per-(query, event) sums since the last merge into the shared table */
+/*
+ * Per-(query, event) sums since the last merge into the shared table, and
+ * the rows in use (in claim order): a merge, at every transaction end,
+ * copies and clears only those rows (a statement has a few), not the
+ * whole 40 kB table.
+ */
 static PgwtQueryEntry pgwt_local_queries[PGWT_LOCAL_QUERIES];
+static uint8 pgwt_local_used[PGWT_LOCAL_QUERIES_FILL];
+StaticAssertDecl(PGWT_LOCAL_QUERIES <= 256, "pgwt_local_used holds row numbers as uint8");
 static int	pgwt_local_nqueries = 0;
+/* what a merge hands to the shared table (never re-entered: see below) */
+static PgwtQueryEntry pgwt_merge_batch[PGWT_LOCAL_QUERIES_FILL];
 
 /*
  * Our hooks. The plain ones run when no other module had hooks before us
@@ -187,6 +196,17 @@ pgwt_hooks_set(bool on)
 	}
 }
 
+/* Empty the local query table: only its used rows can be non-zero. */
+static void
+pgwt_local_queries_clear(void)
+{
+	int			i;
+
+	for (i = 0; i < pgwt_local_nqueries; i++)
+		memset(&pgwt_local_queries[pgwt_local_used[i]], 0, sizeof(PgwtQueryEntry));
+	pgwt_local_nqueries = 0;
+}
+
 static void
 pgwt_local_query_add(PgwtSlot *slot, int64 query_id, uint32 event, uint64 ns)
 {
@@ -208,7 +228,7 @@ pgwt_local_query_add(PgwtSlot *slot, int64 query_id, uint32 event, uint64 ns)
 				break;
 			e->key.query_id = query_id;
 			e->key.event = event;
-			pgwt_local_nqueries++;
+			pgwt_local_used[pgwt_local_nqueries++] = (uint8) (e - pgwt_local_queries);
 			pgwt_agg_add(&e->agg, ns);
 			return;
 		}
@@ -316,6 +336,13 @@ pgwt_flush_pending(void)
 		pgwt_collect_stop();
 		return;
 	}
+	/*
+	 * Nothing to fold and no reset to apply: skip the write section. Empty
+	 * flushes are common: every statement marker flushes while a trace
+	 * window is open, and most markers follow no wait.
+	 */
+	if (n == 0 && pg_atomic_read_u32(&slot->reset_requests) == slot->reset_applied)
+		return;
 
 	pgwt_slot_write_begin(slot);
 	cutoff = pgwt_consume_reset_request(slot);
@@ -509,8 +536,7 @@ pgwt_safe_point(bool merge_queries)
 		pgwt_hooks_set(true);
 		if (pgwt_my_slot == NULL)
 		{
-			memset(pgwt_local_queries, 0, sizeof(pgwt_local_queries));
-			pgwt_local_nqueries = 0;
+			pgwt_local_queries_clear();
 			pgwt_slot_attach();
 		}
 		if (pgwt_my_slot != NULL && pgwt_hot.slot == NULL)
@@ -536,15 +562,16 @@ pgwt_safe_point(bool merge_queries)
 		/*
 		 * Merge a copy: a hook running during the merge (a wait for the
 		 * query table's lock or a spinlock delay) may flush into the local
-		 * table again, and those waits belong to the next merge.
+		 * table again, and those waits belong to the next merge. Hooks
+		 * only flush, never merge, so the static batch is not re-entered.
 		 */
-		PgwtQueryEntry *batch = palloc(sizeof(pgwt_local_queries));
+		int			n = pgwt_local_nqueries;
+		int			i;
 
-		memcpy(batch, pgwt_local_queries, sizeof(pgwt_local_queries));
-		memset(pgwt_local_queries, 0, sizeof(pgwt_local_queries));
-		pgwt_local_nqueries = 0;
-		pgwt_query_merge(batch, PGWT_LOCAL_QUERIES);
-		pfree(batch);
+		for (i = 0; i < n; i++)
+			pgwt_merge_batch[i] = pgwt_local_queries[pgwt_local_used[i]];
+		pgwt_local_queries_clear();
+		pgwt_query_merge(pgwt_merge_batch, n);
 	}
 }
 

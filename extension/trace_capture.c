@@ -63,6 +63,7 @@ static int	pgwt_trace_my_ring_pid = 0;
 static int	pgwt_trace_exec_depth = 0;
 static int	pgwt_trace_utility_depth = 0;
 static bool pgwt_trace_stmt_open = false;	/* start marker written, no end yet */
+static uint64 pgwt_trace_marker_seen_ns = 0;	/* a clock reading of ours */
 
 static int
 pgwt_trace_nrings(void)
@@ -204,9 +205,24 @@ pgwt_trace_wait(uint32 event, uint64 start_ns, uint64 duration_ns, uint64 query_
 void
 pgwt_trace_marker(pgwt_tring_marker marker, uint64 query_id)
 {
-	uint64		now = pgwt_clock_ns();
+	uint64		now;
 	pgwt_trace_ring *r;
 
+	/*
+	 * Markers frame the waits of a trace: a session whose capture is off
+	 * traces no wait, so it writes none. Outside trace mode, a window that
+	 * ended before a time this backend already read (or none at all) needs
+	 * no clock read: statements run many markers and few windows.
+	 */
+	if (pgwt_capture == PGWT_CAPTURE_OFF)
+		return;
+	if (pgwt_capture != PGWT_CAPTURE_TRACE &&
+		(pgwt_trace_shared == NULL ||
+		 __atomic_load_n(&pgwt_trace_shared->escwin.published.end_ns, __ATOMIC_ACQUIRE) <=
+		 pgwt_trace_marker_seen_ns))
+		return;
+	now = pgwt_clock_ns();
+	pgwt_trace_marker_seen_ns = now;
 	if (!pgwt_trace_active(now) || (r = pgwt_trace_ring_mine()) == NULL)
 		return;
 #ifdef PGWT_COOP_BUILD

@@ -39,8 +39,8 @@ _PROGRAMS_DEFAULT = (
                                     "--xv-reps", "3", "--xv-rate", "10")),
     ("bench/programs/summary_views/run.sh", ("--reps", "3")),
     ("bench/programs/trace_overhead/trace_overhead", ("--reps", "3", "--duration", "5", "--idle-s", "5")),
-    ("bench/programs/paired_toggle/paired_toggle", ("--which", "coop", "--workloads", "select_only,lwlock",
-                                                    "--pairs", "8", "--duration", "3")),
+    ("bench/programs/coop_instr/coop_instr", ("--workloads", "select_only,tpcb", "--reps", "3",
+                                              "--tx", "300")),
 )
 _PROGRAMS_FULL = (
     ("bin/pgwt-bench-watchpoint", ("--reps", "10")),
@@ -61,6 +61,9 @@ _PROGRAMS_FULL = (
     ("bench/programs/paired_toggle/paired_toggle", ("--which", "coop,sampler",
                                                     "--workloads", "select_only,tpcb,lwlock",
                                                     "--pairs", "20", "--duration", "5")),
+    ("bench/programs/coop_instr/coop_instr", ("--workloads", "select_only,tpcb,lwlock", "--reps", "3",
+                                              "--tx", "300", "--arms",
+                                              "none,coop_off,coop_stats,coop_stats_auto")),
 )
 
 SETS = {
@@ -89,7 +92,8 @@ PROGRAM_S_PER_REP = {"bench/programs/waitpair": 50, "bin/pgwt-bench-watchpoint":
                      "bench/programs/sampler_vs_pgws/sampler_vs_pgws": 130,
                      "bench/programs/tracer_full": 60,
                      "bench/programs/summary_views/run.sh": 30,
-                     "bench/programs/trace_overhead/trace_overhead": 45}
+                     "bench/programs/trace_overhead/trace_overhead": 45,
+                     "bench/programs/coop_instr/coop_instr": 110}
 
 
 def estimate_s(bset, arms_per_build):
