@@ -8,17 +8,27 @@
  * names. The version check is against PG_VERSION of the data directory:
  * before 14 there is no my_wait_event_info pointer, and after the newest
  * version we tested the layout may have moved, so both are refused.
+ *
+ * Also the two ways to read the server's memory: process_vm_readv, and a
+ * read-only view of its shared memory segment mapped into our own address
+ * space (the sampler's steady path: values by plain loads).
  */
 #include "tracer/attach.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include "tracer/elf_symbols.h"
 #include "tracer/proc_maps.h"
+#include "tracer/read_plan.h"
 
 int
 pgwt_remote_read(int pid, uint64_t addr, void *out, size_t len)
@@ -32,6 +42,79 @@ pgwt_remote_read(int pid, uint64_t addr, void *out, size_t len)
 	if (n >= 0)
 		errno = EFAULT;
 	return -1;
+}
+
+int
+pgwt_shm_view_open(pgwt_shm_view *v, int pid, uint64_t lo, uint64_t hi)
+{
+	char		path[64];
+	char	   *maps;
+	uint64_t	start,
+				end,
+				pgoff,
+				page = (uint64_t) sysconf(_SC_PAGESIZE);
+	uint64_t	mlo,
+				mhi;
+	struct stat st;
+	void	   *p;
+	int			fd;
+
+	pgwt_shm_view_close(v);
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	maps = pgwt_read_text_file(path, NULL);
+	if (!maps)
+		return -1;
+	if (pgwt_plan_find_shared(maps, lo, hi, &start, &end, &pgoff) != 0)
+	{
+		free(maps);
+		return -1;
+	}
+	free(maps);
+	snprintf(v->path, sizeof(v->path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, start, end);
+	fd = open(v->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0)
+	{
+		close(fd);
+		return -1;
+	}
+	/* only the pages asked for (a huge-page segment maps whole) */
+	mlo = lo & ~(page - 1);
+	mhi = (hi + page - 1) & ~(page - 1);
+	if ((uint64_t) st.st_blksize > page)
+	{
+		mlo = start;
+		mhi = end;
+	}
+	p = mmap(NULL, mhi - mlo, PROT_READ, MAP_SHARED, fd, (off_t) (pgoff + (mlo - start)));
+	close(fd);
+	if (p == MAP_FAILED)
+		return -1;
+	v->base = p;
+	v->len = mhi - mlo;
+	v->lo = mlo;
+	v->hi = mhi;
+	v->dev = st.st_dev;
+	v->ino = st.st_ino;
+	return 0;
+}
+
+void
+pgwt_shm_view_close(pgwt_shm_view *v)
+{
+	if (v->base)
+		munmap((void *) v->base, v->len);
+	v->base = NULL;
+	v->lo = v->hi = 0;
+}
+
+int
+pgwt_shm_view_current(const pgwt_shm_view *v)
+{
+	struct stat st;
+
+	return v->base && stat(v->path, &st) == 0 && st.st_ino == v->ino && st.st_dev == v->dev;
 }
 
 int

@@ -118,28 +118,40 @@ live_wait(pgwt_tiered *tier, int wake_fd, uint64_t deadline)
 	while (!live_stop)
 	{
 		uint64_t	now = live_now();
+		struct pollfd pfd;
 		int			ms;
 
 		if (now >= deadline)
 			return 0;
-		if (deadline - now < 1000000ull || (wake_fd < 0 && !ctl))
+		if (wake_fd < 0 && !ctl)
+		{
+			live_sleep_until(deadline);
+			return 0;
+		}
+		if (wake_fd < 0)
+		{
+			/*
+			 * Round up: the poll then ends at most a millisecond after the
+			 * deadline (the tick is billed the time really elapsed) instead
+			 * of just before it, which took a second wake-up to sleep the
+			 * rest.
+			 */
+			pgwt_tiered_service(tier, (int) ((deadline - now + 999999ull) / 1000000ull));
+			continue;
+		}
+		if (deadline - now < 1000000ull)
 		{
 			live_sleep_until(deadline);
 			return 0;
 		}
 		ms = (int) ((deadline - now) / 1000000ull);
-		if (wake_fd >= 0)
-		{
-			struct pollfd p = {wake_fd, POLLIN, 0};
-
-			/* the control socket is served between short polls */
-			if (poll(&p, 1, ctl && ms > 5 ? 5 : ms) > 0)
-				return 1;
-			if (ctl)
-				pgwt_tiered_service(tier, 0);
-			continue;
-		}
-		pgwt_tiered_service(tier, ms);
+		pfd.fd = wake_fd;
+		pfd.events = POLLIN;
+		/* the control socket is served between short polls */
+		if (poll(&pfd, 1, ctl && ms > 5 ? 5 : ms) > 0)
+			return 1;
+		if (ctl)
+			pgwt_tiered_service(tier, 0);
 	}
 	return 0;
 }

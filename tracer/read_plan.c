@@ -4,7 +4,10 @@
  */
 #include "tracer/read_plan.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int
 plan_cmp(const void *a, const void *b)
@@ -68,4 +71,29 @@ pgwt_plan_locate(const pgwt_span *r, size_t nr, uint64_t addr, uint32_t len)
 	if (lo == nr || addr < r[lo].addr || addr + len > r[lo].addr + r[lo].len)
 		return -1;
 	return (int64_t) (r[lo].buf_off + (addr - r[lo].addr));
+}
+
+int
+pgwt_plan_find_shared(const char *maps_text, uint64_t lo, uint64_t hi,
+					  uint64_t *start, uint64_t *end, uint64_t *pgoff)
+{
+	for (const char *line = maps_text; line && *line;)
+	{
+		const char *nl = strchr(line, '\n');
+		uint64_t	a,
+					b,
+					off;
+		char		perms[8];
+
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64, &a, &b, perms, &off) == 4 &&
+			strlen(perms) == 4 && perms[3] == 's' && perms[0] == 'r' && a <= lo && hi <= b)
+		{
+			*start = a;
+			*end = b;
+			*pgoff = off;
+			return 0;
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	return -1;
 }

@@ -43,4 +43,12 @@ extern size_t pgwt_plan_ranges(pgwt_read *reads, size_t n, uint64_t max_gap,
  */
 extern int64_t pgwt_plan_locate(const pgwt_span *r, size_t nr, uint64_t addr, uint32_t len);
 
+/*
+ * The shared mapping of /proc/PID/maps text that holds [lo, hi): its start,
+ * end and file offset. 0 on success, -1 when no shared ("s") mapping covers
+ * the whole range.
+ */
+extern int	pgwt_plan_find_shared(const char *maps_text, uint64_t lo, uint64_t hi,
+								  uint64_t *start, uint64_t *end, uint64_t *pgoff);
+
 #endif

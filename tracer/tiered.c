@@ -74,7 +74,11 @@ struct pgwt_tiered
 	uint64_t	listen_step_ns; /* next timer step of the listener */
 };
 
-/* The listener's timers (retries, listing, reports) need no finer step. */
+/*
+ * The listener's timers (retries, listing, reports) need no finer step.
+ * They are stepped from pgwt_tiered_step(), which runs after each sampler
+ * tick: a timer of its own would wake the daemon a second time per tick.
+ */
 #define TIERED_LISTEN_STEP_NS 100000000ull
 
 static uint64_t
@@ -529,6 +533,11 @@ pgwt_tiered_on_samples(pgwt_tiered *t, const pgwt_record *recs, size_t n)
 void
 pgwt_tiered_step(pgwt_tiered *t, uint64_t now_ns)
 {
+	if (t->listen && now_ns >= t->listen_step_ns)
+	{
+		pgwt_esc_listen_step(t->listen, now_ns);
+		t->listen_step_ns = now_ns + TIERED_LISTEN_STEP_NS;
+	}
 	if (t->window_open)
 	{
 		pgwt_esc_close c = pgwt_esc_tick(&t->esc, now_ns);
@@ -584,10 +593,10 @@ pgwt_tiered_service(pgwt_tiered *t, int timeout_ms)
 	}
 	/*
 	 * One poll over the listener's and the control socket's descriptors,
-	 * until the deadline or the listener's next timer: the loop calls this
-	 * every few milliseconds in an exact window, so the listener is stepped
-	 * only when one of its sockets is ready or every TIERED_LISTEN_STEP_NS
-	 * for its timers.
+	 * until the deadline: the listener is stepped here only when one of its
+	 * sockets is ready or a report is due at once (a window changed); its
+	 * timers are stepped by pgwt_tiered_step() after the loop's next tick,
+	 * so an idle daemon wakes once per tick.
 	 */
 	for (;;)
 	{
@@ -595,16 +604,17 @@ pgwt_tiered_service(pgwt_tiered *t, int timeout_ms)
 		uint64_t	now = tiered_now();
 		int			nl = pgwt_esc_listen_pollfds(t->listen, pfd, PGWT_ESC_LISTEN_MAX_DBS + 1);
 		int			nc = t->ctl ? pgwt_control_pollfds(t->ctl, pfd + nl, PGWT_CONTROL_MAX_POLLFDS) : 0;
-		uint64_t	until = deadline < t->listen_step_ns ? deadline : t->listen_step_ns;
-		int			ms = now < until ? (int) ((until - now + 999999ull) / 1000000ull) : 0;
+		int			ms = now < deadline ? (int) ((deadline - now + 999999ull) / 1000000ull) : 0;
 		bool		listen_ready = false;
 
+		if (t->listen_step_ns == 0)
+			ms = 0;				/* a report is due now */
 		if (nl + nc > 0 || ms > 0)
 			(void) poll(nl + nc ? pfd : NULL, (nfds_t) (nl + nc), ms);
 		for (int i = 0; i < nl; i++)
 			listen_ready |= pfd[i].revents != 0;
 		now = tiered_now();
-		if (listen_ready || now >= t->listen_step_ns)
+		if (listen_ready || t->listen_step_ns == 0)
 		{
 			pgwt_esc_listen_step(t->listen, now);
 			t->listen_step_ns = now + TIERED_LISTEN_STEP_NS;

@@ -60,9 +60,37 @@ plan_range_limit(void)
 	UNIT_CHECK(r[0].addr == 100 && r[0].len == 12);
 }
 
+static void
+plan_finds_shared_mapping(void)
+{
+	const char *maps =
+		"55d0c0a00000-55d0c0b00000 r-xp 00001000 08:01 1234   /usr/lib/postgresql/15/bin/postgres\n"
+		"7f75fa99d000-7f7603abf000 rw-s 00000000 00:01 17844  /dev/zero (deleted)\n"
+		"7f7605e2e000-7f7605e38000 rw-s 00002000 00:1b 6825   /dev/shm/PostgreSQL.1864476274\n"
+		"7f7606000000-7f7606100000 rw-p 00000000 00:00 0\n"
+		"7f7607672000-7f7607673000 rw-s 00000000 00:01 3833892  /SYSV00a9c005 (deleted)";
+	uint64_t	a,
+				b,
+				off;
+
+	UNIT_CHECK(pgwt_plan_find_shared(maps, 0x7f76036d01c8ull, 0x7f760370e2f8ull + 8, &a, &b, &off) == 0);
+	UNIT_CHECK(a == 0x7f75fa99d000ull && b == 0x7f7603abf000ull && off == 0);
+	UNIT_CHECK(pgwt_plan_find_shared(maps, 0x7f7605e30000ull, 0x7f7605e30010ull, &a, &b, &off) == 0);
+	UNIT_CHECK(off == 0x2000);
+	/* the last line has no newline */
+	UNIT_CHECK(pgwt_plan_find_shared(maps, 0x7f7607672000ull, 0x7f7607672004ull, &a, &b, &off) == 0);
+	/* private, executable, straddling two mappings, nowhere */
+	UNIT_CHECK(pgwt_plan_find_shared(maps, 0x7f7606000010ull, 0x7f7606000014ull, &a, &b, &off) == -1);
+	UNIT_CHECK(pgwt_plan_find_shared(maps, 0x55d0c0a00010ull, 0x55d0c0a00014ull, &a, &b, &off) == -1);
+	UNIT_CHECK(pgwt_plan_find_shared(maps, 0x7f7603abeff0ull, 0x7f7603abf010ull, &a, &b, &off) == -1);
+	UNIT_CHECK(pgwt_plan_find_shared(maps, 0x1000ull, 0x1004ull, &a, &b, &off) == -1);
+	UNIT_CHECK(pgwt_plan_find_shared("", 0x1000ull, 0x1004ull, &a, &b, &off) == -1);
+}
+
 void
 run_plan_tests(void)
 {
 	UNIT_RUN(plan_merges_and_locates);
 	UNIT_RUN(plan_range_limit);
+	UNIT_RUN(plan_finds_shared_mapping);
 }
