@@ -19,7 +19,8 @@ import schema
 MIN_REPS = 3
 _COMMIT = re.compile(r"^[0-9a-f]{12,40}(-dirty)?$")
 _UNIT_WORDS = {"ns", "us", "ms", "s", "kb", "mb", "bytes", "instr", "events",
-               "pct", "cycles", "count", "waits", "ops", "tps", "qps"}
+               "pct", "cycles", "count", "waits", "ops", "tps", "qps", "ratio",
+               "seconds"}
 
 
 def _where(rec):

@@ -1,7 +1,7 @@
 """Benchmark sets: which arms on which server build, which workloads, and
-the repetition protocol. `make bench` runs `default` (about 26 minutes on a
+the repetition protocol. `make bench` runs `default` (about 35 minutes on a
 2-core VM), `make bench-full` runs `full`; `smoke` is a one-minute check of
-the harness itself.
+the harness itself; `format` the trace format's programs alone.
 """
 
 from dataclasses import dataclass
@@ -67,6 +67,9 @@ _PROGRAMS_FULL = (
 )
 
 SETS = {
+    # the trace format's figures alone (sizes, decode, entropy floor): ~2 min
+    "format": BenchSet("format", {}, reps=3, duration_s=0, warmup_s=0, scale=0,
+                       programs=(("bin/pgwt-bench-tracefmt", ("--events", "2000000", "--reps", "3")),)),
     "smoke": BenchSet("smoke", {"15": (("none", "pg_wait_sampling", "sampled_10hz"), ("select_only",)),
                                 "18-hooks": (("none", "coop_stats"), ("lwlock",))},
                       reps=3, duration_s=3, warmup_s=1, scale=2),

@@ -311,17 +311,21 @@ recode_all(const char *src, const char *dir, int reps)
 /*
  * tracefmt_entropy: per quantum, the records of src (TRANSITIONS only)
  * rewritten in v6 and newer for their sizes, and the v6 rewrite read back
- * block by block for the entropy of what v6's predictor leaves.
+ * block by block for the entropy of what v6's predictor leaves. The
+ * figures are exact (the same every repetition); each repetition computes
+ * them again, as a record set needs repetitions of every arm.
  */
 static int
-entropy_all(const char *src, const char *dir)
+entropy_all(const char *src, const char *dir, int reps)
 {
 	static const uint64_t quanta[] = {1, 1000, 10000};
 	static const char *const names[] = {"ns", "1us", "10us"};
 	const char *base = strrchr(src, '/') ? strrchr(src, '/') + 1 : src;
 	char		path[4096];
 	unsigned	qi;
+	int			rep;
 
+	for (rep = 1; rep <= reps; rep++)
 	for (qi = 0; qi < sizeof(quanta) / sizeof(quanta[0]); qi++)
 	{
 		double		bpe[PGWT_TF_VERSION_MAX + 1] = {0};
@@ -367,12 +371,12 @@ entropy_all(const char *src, const char *dir)
 		}
 		entropy_finish(acc, &er);
 		entropy_free(acc);
-		printf("{\"bench\":\"tracefmt_entropy\",\"arm\":\"%s\",\"rep\":0,\"trace\":\"%s\","
+		printf("{\"bench\":\"tracefmt_entropy\",\"arm\":\"%s\",\"rep\":%d,\"trace\":\"%s\","
 			   "\"events\":%" PRIu64 ",\"ts_quantum_ns\":%" PRIu64 ","
 			   "\"ts_bytes_per_event\":%.4f,\"ts_exact_h0_bytes_per_event\":%.4f,"
 			   "\"code_bytes_per_event\":%.4f,\"exception_bytes_per_event\":%.4f,"
 			   "\"table_bytes_per_event\":%.4f,\"floor_bytes_per_event\":%.3f",
-			   names[qi], base, er.events, quanta[qi], er.ts_log / 8, er.ts_h0 / 8,
+			   names[qi], rep, base, er.events, quanta[qi], er.ts_log / 8, er.ts_h0 / 8,
 			   er.code_h0 / 8, er.exc_h0 / 8, er.tables / 8,
 			   (er.ts_log + er.code_h0 + er.exc_h0 + er.tables) / 8);
 		for (v = 6; v <= PGWT_TF_VERSION_MAX; v++)
@@ -437,7 +441,7 @@ main(int argc, char **argv)
 	if (recode_src || entropy_src)
 	{
 		int			rc = recode_src ? recode_all(recode_src, dir, reps)
-			: entropy_all(entropy_src, dir);
+			: entropy_all(entropy_src, dir, reps);
 
 		rmdir(dir);
 		return rc;
@@ -529,7 +533,7 @@ main(int argc, char **argv)
 
 		snprintf(rec, sizeof(rec), "%s/bench/programs/tracefmt_bench/recorded_pgbench.trace.lz4", top);
 		if (stat(rec, &st) == 0 &&
-			(recode_all(rec, dir, reps) != 0 || entropy_all(rec, dir) != 0))
+			(recode_all(rec, dir, reps) != 0 || entropy_all(rec, dir, reps) != 0))
 			return 1;
 	}
 	{
