@@ -660,6 +660,15 @@ sampler_prio_set(sampler_state *s, int on)
 	}
 }
 
+/* Compacts the table while walking it: entry i stays, as entry *keep. */
+static inline void
+sampler_keep(sampler_state *s, size_t *keep, size_t i)
+{
+	if (*keep != i)
+		s->be[*keep] = s->be[i];
+	(*keep)++;
+}
+
 static int
 sampler_tick(pgwt_capture_source *src, uint64_t now_ns, pgwt_emit_fn emit, void *arg)
 {
@@ -712,9 +721,7 @@ sampler_tick(pgwt_capture_source *src, uint64_t now_ns, pgwt_emit_fn emit, void 
 		if (s->batch_state == 1 && !sampler_needs_check(s, b, now_ns))
 		{
 			nbatched++;
-			if (keep != i)
-				s->be[keep] = *b;
-			keep++;
+			sampler_keep(s, &keep, i);
 			continue;
 		}
 		rc = sampler_read(s, b, &rb, now_ns);
@@ -725,9 +732,7 @@ sampler_tick(pgwt_capture_source *src, uint64_t now_ns, pgwt_emit_fn emit, void 
 			continue;			/* dropped from the table */
 		}
 		b->own_read = 1;
-		if (keep != i)
-			s->be[keep] = *b;
-		keep++;
+		sampler_keep(s, &keep, i);
 		sampler_account(s, &s->be[keep - 1], rc, &rb, now_ns, weight, &nrec);
 	}
 	s->nbe = keep;
@@ -802,9 +807,7 @@ sampler_tick(pgwt_capture_source *src, uint64_t now_ns, pgwt_emit_fn emit, void 
 
 		if (b->own_read)
 		{
-			if (keep != i)
-				s->be[keep] = *b;
-			keep++;
+			sampler_keep(s, &keep, i);
 			continue;
 		}
 		if (batch_ok && b->ev_off >= 0)
@@ -822,9 +825,7 @@ sampler_tick(pgwt_capture_source *src, uint64_t now_ns, pgwt_emit_fn emit, void 
 				continue;
 			}
 		}
-		if (keep != i)
-			s->be[keep] = *b;
-		keep++;
+		sampler_keep(s, &keep, i);
 		sampler_account(s, &s->be[keep - 1], rc, &rb, now_ns, weight, &nrec);
 	}
 	s->nbe = keep;
