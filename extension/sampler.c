@@ -11,17 +11,20 @@
  * it).
  *
  * Locking protocol: one LWLock (pgwt_sampler->lock) guards the profile
- * tables, the history ring, the per-PGPROC "latest sample" array and the
- * counters. The worker is the only writer: it reads every backend first,
- * with no lock held, then takes the lock exclusively once per tick to apply
- * the samples (microseconds for a few hundred backends). Readers take it
- * shared just long enough to copy what they show. Resets take it
- * exclusively; a reset of one backend also marks its PGPROC row
- * (stats_reset) so the worker drops the idle time it holds for it.
+ * tables, the history ring, the per-PGPROC rows (latest sample and open
+ * run) and the counters. The worker is the only writer: it reads every
+ * backend first, with no lock held, then takes the lock exclusively once
+ * per tick to apply the samples (microseconds for a few hundred backends).
+ * Readers take it shared just long enough to copy what they show, open
+ * runs included. Resets take it exclusively and drop the open runs they
+ * cover.
  *
  * Time: each tick bills every sample it takes with the real time elapsed
  * since the previous tick (a late tick covers more time), so totals stay
- * right when the worker is delayed.
+ * right when the worker is delayed. A process's consecutive samples in the
+ * same state, event and query are one run, billed to the tables when it
+ * ends (and at least once a second): a tick that finds a process as it was
+ * writes nothing.
  *
  * Restarts: the worker is restarted by the postmaster one second after
  * exiting with an error; a start less than a minute after the previous one
@@ -39,6 +42,7 @@
 #include "postmaster/interrupt.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
+#include "storage/pmsignal.h"
 #include "storage/proc.h"
 #include "storage/shmem.h"
 #include "tcop/tcopprot.h"
@@ -134,6 +138,8 @@ pgwt_sampler_shmem_request(void)
 static void
 pgwt_sampler_clear(void)
 {
+	int			i;
+
 	pgwt_table_init(pgwt_sampler_by_query, (uint32) pgwt_sampler_max_entries);
 	pgwt_table_init(pgwt_sampler_by_backend, (uint32) pgwt_sampler_max_entries);
 	pgwt_table_init(pgwt_sampler_by_event, PGWT_SAMPLER_EVENTS);
@@ -141,6 +147,9 @@ pgwt_sampler_clear(void)
 	pgwt_sampler->ticks = pgwt_sampler->late_ticks = 0;
 	pgwt_sampler->sampled_ns = pgwt_sampler->reads_retried = 0;
 	pgwt_sampler->stats_reset = GetCurrentTimestamp();
+	/* the runs still open started before the reset: drop them */
+	for (i = 0; i < pgwt_sampler->nprocs; i++)
+		pgwt_sampler_procs[i].run_tick0 = pgwt_sampler_procs[i].run_ns0 = 0;
 }
 
 static void
@@ -277,11 +286,60 @@ pgwt_sampler_reset_backend(int pid)
 		(void) pgwt_table_forget_backend(pgwt_sampler_by_backend, pgwt_sampler_by_event,
 										 pid, p->backend_start);
 		p->stats_reset = GetCurrentTimestamp();
+		p->run_tick0 = pgwt_sampler->ticks;	/* its open run too */
+		p->run_ns0 = pgwt_sampler->sampled_ns;
 		found = true;
 		break;
 	}
 	LWLockRelease(pgwt_sampler->lock);
 	return found;
+}
+
+/*
+ * Add the runs still open in the per-PGPROC rows (see pgwt_sampler_apply)
+ * to 'copy', a private copy of 'table', one of the three profiles. The
+ * caller holds the lock, shared at least.
+ */
+void
+pgwt_sampler_add_runs(PgwtSampleTable *copy, const PgwtSampleTable *table)
+{
+	uint64		ticks = pgwt_sampler->ticks;
+	uint64		total_ns = pgwt_sampler->sampled_ns;
+	int			i;
+
+	for (i = 0; i < pgwt_sampler->nprocs; i++)
+	{
+		const PgwtSamplerProc *p = &pgwt_sampler_procs[i];
+		PgwtSampleKey key;
+		PgwtSampleEntry *e;
+
+		if (p->pid == 0 || ticks <= p->run_tick0)
+			continue;
+		memset(&key, 0, sizeof(key));
+		key.event = p->event;
+		if (table == pgwt_sampler_by_backend)
+		{
+			key.id = p->pid;
+			key.id2 = p->backend_start;
+		}
+		else if (table == pgwt_sampler_by_query)
+		{
+			if (p->state == PGWT_SAMPLE_IDLE)
+				continue;
+			key.id = p->query_id;
+		}
+		e = pgwt_table_upsert(copy, &key);
+		if (e == NULL)
+			continue;
+		if (e->samples == 0)
+		{
+			e->backend_type = p->backend_type;
+			e->userid = p->userid;
+			e->dbid = p->dbid;
+		}
+		e->samples += ticks - p->run_tick0;
+		e->time_ns += total_ns - p->run_ns0;
+	}
 }
 
 /* ---- the worker ---------------------------------------------------------- */
@@ -303,16 +361,31 @@ typedef struct PgwtRawSample
 static PgBackendStatus *pgwt_status_array = NULL;	/* derived from MyBEEntry */
 static PgwtQidCarry *pgwt_carry = NULL;	/* per PGPROC, worker-local */
 static PgwtRawSample *pgwt_raw = NULL;
-static uint32 *pgwt_prev_event = NULL;	/* per PGPROC: event+state of the last tick */
+static PgwtRawSample *pgwt_ident = NULL;	/* per PGPROC: identity last read */
 
 /*
- * PGPROC numbers applied at the previous tick, ascending. A process gone
- * since then is found by merging this list with the tick's samples, so a
- * tick costs nothing for the PGPROCs nobody uses.
+ * Per PGPROC: the pid and event of the run its shared row holds, or, with
+ * a negative pid, a process that is no session. 8 bytes a PGPROC, so a
+ * tick's look at a process that did not change touches no other memory of
+ * ours: an idle process still in the same idle wait, or a non-session
+ * process still in the same wait, is skipped outright.
  */
-static int *pgwt_prev_procnos = NULL;
-static int	pgwt_prev_nprocnos = 0;
-static PgwtRawSample *pgwt_ident = NULL;	/* per PGPROC: identity last read */
+typedef struct PgwtSeen
+{
+	int32		pid;
+	uint32		event;
+} PgwtSeen;
+static PgwtSeen *pgwt_seen = NULL;
+
+/*
+ * PGPROC numbers of the sessions present at this tick and at the previous
+ * one, ascending. A process gone since then is found by merging the two,
+ * so a tick costs nothing for the PGPROCs nobody uses.
+ */
+static int *pgwt_present = NULL;
+static int	pgwt_npresent = 0;
+static int *pgwt_prev_present = NULL;
+static int	pgwt_prev_npresent = 0;
 
 /* Per PGPROC and table: where its row was found last (see upsert_hint). */
 typedef struct PgwtBillHints
@@ -322,23 +395,7 @@ typedef struct PgwtBillHints
 	uint32		by_query;
 } PgwtBillHints;
 static PgwtBillHints *pgwt_hints = NULL;
-
-/*
- * Idle time is billed lazily: consecutive idle samples of one process and
- * event are summed here and written to the shared tables when the process
- * leaves that idle state or exits, and at least once a second. Idle time
- * is not DB time; readers see it up to a second late, and the tick costs
- * nothing for the idle majority of a server's backends.
- */
-typedef struct PgwtIdlePending
-{
-	PgwtRawSample sample;		/* identity and event of the run */
-	uint64		samples;
-	uint64		ns;
-} PgwtIdlePending;
-static PgwtIdlePending *pgwt_idle = NULL;
-static TimestampTz *pgwt_reset_seen = NULL;	/* per PGPROC: stats_reset applied */
-static TimestampTz pgwt_last_idle_flush = 0;
+static TimestampTz pgwt_last_flush = 0;
 
 #define PGWT_PREFETCH_AHEAD 8
 #define PGWT_TICK_SLACK_NS UINT64CONST(1000000)
@@ -387,7 +444,8 @@ pgwt_status_entry(int procno, PGPROC *proc, int pid)
  * process that is no session.
  */
 static bool
-pgwt_sampler_read_one(int i, PGPROC *proc, int pid, PgwtRawSample *s, uint64 *retried)
+pgwt_sampler_read_one(int i, PGPROC *proc, int pid, uint32 event, PgwtRawSample *s,
+					  uint64 *retried)
 {
 	volatile PgBackendStatus *be;
 	int64		xact_start = 0;
@@ -396,7 +454,7 @@ pgwt_sampler_read_one(int i, PGPROC *proc, int pid, PgwtRawSample *s, uint64 *re
 
 	s->procno = i;
 	s->pid = pid;
-	s->event = *(volatile uint32 *) &proc->wait_event_info;
+	s->event = event;
 	/*
 	 * An idle wait is idle whatever the session state says, and a process
 	 * keeps its identity: its status entry is read only when the sample
@@ -457,18 +515,22 @@ pgwt_sampler_read_one(int i, PGPROC *proc, int pid, PgwtRawSample *s, uint64 *re
 
 /*
  * Scan PGPROCs [from, to), fetching the PGPROC 'ahead' places on while
- * looking at one (0: none; a constant once inlined). Returns the new
- * number of samples.
+ * looking at one (0: none; a constant once inlined). 'quick' lets a process
+ * unchanged since it was applied be skipped (see PgwtSeen). Returns the
+ * new number of samples; PGPROC numbers of sessions go to pgwt_present.
  */
 static pg_attribute_always_inline int
-pgwt_sampler_scan(PGPROC *procs, int from, int to, int ahead, int n, uint64 *retried)
+pgwt_sampler_scan(PGPROC *procs, int from, int to, int ahead, bool quick, int n,
+				  uint64 *retried)
 {
 	int			i;
 
 	for (i = from; i < to; i++)
 	{
 		PGPROC	   *proc = &procs[i];
+		PgwtSeen   *seen = &pgwt_seen[i];
 		int			pid;
+		uint32		event;
 
 		if (ahead > 0)
 			PGWT_PREFETCH(&proc[ahead].pid);
@@ -480,8 +542,27 @@ pgwt_sampler_scan(PGPROC *procs, int from, int to, int ahead, int n, uint64 *ret
 		 */
 		if (likely(pid == 0) || proc == MyProc || proc->procLatch.owner_pid != pid)
 			continue;
-		if (pgwt_sampler_read_one(i, proc, pid, &pgwt_raw[n], retried))
+		event = *(volatile uint32 *) &proc->wait_event_info;
+		if (quick && seen->event == event)
+		{
+			if (seen->pid == pid && event != 0 && pgwt_event_is_idle(event))
+			{
+				pgwt_present[pgwt_npresent++] = i;
+				continue;
+			}
+			if (seen->pid == -pid)
+				continue;
+		}
+		if (pgwt_sampler_read_one(i, proc, pid, event, &pgwt_raw[n], retried))
+		{
+			pgwt_present[pgwt_npresent++] = i;
 			n++;
+		}
+		else
+		{
+			seen->pid = -pid;
+			seen->event = event;
+		}
 	}
 	return n;
 }
@@ -498,20 +579,26 @@ pgwt_sampler_scan(PGPROC *procs, int from, int to, int ahead, int n, uint64 *ret
  * ticks were lost (-14% of the sleep time of 100 ms sessions).
  */
 static int
-pgwt_sampler_read(uint64 *retried)
+pgwt_sampler_read(bool quick, uint64 *retried)
 {
 	int			nprocs = Min((int) ProcGlobal->allProcCount, pgwt_sampler_nprocs);
 	int			split = Max(nprocs - PGWT_PREFETCH_AHEAD, 0);
 	int			n;
 
-	n = pgwt_sampler_scan(ProcGlobal->allProcs, 0, split, PGWT_PREFETCH_AHEAD, 0, retried);
-	return pgwt_sampler_scan(ProcGlobal->allProcs, split, nprocs, 0, n, retried);
+	pgwt_npresent = 0;
+	if (quick)
+	{
+		n = pgwt_sampler_scan(ProcGlobal->allProcs, 0, split, PGWT_PREFETCH_AHEAD, true, 0, retried);
+		return pgwt_sampler_scan(ProcGlobal->allProcs, split, nprocs, 0, true, n, retried);
+	}
+	n = pgwt_sampler_scan(ProcGlobal->allProcs, 0, split, PGWT_PREFETCH_AHEAD, false, 0, retried);
+	return pgwt_sampler_scan(ProcGlobal->allProcs, split, nprocs, 0, false, n, retried);
 }
 
+/* Add a run to one table row (lock held). */
 static void
-pgwt_sampler_bill_n(PgwtSampleTable *t, int64 id, int64 id2, uint32 event,
-					const PgwtRawSample *s, uint64 samples, uint64 ns, uint64 tick,
-					uint32 *hint)
+pgwt_sampler_bill(PgwtSampleTable *t, int64 id, int64 id2, const PgwtSamplerProc *p,
+				  uint64 samples, uint64 ns, uint64 tick, uint32 *hint)
 {
 	PgwtSampleKey key;
 	PgwtSampleEntry *e;
@@ -519,81 +606,69 @@ pgwt_sampler_bill_n(PgwtSampleTable *t, int64 id, int64 id2, uint32 event,
 	memset(&key, 0, sizeof(key));
 	key.id = id;
 	key.id2 = id2;
-	key.event = event;
+	key.event = p->event;
 	e = pgwt_table_upsert_hint(t, &key, hint);
 	if (e == NULL)
 		return;
 	if (e->samples == 0)
 	{
-		e->backend_type = s->backend_type;
-		e->userid = s->userid;
-		e->dbid = s->dbid;
+		e->backend_type = p->backend_type;
+		e->userid = p->userid;
+		e->dbid = p->dbid;
 	}
 	e->samples += samples;
 	e->time_ns += ns;
 	e->last_tick = tick;
 }
 
+/*
+ * Write a process's run, up to tick 'upto' (whose sampled_ns total was
+ * 'upto_ns'), to the shared tables, and start the rest of it there (lock
+ * held). Idle time goes to the per-event and per-backend profiles only: it
+ * is shown as idle, never billed to a query.
+ */
 static void
-pgwt_sampler_bill(PgwtSampleTable *t, int64 id, int64 id2, uint32 event,
-				  const PgwtRawSample *s, uint64 ns, uint64 tick, uint32 *hint)
+pgwt_run_flush(int procno, uint64 upto, uint64 upto_ns, uint64 tick)
 {
-	pgwt_sampler_bill_n(t, id, id2, event, s, 1, ns, tick, hint);
-}
-
-/* Write a process's pending idle run to the shared tables (lock held). */
-static void
-pgwt_idle_flush(int procno, uint64 tick)
-{
-	PgwtIdlePending *p = &pgwt_idle[procno];
+	PgwtSamplerProc *p = &pgwt_sampler_procs[procno];
 	PgwtBillHints *hints = &pgwt_hints[procno];
+	uint64		samples = upto - p->run_tick0;
+	uint64		ns = upto_ns - p->run_ns0;
 
-	if (p->samples == 0)
+	p->run_tick0 = upto;
+	p->run_ns0 = upto_ns;
+	if (p->pid == 0 || samples == 0 || samples > upto)
 		return;
-	pgwt_sampler_bill_n(pgwt_sampler_by_event, 0, 0, p->sample.event, &p->sample,
-						p->samples, p->ns, tick, &hints->by_event);
-	pgwt_sampler_bill_n(pgwt_sampler_by_backend, p->sample.pid, p->sample.backend_start,
-						p->sample.event, &p->sample, p->samples, p->ns, tick, &hints->by_backend);
-	p->samples = 0;
-	p->ns = 0;
+	pgwt_sampler_bill(pgwt_sampler_by_event, 0, 0, p, samples, ns, tick, &hints->by_event);
+	pgwt_sampler_bill(pgwt_sampler_by_backend, p->pid, p->backend_start, p, samples, ns, tick,
+					  &hints->by_backend);
+	if (p->state != PGWT_SAMPLE_IDLE)
+		pgwt_sampler_bill(pgwt_sampler_by_query, p->query_id, 0, p, samples, ns, tick,
+						  &hints->by_query);
 }
 
 /*
- * A pgwt_reset(pid) since the previous tick: the idle time held for that
- * process predates it and is dropped (lock held).
+ * Apply one tick's samples; the caller holds the lock exclusively.
+ *
+ * Each process's shared row holds its current run: the ticks since its
+ * state, event, query id or identity last changed, kept as the tick count
+ * and billed total before the run began (run_tick0, run_ns0), so a tick
+ * that sees a process unchanged writes nothing. A run reaches the tables
+ * when it ends, when its process exits, and at least once a second;
+ * readers add the runs still open (pgwt_sampler_add_runs), so they see
+ * every tick at once.
  */
-static void
-pgwt_idle_drop_if_reset(int procno)
-{
-	PgwtSamplerProc *cur = &pgwt_sampler_procs[procno];
-
-	if (cur->stats_reset == pgwt_reset_seen[procno])
-		return;
-	if (pgwt_idle[procno].sample.pid == cur->pid)
-		pgwt_idle[procno].samples = pgwt_idle[procno].ns = 0;
-	pgwt_reset_seen[procno] = cur->stats_reset;
-}
-
-/* A process applied at the previous tick is gone: settle it (lock held). */
-static void
-pgwt_sampler_proc_gone(int procno, uint64 tick)
-{
-	pgwt_idle_drop_if_reset(procno);
-	pgwt_idle_flush(procno, tick);
-	pgwt_sampler_procs[procno].pid = 0;
-}
-
-/* Apply one tick's samples; the caller holds the lock exclusively. */
 static void
 pgwt_sampler_apply(const PgwtRawSample *raw, int n, uint64 bill_ns, uint64 period_ns,
 				   TimestampTz now)
 {
-	uint64		tick = ++pgwt_sampler->ticks;
-	bool		flush_all;
-	bool		same_procs = (n == pgwt_prev_nprocnos);
+	uint64		tick0 = pgwt_sampler->ticks;
+	uint64		ns0 = pgwt_sampler->sampled_ns;
+	uint64		tick = tick0 + 1;
 	int			i,
 				j;
 
+	pgwt_sampler->ticks = tick;
 	pgwt_sampler->sampled_ns += bill_ns;
 	if (bill_ns > period_ns + period_ns / 2)
 		pgwt_sampler->late_ticks++;
@@ -602,53 +677,28 @@ pgwt_sampler_apply(const PgwtRawSample *raw, int n, uint64 bill_ns, uint64 perio
 	{
 		const PgwtRawSample *s = &raw[i];
 		PgwtSamplerProc *cur = &pgwt_sampler_procs[s->procno];
-		PgwtBillHints *hints = &pgwt_hints[s->procno];
-		uint32		mark = s->event ^ (s->state << 30);
-		bool		changed;
 
-		if (unlikely(cur->stats_reset != pgwt_reset_seen[s->procno]))
-			pgwt_idle_drop_if_reset(s->procno);
-		same_procs = same_procs && i < pgwt_prev_nprocnos && pgwt_prev_procnos[i] == s->procno;
-		changed = (cur->pid != s->pid || pgwt_prev_event[s->procno] != mark || cur->since == 0);
-		if (changed)
+		if (cur->pid != s->pid || cur->event != s->event || cur->query_id != s->query_id ||
+			cur->backend_start != s->backend_start || cur->backend_type != s->backend_type ||
+			cur->userid != s->userid || cur->dbid != s->dbid)
 		{
-			if (cur->pid != s->pid)
-				cur->stats_reset = pgwt_reset_seen[s->procno] = 0;	/* another process */
-			cur->since = now;
-			pgwt_prev_event[s->procno] = mark;
+			pgwt_run_flush(s->procno, tick0, ns0, tick);
+			if (cur->pid != s->pid || cur->backend_start != s->backend_start)
+				cur->stats_reset = 0;	/* another process */
+			if (cur->pid != s->pid || cur->event != s->event || cur->since == 0)
+				cur->since = now;
 			cur->pid = s->pid;
 			cur->state = s->state;
 			cur->event = s->event;
-		}
-		/* an idle process in the same idle wait as before: its row is right */
-		if (changed || s->state != PGWT_SAMPLE_IDLE)
-		{
 			cur->backend_type = s->backend_type;
 			cur->userid = s->userid;
 			cur->dbid = s->dbid;
 			cur->query_id = s->query_id;
 			cur->backend_start = s->backend_start;
+			pgwt_seen[s->procno].pid = s->pid;
+			pgwt_seen[s->procno].event = s->event;
 		}
-
-		if (s->state == PGWT_SAMPLE_IDLE && s->event != 0)
-		{
-			/* idle time is shown (as idle) only where an event names it */
-			PgwtIdlePending *p = &pgwt_idle[s->procno];
-
-			if (p->samples > 0 && (p->sample.pid != s->pid || p->sample.event != s->event))
-				pgwt_idle_flush(s->procno, tick);
-			if (p->samples == 0)
-				p->sample = *s;
-			p->samples++;
-			p->ns += bill_ns;
-			continue;
-		}
-		pgwt_idle_flush(s->procno, tick);
-		if (s->state == PGWT_SAMPLE_IDLE)
-			continue;
-		pgwt_sampler_bill(pgwt_sampler_by_event, 0, 0, s->event, s, bill_ns, tick, &hints->by_event);
-		pgwt_sampler_bill(pgwt_sampler_by_backend, s->pid, s->backend_start, s->event, s, bill_ns, tick, &hints->by_backend);
-		pgwt_sampler_bill(pgwt_sampler_by_query, s->query_id, 0, s->event, s, bill_ns, tick, &hints->by_query);
+		if (s->state != PGWT_SAMPLE_IDLE)
 		{
 			PgwtHistorySample h;
 
@@ -665,33 +715,39 @@ pgwt_sampler_apply(const PgwtRawSample *raw, int n, uint64 bill_ns, uint64 perio
 
 	/*
 	 * Processes gone since the previous tick (most ticks see the same
-	 * PGPROCs as the one before): both lists are in PGPROC order, so one
-	 * merge finds them.
+	 * sessions as the one before): both lists are ascending, so one merge
+	 * finds them. Their runs ended at the previous tick.
 	 */
-	if (!same_procs)
+	if (pgwt_npresent != pgwt_prev_npresent ||
+		memcmp(pgwt_present, pgwt_prev_present, sizeof(int) * (Size) pgwt_npresent) != 0)
 	{
-		for (i = 0, j = 0; j < pgwt_prev_nprocnos; j++)
+		for (i = 0, j = 0; j < pgwt_prev_npresent; j++)
 		{
-			int			procno = pgwt_prev_procnos[j];
+			int			procno = pgwt_prev_present[j];
 
-			while (i < n && raw[i].procno < procno)
+			while (i < pgwt_npresent && pgwt_present[i] < procno)
 				i++;
-			if (i < n && raw[i].procno == procno)
+			if (i < pgwt_npresent && pgwt_present[i] == procno)
 				continue;
-			pgwt_sampler_proc_gone(procno, tick);
+			pgwt_run_flush(procno, tick0, ns0, tick);
+			pgwt_sampler_procs[procno].pid = 0;
+			pgwt_seen[procno].pid = 0;
 		}
-		for (i = 0; i < n; i++)
-			pgwt_prev_procnos[i] = raw[i].procno;
 	}
-	/* idle runs reach the shared tables at least once a second */
-	flush_all = (now - pgwt_last_idle_flush >= USECS_PER_SEC);
-	if (flush_all)
+	/* runs reach the shared tables at least once a second */
+	if (now - pgwt_last_flush >= USECS_PER_SEC)
 	{
-		pgwt_last_idle_flush = now;
-		for (i = 0; i < n; i++)
-			pgwt_idle_flush(raw[i].procno, tick);
+		pgwt_last_flush = now;
+		for (i = 0; i < pgwt_npresent; i++)
+			pgwt_run_flush(pgwt_present[i], tick, pgwt_sampler->sampled_ns, tick);
 	}
-	pgwt_prev_nprocnos = n;
+	{
+		int		   *swap = pgwt_prev_present;
+
+		pgwt_prev_present = pgwt_present;
+		pgwt_prev_npresent = pgwt_npresent;
+		pgwt_present = swap;
+	}
 }
 
 /* Delay before sampling when the worker keeps being restarted. */
@@ -715,9 +771,15 @@ pgwt_sampler_note_start(void)
 	pgwt_sampler->backoff_s = delay;
 	pgwt_sampler->last_start = now;
 	pgwt_sampler->worker_pid = MyProcPid;
-	/* a predecessor's latest tick: this worker settles only what it saw */
+	/*
+	 * A predecessor's open runs go to the tables; then this worker starts
+	 * from no process, and settles only what it sees.
+	 */
 	for (i = 0; i < pgwt_sampler->nprocs; i++)
+	{
+		pgwt_run_flush(i, pgwt_sampler->ticks, pgwt_sampler->sampled_ns, pgwt_sampler->ticks);
 		pgwt_sampler_procs[i].pid = 0;
+	}
 	LWLockRelease(pgwt_sampler->lock);
 	return delay;
 }
@@ -731,6 +793,41 @@ pgwt_sampler_on_exit(int code, Datum arg)
 	if (pgwt_sampler->worker_pid == MyProcPid)
 		pgwt_sampler->worker_pid = 0;
 	LWLockRelease(pgwt_sampler->lock);
+}
+
+/*
+ * Sleep until 'deadline' (CLOCK_MONOTONIC ns; 'now' is the time read last).
+ *
+ * Where the server learns of the postmaster's death by a signal (Linux),
+ * the worker sleeps on the clock alone: one clock_nanosleep to the exact
+ * tick time, where a latch wait adds an epoll_wait, its bookkeeping and a
+ * millisecond rounding to every tick (a fifth of the worker's CPU time).
+ * Every signal the worker handles (SIGTERM, SIGHUP, procsignal interrupts,
+ * postmaster death) ends the sleep as it ends a latch wait; one that comes
+ * just before the sleep begins is seen a tick later. Nothing else needs the
+ * worker's latch.
+ */
+static void
+pgwt_sampler_sleep_until(uint64 now, uint64 deadline)
+{
+#ifdef USE_POSTMASTER_DEATH_SIGNAL
+	struct timespec ts;
+
+	(void) now;
+	ts.tv_sec = (time_t) (deadline / UINT64CONST(1000000000));
+	ts.tv_nsec = (long) (deadline % UINT64CONST(1000000000));
+	pgstat_report_wait_start(PG_WAIT_EXTENSION);	/* as a latch wait shows it */
+	(void) clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+	pgstat_report_wait_end();
+	if (!PostmasterIsAlive())
+		proc_exit(1);
+#else
+	long		wait_ms = (long) ((deadline - now + 999999) / 1000000);
+
+	(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+					 wait_ms, PG_WAIT_EXTENSION);
+	ResetLatch(MyLatch);
+#endif
 }
 
 void
@@ -757,11 +854,10 @@ pgwt_sampler_main(Datum arg)
 
 	pgwt_carry = palloc0(sizeof(PgwtQidCarry) * pgwt_sampler_nprocs);
 	pgwt_raw = palloc0(sizeof(PgwtRawSample) * pgwt_sampler_nprocs);
-	pgwt_prev_event = palloc0(sizeof(uint32) * pgwt_sampler_nprocs);
-	pgwt_prev_procnos = palloc0(sizeof(int) * pgwt_sampler_nprocs);
 	pgwt_ident = palloc0(sizeof(PgwtRawSample) * pgwt_sampler_nprocs);
-	pgwt_idle = palloc0(sizeof(PgwtIdlePending) * pgwt_sampler_nprocs);
-	pgwt_reset_seen = palloc0(sizeof(TimestampTz) * pgwt_sampler_nprocs);
+	pgwt_seen = palloc0(sizeof(PgwtSeen) * pgwt_sampler_nprocs);
+	pgwt_present = palloc0(sizeof(int) * pgwt_sampler_nprocs);
+	pgwt_prev_present = palloc0(sizeof(int) * pgwt_sampler_nprocs);
 	pgwt_hints = palloc(sizeof(PgwtBillHints) * pgwt_sampler_nprocs);
 	memset(pgwt_hints, 0xFF, sizeof(PgwtBillHints) * pgwt_sampler_nprocs);
 	before_shmem_exit(pgwt_sampler_on_exit, (Datum) 0);
@@ -788,13 +884,7 @@ pgwt_sampler_main(Datum arg)
 		int			n;
 
 		if (now_ns < next_ns)
-		{
-			long		wait_ms = (long) ((next_ns - now_ns + 999999) / 1000000);
-
-			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-							 wait_ms, PG_WAIT_EXTENSION);
-			ResetLatch(MyLatch);
-		}
+			pgwt_sampler_sleep_until(now_ns, next_ns);
 		CHECK_FOR_INTERRUPTS();
 		if (ConfigReloadPending)
 		{
@@ -804,19 +894,21 @@ pgwt_sampler_main(Datum arg)
 		now_ns = pgwt_sampler_now_ns();
 
 		/*
-		 * Woken early by the latch: wait again. A wait that ends a little
-		 * early (the latch wait counts whole milliseconds, and resumes after
-		 * a signal with the rest rounded down) is the tick: waiting again
+		 * Woken early by a signal: wait again. A wait that ends a little
+		 * early (a latch wait counts whole milliseconds, and resumes after a
+		 * signal with the rest rounded down) is the tick: waiting again
 		 * would cost a second wake-up for nothing, and the tick bills the
 		 * time that really elapsed anyway.
 		 */
 		if (now_ns + Min(period_ns / 4, PGWT_TICK_SLACK_NS) < next_ns)
 			continue;
 
-		n = pgwt_sampler_read(&retried);
 		{
 			uint64		bill = pgwt_tick_bill_ns(prev_ns, now_ns, period_ns);
 			TimestampTz now = GetCurrentTimestamp();
+
+			/* once a second every process is read in full (see PgwtSeen) */
+			n = pgwt_sampler_read(now - pgwt_last_flush < USECS_PER_SEC, &retried);
 
 			LWLockAcquire(pgwt_sampler->lock, LW_EXCLUSIVE);
 			pgwt_sampler->reads_retried += retried;

@@ -44,6 +44,13 @@ typedef struct PgwtSamplerProc
 	TimestampTz backend_start;
 	TimestampTz since;			/* first tick of the current state+event */
 	TimestampTz stats_reset;	/* pgwt_reset(pid) of this process; 0: none */
+	/*
+	 * The open run (this state, event, query id and identity since some
+	 * tick), not yet in the tables: its samples are ticks - run_tick0 and
+	 * its time sampled_ns - run_ns0.
+	 */
+	uint64		run_tick0;
+	uint64		run_ns0;
 } PgwtSamplerProc;
 
 /*
@@ -85,6 +92,7 @@ extern const char *pgwt_sampler_mode_name(void);
 extern Size pgwt_sampler_shmem_size(void);
 extern void pgwt_sampler_reset(void);
 extern bool pgwt_sampler_reset_backend(int pid);
+extern void pgwt_sampler_add_runs(PgwtSampleTable *copy, const PgwtSampleTable *table);
 extern PGDLLEXPORT void pgwt_sampler_main(Datum arg);
 
 /* sampler_views.c: fill a materialized SRF with the sampler's rows */

@@ -50,7 +50,7 @@ pgwt_sampler_text(const char *s, bool *isnull)
 	return s ? CStringGetTextDatum(s) : (Datum) 0;
 }
 
-/* A private copy of a table, taken under the lock. */
+/* A private copy of a table with the open runs, taken under the lock. */
 static PgwtSampleTable *
 pgwt_sampler_copy_table(PgwtSampleTable *t)
 {
@@ -61,6 +61,7 @@ pgwt_sampler_copy_table(PgwtSampleTable *t)
 	bytes = sizeof(PgwtSampleTable) + sizeof(PgwtSampleEntry) * (Size) t->size;
 	copy = palloc(bytes);
 	memcpy(copy, t, bytes);
+	pgwt_sampler_add_runs(copy, t);
 	LWLockRelease(pgwt_sampler->lock);
 	return copy;
 }
