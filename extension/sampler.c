@@ -376,6 +376,7 @@ typedef struct PgwtSeen
 	uint32		event;
 } PgwtSeen;
 static PgwtSeen *pgwt_seen = NULL;
+#define PGWT_SEEN_NEVER 0xFFFFFFFFU	/* no wait_event_info has class 0xFF */
 
 /*
  * PGPROC numbers of the sessions present at this tick and at the previous
@@ -560,8 +561,17 @@ pgwt_sampler_scan(PGPROC *procs, int from, int to, int ahead, bool quick, int n,
 		}
 		else
 		{
+			/*
+			 * Remembered only when sure: a background worker with no
+			 * database, or a process with no status entry at two full
+			 * reads (a new backend has none until it has connected, and
+			 * its first ticks must not be skipped).
+			 */
+			bool		sure = pgwt_raw[n].backend_type == B_BG_WORKER ||
+				(!quick && seen->pid == -pid);
+
 			seen->pid = -pid;
-			seen->event = event;
+			seen->event = sure ? event : PGWT_SEEN_NEVER;
 		}
 	}
 	return n;
