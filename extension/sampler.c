@@ -811,7 +811,8 @@ pgwt_sampler_on_exit(int code, Datum arg)
  * Where the server learns of the postmaster's death by a signal (Linux),
  * the worker sleeps on the clock alone: one clock_nanosleep to the exact
  * tick time, where a latch wait adds an epoll_wait, its bookkeeping and a
- * millisecond rounding to every tick (a fifth of the worker's CPU time).
+ * millisecond rounding to every tick (in a profile of the worker under
+ * pgbench, the largest part of its time after the PGPROC reads).
  * Every signal the worker handles (SIGTERM, SIGHUP, procsignal interrupts,
  * postmaster death) ends the sleep as it ends a latch wait; one that comes
  * just before the sleep begins is seen a tick later. Nothing else needs the
