@@ -12,8 +12,9 @@
  *		few bytes, and a change costs about two bytes.
  *
  *		Pure functions, no I/O and no shared state. The encoder takes one
- *		malloc'd scratch area per block; the decoder keeps one u16 per pid
- *		on the stack.
+ *		malloc'd scratch area per block, its hash tables sized to the
+ *		block (a sampler's block is often a quarter of the largest); the
+ *		decoder keeps one u16 per pid on the stack.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -43,20 +44,22 @@ typedef struct tf_v7s_scratch
 	uint8_t		q_col[3 * V7S_MAX];
 } tf_v7s_scratch;
 
+/* mask: the used slots - 1 (a power of two minus one, <= V7S_SLOTS - 1) */
 static inline uint32_t
-tf_v7s_hash(uint64_t v)
+tf_v7s_hash(uint64_t v, uint32_t mask)
 {
 	v *= 0x9E3779B97F4A7C15ull;
-	return (uint32_t) (v >> 40) & (V7S_SLOTS - 1);
+	return (uint32_t) (v >> 40) & mask;
 }
 
-/* Index of v in tab (by first appearance), added when new. */
+/* Index of v in tab (by first appearance), added when new. The indexes do
+ * not depend on the table's size: the payload neither. */
 static uint16_t
-tf_v7s_index32(uint16_t *hash, uint32_t *tab, uint32_t *n, uint32_t v)
+tf_v7s_index32(uint16_t *hash, uint32_t mask, uint32_t *tab, uint32_t *n, uint32_t v)
 {
-	uint32_t	h = tf_v7s_hash(v);
+	uint32_t	h = tf_v7s_hash(v, mask);
 
-	for (;; h = (h + 1) & (V7S_SLOTS - 1))
+	for (;; h = (h + 1) & mask)
 	{
 		if (hash[h] == V7S_NONE)
 		{
@@ -70,11 +73,11 @@ tf_v7s_index32(uint16_t *hash, uint32_t *tab, uint32_t *n, uint32_t v)
 }
 
 static uint16_t
-tf_v7s_index64(uint16_t *hash, uint64_t *tab, uint32_t *n, uint64_t v)
+tf_v7s_index64(uint16_t *hash, uint32_t mask, uint64_t *tab, uint32_t *n, uint64_t v)
 {
-	uint32_t	h = tf_v7s_hash(v);
+	uint32_t	h = tf_v7s_hash(v, mask);
 
-	for (;; h = (h + 1) & (V7S_SLOTS - 1))
+	for (;; h = (h + 1) & mask)
 	{
 		if (hash[h] == V7S_NONE)
 		{
@@ -103,29 +106,33 @@ tf_encode_samples_v7(const pgwt_record *recs, uint32_t n, uint64_t sample_period
 	uint32_t	prev = UINT32_MAX,
 				nchanged = 0,
 				next_unchanged = 0;
+	uint32_t	slots = 16;
 
 	if (s == NULL)
 		return NULL;
-	memset(s->pid_hash, 0xFF, sizeof(s->pid_hash));
-	memset(s->ev_hash, 0xFF, sizeof(s->ev_hash));
-	memset(s->q_hash, 0xFF, sizeof(s->q_hash));
+	while (slots < 2 * n)
+		slots *= 2;				/* n <= V7S_MAX: slots <= V7S_SLOTS */
+	memset(s->pid_hash, 0xFF, slots * sizeof(uint16_t));
+	memset(s->ev_hash, 0xFF, slots * sizeof(uint16_t));
+	memset(s->q_hash, 0xFF, slots * sizeof(uint16_t));
 	for (i = 0; i < n; i++)
-		s->rec_pid[i] = tf_v7s_index32(s->pid_hash, s->pids, &np, recs[i].pid);
+		s->rec_pid[i] = tf_v7s_index32(s->pid_hash, slots - 1, s->pids, &np, recs[i].pid);
 	memset(s->last, 0xFF, np * sizeof(uint16_t));
 	for (i = 0; i < n; i++)
 	{
 		const pgwt_record *r = &recs[i];
 		uint32_t	k = s->rec_pid[i];
-		uint32_t	expect = prev == UINT32_MAX ? 0 : (prev + 1) % np;
+		uint32_t	expect = prev == UINT32_MAX || prev + 1 == np ? 0 : prev + 1;
 		uint16_t	j = s->last[k];
 		uint32_t	ev_pred = j != V7S_NONE ? recs[j].new_event : i ? recs[i - 1].new_event : 0;
 		uint8_t		f = 0;
 
-		nsteps += tf_put_leb(s->steps + nsteps, (k + np - expect) % np);
+		/* (k - expect) mod np, both below np */
+		nsteps += tf_put_leb(s->steps + nsteps, k >= expect ? k - expect : k + np - expect);
 		if (r->new_event != ev_pred)
 		{
 			uint32_t	seen = ne,
-						x = tf_v7s_index32(s->ev_hash, s->events, &ne, r->new_event);
+						x = tf_v7s_index32(s->ev_hash, slots - 1, s->events, &ne, r->new_event);
 
 			f |= V7S_EVENT;
 			nev += tf_put_leb(s->ev_col + nev, seen - x);	/* 0 = a new entry */
@@ -133,7 +140,7 @@ tf_encode_samples_v7(const pgwt_record *recs, uint32_t n, uint64_t sample_period
 		if (r->query_id != (j != V7S_NONE ? recs[j].query_id : 0))
 		{
 			uint32_t	seen = nq,
-						x = tf_v7s_index64(s->q_hash, s->queries, &nq, r->query_id);
+						x = tf_v7s_index64(s->q_hash, slots - 1, s->queries, &nq, r->query_id);
 
 			f |= V7S_QUERY;
 			nqc += tf_put_leb(s->q_col + nqc, seen - x);

@@ -11,10 +11,11 @@
  * (the ts column is unsigned deltas); blocks may overlap in time, which
  * the reader handles through the span bound (docs/TRACE_FORMAT.md).
  *
- * Durability: each block is one write() followed by the .meta update, so
- * a reader or a crash sees either the whole block or a torn tail that
- * .meta does not count. fsync happens at finish (and per block when
- * fsync_each_block is set).
+ * Durability: each block is one write(); the .meta count is updated after
+ * the blocks of one call (one pwrite() over a fixed-size record, the
+ * descriptor kept open), so a reader or a crash sees either whole blocks
+ * or a torn tail that .meta does not count. fsync happens at finish (and
+ * per block when fsync_each_block is set).
  *
  * Unless opts.no_summary is set, every record also goes to a per-second
  * summary builder whose finished seconds are written to <path>.sum
@@ -53,6 +54,9 @@ struct pgwt_tf_file_writer
 	pgwt_tf_file_opts opts;
 	pgwt_tf_file_header hdr;
 	uint64_t	offset;			/* bytes in the file so far */
+	int			meta_fd;		/* <path>.meta, -1 without write_meta */
+	uint64_t	meta_count;		/* the count it holds */
+	unsigned	meta_stores;
 	uint64_t	sample_period_ns;
 	tf_pending	pending[2];		/* indexed by block type */
 	uint8_t		raw[PGWT_TF_PAYLOAD_MAX];
@@ -112,34 +116,146 @@ tf_pread_all(int fd, void *buf, size_t len, off_t off)
 	return 0;
 }
 
+/*
+ * The committed count of a live file, as text: ten zero-padded digits, a
+ * space, eight hex digits of a check over the digits, a newline. The
+ * record has a fixed size so the writer overwrites it in place with one
+ * pwrite(); a reader that reads while it is being overwritten may see a
+ * mix of old and new bytes, which the check rejects (docs/TRACE_FORMAT.md
+ * 6.1).
+ */
+static uint32_t
+tf_meta_check(const char *digits)
+{
+	uint32_t	h = 2166136261u;	/* FNV-1a */
+	int			i;
+
+	for (i = 0; i < TF_META_DIGITS; i++)
+		h = (h ^ (uint8_t) digits[i]) * 16777619u;
+	return h;
+}
+
+static void
+tf_meta_format(uint64_t count, char *text)
+{
+	char		tmp[TF_META_LEN + 1];
+
+	snprintf(tmp, sizeof(tmp), "%010llu", (unsigned long long) count);
+	snprintf(tmp + TF_META_DIGITS, sizeof(tmp) - TF_META_DIGITS, " %08x\n",
+			 (unsigned) tf_meta_check(tmp));
+	memcpy(text, tmp, TF_META_LEN);
+}
+
 int
-tf_write_meta(const char *path, uint64_t count, int mode, long gid)
+tf_meta_create(const char *path, uint64_t count, int mode, long gid, int *fd_out)
 {
 	char		tmp[4096];
 	char		dst[4096];
-	char		text[32];
+	char		text[TF_META_LEN];
 	int			fd;
 	int			rc;
-	int			len;
 
 	if (snprintf(tmp, sizeof(tmp), "%s%s.tmp", path, PGWT_TF_META_SUFFIX) >= (int) sizeof(tmp) ||
 		snprintf(dst, sizeof(dst), "%s%s", path, PGWT_TF_META_SUFFIX) >= (int) sizeof(dst))
 		return -PGWT_TF_INVAL;
-	len = snprintf(text, sizeof(text), "%llu\n", (unsigned long long) count);
+	tf_meta_format(count, text);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
 	if (fd < 0)
 		return -PGWT_TF_IO;
 	(void) fchmod(fd, (mode_t) mode);
 	if (gid >= 0)
 		(void) fchown(fd, (uid_t) -1, (gid_t) gid);
-	rc = tf_write_all(fd, text, (size_t) len);
-	if (close(fd) < 0 && rc == 0)
-		rc = -PGWT_TF_IO;
+	rc = tf_write_all(fd, text, sizeof(text));
+	/* the name appears with its first count in it, never empty */
 	if (rc == 0 && rename(tmp, dst) < 0)
 		rc = -PGWT_TF_IO;
 	if (rc < 0)
+	{
+		close(fd);
 		(void) unlink(tmp);
-	return rc;
+		return rc;
+	}
+	*fd_out = fd;
+	return 0;
+}
+
+int
+tf_meta_store(int *fd, const char *path, uint64_t count, int mode, long gid,
+			  unsigned *nstores)
+{
+	char		text[TF_META_LEN];
+	ssize_t		w;
+
+	/*
+	 * Now and then, whether .meta was removed under the writer (by hand:
+	 * nothing here removes a live one): then it is created again, as the
+	 * renames of earlier writers did at every update.
+	 */
+	if (++*nstores % TF_META_RECHECK == 0)
+	{
+		struct stat st;
+
+		if (fstat(*fd, &st) == 0 && st.st_nlink == 0)
+		{
+			int			nfd;
+			int			rc = tf_meta_create(path, count, mode, gid, &nfd);
+
+			if (rc < 0)
+				return rc;
+			close(*fd);
+			*fd = nfd;
+			return 0;
+		}
+	}
+	tf_meta_format(count, text);
+	do
+		w = pwrite(*fd, text, sizeof(text), 0);
+	while (w < 0 && errno == EINTR);
+	return w == (ssize_t) sizeof(text) ? 0 : -PGWT_TF_IO;
+}
+
+/* Parses one read of a .meta: 1 = torn (check failed), 0 = ok, < 0 bad. */
+static int
+tf_meta_parse(const char *text, ssize_t len, uint64_t *count)
+{
+	uint64_t	v = 0;
+	ssize_t		ndig;
+	ssize_t		i;
+
+	if (len <= 0 || len > TF_META_LEN)
+		return -PGWT_TF_BAD_META;
+	if (text[len - 1] == '\n')
+		len--;
+	for (ndig = 0; ndig < len && text[ndig] >= '0' && text[ndig] <= '9'; ndig++)
+		;
+	if (ndig == 0 || ndig > TF_META_DIGITS)	/* at most 4294967295 blocks */
+		return -PGWT_TF_BAD_META;
+	if (ndig < len)
+	{
+		/* the checked form; a bare count is what earlier writers renamed */
+		uint32_t	check = 0;
+
+		if (ndig != TF_META_DIGITS || len != TF_META_LEN - 1 || text[ndig] != ' ')
+			return -PGWT_TF_BAD_META;
+		for (i = ndig + 1; i < len; i++)
+		{
+			char		c = text[i];
+			int			d = c >= '0' && c <= '9' ? c - '0' :
+				c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+
+			if (d < 0)
+				return 1;		/* torn: a hex digit mixed with a count digit */
+			check = check << 4 | (uint32_t) d;
+		}
+		if (check != tf_meta_check(text))
+			return 1;
+	}
+	for (i = 0; i < ndig; i++)
+		v = v * 10 + (uint64_t) (text[i] - '0');
+	if (v > UINT32_MAX)
+		return -PGWT_TF_BAD_META;
+	*count = v;
+	return 0;
 }
 
 int
@@ -147,34 +263,26 @@ tf_read_meta(const char *path, uint64_t *count)
 {
 	char		name[4096];
 	char		text[32];
-	ssize_t		len;
-	uint64_t	v = 0;
-	int			fd;
-	ssize_t		i;
+	int			attempt;
 
 	if (snprintf(name, sizeof(name), "%s%s", path, PGWT_TF_META_SUFFIX) >= (int) sizeof(name))
 		return -PGWT_TF_INVAL;
-	fd = open(name, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? -PGWT_TF_BAD_META : -PGWT_TF_IO;
-	len = read(fd, text, sizeof(text));
-	close(fd);
-	if (len <= 0 || len >= (ssize_t) sizeof(text))
-		return -PGWT_TF_BAD_META;
-	if (text[len - 1] == '\n')
-		len--;
-	if (len == 0 || len > 10)	/* at most 4294967295 blocks */
-		return -PGWT_TF_BAD_META;
-	for (i = 0; i < len; i++)
+	for (attempt = 0; attempt < 3; attempt++)
 	{
-		if (text[i] < '0' || text[i] > '9')
-			return -PGWT_TF_BAD_META;
-		v = v * 10 + (uint64_t) (text[i] - '0');
+		ssize_t		len;
+		int			rc;
+		int			fd = open(name, O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0)
+			return errno == ENOENT ? -PGWT_TF_BAD_META : -PGWT_TF_IO;
+		len = pread(fd, text, sizeof(text), 0);
+		close(fd);
+		rc = tf_meta_parse(text, len, count);
+		if (rc <= 0)
+			return rc;
+		/* caught mid-overwrite: the next read sees the whole record */
 	}
-	if (v > UINT32_MAX)
-		return -PGWT_TF_BAD_META;
-	*count = v;
-	return 0;
+	return -PGWT_TF_BAD_META;
 }
 
 int
@@ -292,6 +400,7 @@ pgwt_tf_file_writer_create(const char *path, const pgwt_tf_file_opts *opts,
 	w->hdr.start_realtime_ns = tf_clock_realtime(&w->opts.clock);
 	w->hdr.start_monotonic_ns = tf_clock_monotonic(&w->opts.clock);
 
+	w->meta_fd = -1;
 	w->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, w->opts.mode);
 	if (w->fd < 0)
 	{
@@ -308,7 +417,7 @@ pgwt_tf_file_writer_create(const char *path, const pgwt_tf_file_opts *opts,
 	tf_file_header_encode(&w->hdr, buf);
 	rc = tf_write_all(w->fd, buf, sizeof(buf));
 	if (rc == 0 && w->opts.write_meta)
-		rc = tf_write_meta(path, 0, w->opts.mode, w->opts.group_gid);
+		rc = tf_meta_create(path, 0, w->opts.mode, w->opts.group_gid, &w->meta_fd);
 	if (rc < 0)
 	{
 		close(w->fd);
@@ -325,8 +434,11 @@ pgwt_tf_file_writer_create(const char *path, const pgwt_tf_file_opts *opts,
 		{
 			close(w->fd);
 			unlink(path);
-			if (w->opts.write_meta)
+			if (w->meta_fd >= 0)
+			{
+				close(w->meta_fd);
 				tf_unlink_meta_of(path);
+			}
 			free(w->path);
 			free(w);
 			return rc;
@@ -427,9 +539,21 @@ tf_write_block(pgwt_tf_file_writer *w, uint16_t type)
 	w->stats.blocks++;
 	w->stats.bytes = w->offset;
 	pb->n = 0;
-	if (w->opts.write_meta)
-		return tf_write_meta(w->path, w->stats.blocks, w->opts.mode, w->opts.group_gid);
 	return 0;
+}
+
+/* Publishes the blocks written so far to live readers (after the write). */
+static int
+tf_commit(pgwt_tf_file_writer *w)
+{
+	int			rc;
+
+	if (w->meta_fd < 0 || w->meta_count == w->stats.blocks)
+		return 0;
+	if ((rc = tf_meta_store(&w->meta_fd, w->path, w->stats.blocks, w->opts.mode,
+							w->opts.group_gid, &w->meta_stores)) == 0)
+		w->meta_count = w->stats.blocks;
+	return rc;
 }
 
 int
@@ -457,7 +581,7 @@ pgwt_tf_file_writer_append(pgwt_tf_file_writer *w, const pgwt_record *rec)
 		uint64_t	hi = ts > pb->max_ts ? ts : pb->max_ts;
 
 		if (hi - lo > w->opts.max_block_span_ns &&
-			(rc = tf_write_block(w, rec->kind)) < 0)
+			((rc = tf_write_block(w, rec->kind)) < 0 || (rc = tf_commit(w)) < 0))
 			return rc;
 	}
 	if (pb->n == 0)
@@ -478,8 +602,9 @@ pgwt_tf_file_writer_append(pgwt_tf_file_writer *w, const pgwt_record *rec)
 	w->stats.records++;
 	if (w->sum && tf_sum_writer_add(w->sum, rec) < 0)
 		tf_summary_failed(w);
-	if (pb->n == PGWT_TF_BLOCK_MAX_RECORDS)
-		return tf_write_block(w, rec->kind);
+	if (pb->n == PGWT_TF_BLOCK_MAX_RECORDS &&
+		((rc = tf_write_block(w, rec->kind)) < 0 || (rc = tf_commit(w)) < 0))
+		return rc;
 	return 0;
 }
 
@@ -490,8 +615,9 @@ pgwt_tf_file_writer_set_sample_period(pgwt_tf_file_writer *w, uint64_t period_ns
 
 	if (period_ns > INT64_MAX)
 		return -PGWT_TF_INVAL;
-	if (period_ns != w->sample_period_ns)
-		rc = tf_write_block(w, PGWT_TF_BLOCK_SAMPLES);
+	if (period_ns != w->sample_period_ns &&
+		(rc = tf_write_block(w, PGWT_TF_BLOCK_SAMPLES)) == 0)
+		rc = tf_commit(w);
 	if (rc == 0)
 		w->sample_period_ns = period_ns;
 	return rc;
@@ -508,14 +634,21 @@ pgwt_tf_file_writer_flush(pgwt_tf_file_writer *w)
 	/* Older block first keeps the file close to time order. */
 	if (s->n > 0 && (t->n == 0 || s->min_ts < t->min_ts))
 		first = PGWT_TF_BLOCK_SAMPLES;
-	if ((rc = tf_write_block(w, first)) < 0)
+	if ((rc = tf_write_block(w, first)) < 0 ||
+		(rc = tf_write_block(w, (uint16_t) (1 - first))) < 0)
+	{
+		/* the block that was written is still published */
+		(void) tf_commit(w);
 		return rc;
-	return tf_write_block(w, (uint16_t) (1 - first));
+	}
+	return tf_commit(w);
 }
 
 static void
 tf_writer_free(pgwt_tf_file_writer *w)
 {
+	if (w->meta_fd >= 0)
+		close(w->meta_fd);
 	free(w->idx_ts);
 	free(w->idx_off);
 	free(w->path);
@@ -549,14 +682,11 @@ pgwt_tf_file_writer_finish(pgwt_tf_file_writer *w)
 		rc = -PGWT_TF_IO;
 	if (close(w->fd) < 0 && rc == 0)
 		rc = -PGWT_TF_IO;
-	if (rc == 0 && w->opts.write_meta)
+	if (rc == 0 && w->meta_fd >= 0)
 	{
-		char		meta[4096];
-
 		/* The footer now describes the file; .meta only served readers
 		 * of the live file. */
-		if (snprintf(meta, sizeof(meta), "%s%s", w->path, PGWT_TF_META_SUFFIX) < (int) sizeof(meta))
-			(void) unlink(meta);
+		tf_unlink_meta_of(w->path);
 	}
 	tf_writer_free(w);
 	return rc;

@@ -25,6 +25,15 @@
  * times fewer frames. Memory is fixed at creation: four open seconds and
  * one minute with their capped tables (about 3.5 MB).
  *
+ * Cost: the builder sees every record the daemon writes, so the per-record
+ * path is kept short without changing a byte of output (test/unit/
+ * tracefmt/test_summary_same.c): the second of the previous record is
+ * reused while it holds ts; a (key, event) pair is looked up before its
+ * key and event, which only an insertion needs; a sample repeating its
+ * backend's previous (event, query) in the second goes straight to the
+ * three entries (sb_hot); and a second's tables are emptied by zeroing
+ * the slots in use rather than the whole tables sized for the caps.
+ *
  * The object belongs to one thread; no shared state.
  */
 #include <stdlib.h>
@@ -35,6 +44,7 @@
 
 #define SB_NOPEN		4		/* seconds open at once (lag 2 s + current) */
 #define SB_SPANS		16		/* recent escalation windows remembered */
+#define SB_HOT_BITS		10		/* 1024 sample shortcuts, by pid */
 
 /* key -> index + 1 (0 = empty), open addressing, 2 x cap slots. */
 typedef struct sb_hash
@@ -46,6 +56,7 @@ typedef struct sb_hash
 typedef struct sb_second
 {
 	bool		used;
+	uint64_t	gen;			/* bumped at each reset: dates shortcuts */
 	pgwt_tf_second s;
 	sb_hash		h_events;
 	sb_hash		h_pids;
@@ -53,6 +64,26 @@ typedef struct sb_second
 	sb_hash		h_query_events;
 	sb_hash		h_queries;
 } sb_second;
+
+/*
+ * A sampler lists every backend each tick, and a backend is mostly where
+ * it was a tick ago: a sample of (pid, event, query) then updates the same
+ * three entries as that backend's previous sample in the second. The
+ * shortcut remembers them, keyed by pid; it is used only when all three
+ * were listed entries (a folded key also counts the fold, every time), so
+ * a hit does exactly what the three lookups would.
+ */
+typedef struct sb_hot
+{
+	const sb_second *x;			/* the second, and its gen, it belongs to */
+	uint64_t	gen;
+	uint32_t	pid;
+	uint32_t	event;
+	uint64_t	query_id;
+	pgwt_tf_sum_stat *ev_st;
+	pgwt_tf_sum_stat *pid_ev_st;
+	pgwt_tf_sum_stat *query_ev_st;
+} sb_hot;
 
 struct pgwt_tf_sum_builder
 {
@@ -69,6 +100,8 @@ struct pgwt_tf_sum_builder
 	unsigned	span_head;
 	sb_second	sec[SB_NOPEN];
 	sb_second	minute;
+	sb_second  *last;			/* the previous record's second (a hint) */
+	sb_hot		hot[1u << SB_HOT_BITS];
 };
 
 /* ---- histogram buckets (same bounds as analysis/engine.c) -------------- */
@@ -126,11 +159,27 @@ sb_hash_init(sb_hash *h, unsigned cap)
 	return h->slot != NULL;
 }
 
-static void
-sb_hash_clear(sb_hash *h)
-{
-	memset(h->slot, 0, ((size_t) h->mask + 1) * sizeof(uint32_t));
-}
+/*
+ * Empties a table that holds n entries. A second usually fills a few
+ * slots of tables sized for the caps: those are found again by their
+ * keys (key_of(i) gives entry i's key) and zeroed one by one, instead of
+ * wiping every slot. Each entry sits in exactly one slot holding i + 1,
+ * reached by probing from its home slot.
+ */
+#define SB_HASH_CLEAR(h, n, KEY1, KEY2) \
+	do { \
+		uint32_t	nslots_ = (h)->mask + 1; \
+		if ((uint64_t) (n) * 16 >= nslots_) \
+			memset((h)->slot, 0, (size_t) nslots_ * sizeof(uint32_t)); \
+		else \
+			for (uint32_t i_ = 0; i_ < (n); i_++) \
+			{ \
+				uint32_t	s_ = sb_hashkey((KEY1(i_)), (KEY2(i_))) & (h)->mask; \
+				while ((h)->slot[s_] != i_ + 1) \
+					s_ = (s_ + 1) & (h)->mask; \
+				(h)->slot[s_] = 0; \
+			} \
+	} while (0)
 
 /*
  * Finds the slot of (k1, k2): *idx = entry index when present, else the
@@ -154,16 +203,20 @@ sb_second_reset(sb_second *x, uint64_t sec_ts)
 {
 	pgwt_tf_second *s = &x->s;
 
-	if (s->nevents)
-		sb_hash_clear(&x->h_events);
-	if (s->npids)
-		sb_hash_clear(&x->h_pids);
-	if (s->npid_events)
-		sb_hash_clear(&x->h_pid_events);
-	if (s->nquery_events)
-		sb_hash_clear(&x->h_query_events);
-	if (s->nqueries)
-		sb_hash_clear(&x->h_queries);
+#define SB_EV_K1(i) (s->events[i].event)
+#define SB_PID_K1(i) (s->pids[i].pid)
+#define SB_Q_K1(i) (s->queries[i])
+#define SB_PE_K1(i) (s->pid_events[i].key)
+#define SB_PE_K2(i) (s->pid_events[i].event)
+#define SB_QE_K1(i) (s->query_events[i].key)
+#define SB_QE_K2(i) (s->query_events[i].event)
+#define SB_K0(i) 0
+#define SB_K1(i) 1
+	SB_HASH_CLEAR(&x->h_events, s->nevents, SB_EV_K1, SB_K0);
+	SB_HASH_CLEAR(&x->h_pids, s->npids, SB_PID_K1, SB_K0);
+	SB_HASH_CLEAR(&x->h_pid_events, s->npid_events, SB_PE_K1, SB_PE_K2);
+	SB_HASH_CLEAR(&x->h_query_events, s->nquery_events, SB_QE_K1, SB_QE_K2);
+	SB_HASH_CLEAR(&x->h_queries, s->nqueries, SB_Q_K1, SB_K1);
 	s->sec_ts = sec_ts;
 	s->span_ns = PGWT_TF_SUM_SECOND_NS;
 	s->flags = 0;
@@ -176,6 +229,7 @@ sb_second_reset(sb_second *x, uint64_t sec_ts)
 	s->nevents = s->npids = s->npid_events = s->nquery_events = s->ncrossings = 0;
 	s->nqueries = 0;
 	x->used = true;
+	x->gen++;
 }
 
 static bool
@@ -319,18 +373,29 @@ sb_query(sb_second *x, uint64_t q)
 	return s->nqueries - 1;
 }
 
-static pgwt_tf_sum_stat *
-sb_pair(sb_hash *h, pgwt_tf_sum_pair *arr, uint32_t *n, uint32_t cap,
-		uint64_t *folded, pgwt_tf_sum_stat *other, uint64_t key, uint32_t ev,
-		int64_t key_index, const pgwt_tf_sum_event *e, const pgwt_tf_sum_event *events)
+/*
+ * (key, event) pairs. The pair is looked up first: when it is listed, its
+ * key and event are too (entries are never removed within a second), so
+ * the key's and the event's own lookups are needed only to insert.
+ */
+static inline int64_t
+sb_pair_find(const sb_hash *h, const pgwt_tf_sum_pair *arr, uint64_t key, uint32_t ev,
+			 uint32_t *slot)
 {
 	int64_t		found;
-	uint32_t	slot;
 
 #define SB_EQ_PAIR(i) (arr[i].key == key && arr[i].event == ev)
-	SB_LOOKUP(h, key, ev, SB_EQ_PAIR, found, slot);
-	if (found >= 0)
-		return &arr[found].st;
+	SB_LOOKUP(h, key, ev, SB_EQ_PAIR, found, *slot);
+	return found;
+}
+
+/* Inserts into the empty slot sb_pair_find gave (no insert into h since). */
+static pgwt_tf_sum_stat *
+sb_pair_add(sb_hash *h, pgwt_tf_sum_pair *arr, uint32_t *n, uint32_t cap,
+			uint64_t *folded, pgwt_tf_sum_stat *other, uint64_t key, uint32_t ev,
+			int64_t key_index, const pgwt_tf_sum_event *e, const pgwt_tf_sum_event *events,
+			uint32_t slot)
+{
 	/* a pair refers to its key and event by index: both must be listed */
 	if (*n >= cap || key_index < 0 || !e)
 	{
@@ -346,28 +411,72 @@ sb_pair(sb_hash *h, pgwt_tf_sum_pair *arr, uint32_t *n, uint32_t cap,
 	return &arr[*n - 1].st;
 }
 
+/* e: the event's entry as sb_event_get(x, ev, false) returns it. */
+static inline pgwt_tf_sum_stat *
+sb_pid_event_e(sb_second *x, uint32_t pid, uint32_t ev, const pgwt_tf_sum_event *e)
+{
+	pgwt_tf_second *s = &x->s;
+	uint32_t	slot;
+	int64_t		found = sb_pair_find(&x->h_pid_events, s->pid_events, pid, ev, &slot);
+	pgwt_tf_sum_pid *p;
+
+	if (found >= 0)
+		return &s->pid_events[found].st;
+	p = sb_pid(x, pid);
+	return sb_pair_add(&x->h_pid_events, s->pid_events, &s->npid_events,
+					   PGWT_TF_SUM_MAX_PID_EVENTS, &s->c.folded_pid_events,
+					   &s->other_pid_event, pid, ev, p ? p - s->pids : -1, e, s->events,
+					   slot);
+}
+
+static inline pgwt_tf_sum_stat *
+sb_query_event_e(sb_second *x, uint64_t q, uint32_t ev, const pgwt_tf_sum_event *e)
+{
+	pgwt_tf_second *s = &x->s;
+	uint32_t	slot;
+	int64_t		found = sb_pair_find(&x->h_query_events, s->query_events, q, ev, &slot);
+
+	if (found >= 0)
+		return &s->query_events[found].st;
+	return sb_pair_add(&x->h_query_events, s->query_events, &s->nquery_events,
+					   PGWT_TF_SUM_MAX_QUERY_EVENTS, &s->c.folded_query_events,
+					   &s->other_query_event, q, ev, sb_query(x, q), e, s->events, slot);
+}
+
+/* The same when the event's entry is not at hand (the minute rollup). */
 static pgwt_tf_sum_stat *
 sb_pid_event(sb_second *x, uint32_t pid, uint32_t ev)
 {
 	pgwt_tf_second *s = &x->s;
-	pgwt_tf_sum_pid *p = sb_pid(x, pid);
-	pgwt_tf_sum_event *e = sb_event_get(x, ev, false);
+	uint32_t	slot;
+	int64_t		found = sb_pair_find(&x->h_pid_events, s->pid_events, pid, ev, &slot);
+	pgwt_tf_sum_pid *p;
 
-	return sb_pair(&x->h_pid_events, s->pid_events, &s->npid_events,
-				   PGWT_TF_SUM_MAX_PID_EVENTS, &s->c.folded_pid_events,
-				   &s->other_pid_event, pid, ev, p ? p - s->pids : -1, e, s->events);
+	if (found >= 0)
+		return &s->pid_events[found].st;
+	/* the key first, then the event: the order of their insertions */
+	p = sb_pid(x, pid);
+	return sb_pair_add(&x->h_pid_events, s->pid_events, &s->npid_events,
+					   PGWT_TF_SUM_MAX_PID_EVENTS, &s->c.folded_pid_events,
+					   &s->other_pid_event, pid, ev, p ? p - s->pids : -1,
+					   sb_event_get(x, ev, false), s->events, slot);
 }
 
 static pgwt_tf_sum_stat *
 sb_query_event(sb_second *x, uint64_t q, uint32_t ev)
 {
 	pgwt_tf_second *s = &x->s;
-	int64_t		qi = sb_query(x, q);
-	pgwt_tf_sum_event *e = sb_event_get(x, ev, false);
+	uint32_t	slot;
+	int64_t		found = sb_pair_find(&x->h_query_events, s->query_events, q, ev, &slot);
+	int64_t		qi;
 
-	return sb_pair(&x->h_query_events, s->query_events, &s->nquery_events,
-				   PGWT_TF_SUM_MAX_QUERY_EVENTS, &s->c.folded_query_events,
-				   &s->other_query_event, q, ev, qi, e, s->events);
+	if (found >= 0)
+		return &s->query_events[found].st;
+	qi = sb_query(x, q);
+	return sb_pair_add(&x->h_query_events, s->query_events, &s->nquery_events,
+					   PGWT_TF_SUM_MAX_QUERY_EVENTS, &s->c.folded_query_events,
+					   &s->other_query_event, q, ev, qi, sb_event_get(x, ev, false),
+					   s->events, slot);
 }
 
 static void
@@ -678,9 +787,9 @@ sb_add_transition(pgwt_tf_sum_builder *b, sb_second *x, const pgwt_record *r)
 		sb_stat_exact(&s->other_event, ns, r->duration_ns);
 	if ((p = sb_pid(x, r->pid)) != NULL && r->new_event == PGWT_EVENT_EXIT)
 		p->flags |= PGWT_TF_SUM_PID_EXITED;
-	st = sb_pid_event(x, r->pid, ev);
+	st = sb_pid_event_e(x, r->pid, ev, e);
 	sb_stat_exact(st, ns, r->duration_ns);
-	st = sb_query_event(x, r->query_id, ev);
+	st = sb_query_event_e(x, r->query_id, ev, e);
 	sb_stat_exact(st, ns, r->duration_ns);
 	if (ns > 0)
 		sb_cover(s, lo, end);
@@ -708,6 +817,7 @@ sb_add_sample(pgwt_tf_sum_builder *b, sb_second *x, const pgwt_record *r)
 	uint64_t	w = r->weight_ns;
 	pgwt_tf_sum_event *e;
 	pgwt_tf_sum_stat *st;
+	sb_hot	   *hot;
 
 	if (ev == PGWT_EVENT_EXIT || PGWT_IS_MARKER(ev) || w == 0)
 		return;
@@ -721,14 +831,38 @@ sb_add_sample(pgwt_tf_sum_builder *b, sb_second *x, const pgwt_record *r)
 		return;
 	}
 	s->c.sample_records++;
-	if ((e = sb_event(x, ev)) != NULL)
-		sb_stat_sampled(&e->st, w);
+	hot = &b->hot[(r->pid * 0x9E3779B1u) >> (32 - SB_HOT_BITS)];
+	if (hot->x == x && hot->gen == x->gen && hot->pid == r->pid &&
+		hot->event == ev && hot->query_id == r->query_id)
+	{
+		sb_stat_sampled(hot->ev_st, w);
+		sb_stat_sampled(hot->pid_ev_st, w);
+		sb_stat_sampled(hot->query_ev_st, w);
+	}
 	else
-		sb_stat_sampled(&s->other_event, w);
-	st = sb_pid_event(x, r->pid, ev);
-	sb_stat_sampled(st, w);
-	st = sb_query_event(x, r->query_id, ev);
-	sb_stat_sampled(st, w);
+	{
+		pgwt_tf_sum_stat *qst;
+
+		if ((e = sb_event(x, ev)) != NULL)
+			sb_stat_sampled(&e->st, w);
+		else
+			sb_stat_sampled(&s->other_event, w);
+		st = sb_pid_event_e(x, r->pid, ev, e);
+		sb_stat_sampled(st, w);
+		qst = sb_query_event_e(x, r->query_id, ev, e);
+		sb_stat_sampled(qst, w);
+		if (e && st != &s->other_pid_event && qst != &s->other_query_event)
+		{
+			hot->x = x;
+			hot->gen = x->gen;
+			hot->pid = r->pid;
+			hot->event = ev;
+			hot->query_id = r->query_id;
+			hot->ev_st = &e->st;
+			hot->pid_ev_st = st;
+			hot->query_ev_st = qst;
+		}
+	}
 	sb_cover(s, r->ts_ns > w ? r->ts_ns - w : 0, r->ts_ns);
 }
 
@@ -745,10 +879,17 @@ pgwt_tf_sum_builder_add(pgwt_tf_sum_builder *b, const pgwt_record *rec)
 			(rc = sb_close_until(b, b->max_ts - PGWT_TF_SUM_LAG_NS)) != 0)
 			return rc;
 	}
-	if ((rc = sb_second_for(b, rec->ts_ns, &x)) != 0)
-		return rc;
-	if (!x)
-		return 0;
+	/* Records come in bursts of one second: while the previous record's
+	 * second is open and holds ts, it is the one sb_second_for finds. */
+	x = b->last;
+	if (!x || !x->used || rec->ts_ns - x->s.sec_ts >= PGWT_TF_SUM_SECOND_NS)
+	{
+		if ((rc = sb_second_for(b, rec->ts_ns, &x)) != 0)
+			return rc;
+		if (!x)
+			return 0;
+		b->last = x;
+	}
 	if (rec->kind == PGWT_REC_TRANSITION)
 		sb_add_transition(b, x, rec);
 	else if (rec->kind == PGWT_REC_SAMPLE)

@@ -5,8 +5,9 @@
  *		live summary (docs/TRACE_FORMAT.md section 11).
  *
  * Same lifecycle as the trace beside it: the live current.trace.sum has
- * its committed frame count in current.trace.sum.meta (tmp + rename after
- * each frame, one write() per frame); it is archived under its trace's
+ * its committed frame count in current.trace.sum.meta (one write() per
+ * frame, then the count overwritten in place by one pwrite() after the
+ * frames of one call, tracefmt's live protocol); it is archived under its trace's
  * archive name + ".sum" at rotation; recovery keeps the frames that
  * validate and cuts the torn tail. A frame is validated (bounds, checksum,
  * LZ4, payload) before any of it is used.
@@ -97,6 +98,9 @@ struct tf_sum_writer
 	uint16_t	flags;
 	uint64_t	offset;
 	uint64_t	frames;
+	int			meta_fd;		/* .sum.meta, -1 without write_meta */
+	uint64_t	meta_frames;	/* the count it holds */
+	unsigned	meta_stores;
 	pgwt_tf_sum_builder *b;
 	uint8_t    *raw;
 	size_t		raw_cap;
@@ -178,9 +182,21 @@ sf_write_second(const pgwt_tf_second *s, void *arg)
 	}
 	w->offset += PGWT_TF_SUM_FRAME_HEADER_SIZE + stored;
 	w->frames++;
-	if (w->opts.write_meta)
-		return tf_write_meta(w->path, w->frames, w->opts.mode, w->opts.group_gid);
 	return 0;
+}
+
+/* Publishes the frames written so far to live readers. */
+static int
+sf_commit(tf_sum_writer *w)
+{
+	int			rc;
+
+	if (w->meta_fd < 0 || w->meta_frames == w->frames)
+		return 0;
+	if ((rc = tf_meta_store(&w->meta_fd, w->path, w->frames, w->opts.mode,
+							w->opts.group_gid, &w->meta_stores)) == 0)
+		w->meta_frames = w->frames;
+	return rc;
 }
 
 int
@@ -201,6 +217,7 @@ tf_sum_writer_create(const char *trace_path, const pgwt_tf_file_opts *opts,
 	w->opts = *opts;
 	w->flags = hdr->flags & PGWT_TF_FLAG_LZ4;
 	w->fd = -1;
+	w->meta_fd = -1;
 	if ((rc = pgwt_tf_sum_builder_create(sf_write_second, w, &w->b)) < 0)
 		goto fail;
 	w->fd = open(w->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, opts->mode);
@@ -215,7 +232,7 @@ tf_sum_writer_create(const char *trace_path, const pgwt_tf_file_opts *opts,
 	sf_header_encode(hdr, buf);
 	rc = tf_write_all(w->fd, buf, sizeof(buf));
 	if (rc == 0 && opts->write_meta)
-		rc = tf_write_meta(w->path, 0, opts->mode, opts->group_gid);
+		rc = tf_meta_create(w->path, 0, opts->mode, opts->group_gid, &w->meta_fd);
 	if (rc < 0)
 	{
 		close(w->fd);
@@ -237,12 +254,16 @@ fail:
 int
 tf_sum_writer_add(tf_sum_writer *w, const pgwt_record *rec)
 {
-	return pgwt_tf_sum_builder_add(w->b, rec);
+	int			rc = pgwt_tf_sum_builder_add(w->b, rec);
+
+	return rc != 0 ? rc : sf_commit(w);
 }
 
 static void
 sf_writer_free(tf_sum_writer *w)
 {
+	if (w->meta_fd >= 0)
+		close(w->meta_fd);
 	pgwt_tf_sum_builder_free(w->b);
 	free(w->raw);
 	free(w->out);
@@ -259,13 +280,8 @@ tf_sum_writer_finish(tf_sum_writer *w)
 		rc = -PGWT_TF_IO;
 	if (close(w->fd) < 0 && rc == 0)
 		rc = -PGWT_TF_IO;
-	if (rc == 0 && w->opts.write_meta)
-	{
-		char		meta[4096];
-
-		if (snprintf(meta, sizeof(meta), "%s%s", w->path, PGWT_TF_META_SUFFIX) < (int) sizeof(meta))
-			(void) unlink(meta);
-	}
+	if (rc == 0 && w->meta_fd >= 0)
+		tf_unlink_meta_of(w->path);
 	sf_writer_free(w);
 	return rc;
 }

@@ -115,9 +115,23 @@ extern void tf_file_reader_index(const tf_file_reader *f, const uint64_t **first
 
 extern int	tf_write_all(int fd, const void *buf, size_t len);
 extern int	tf_pread_all(int fd, void *buf, size_t len, off_t off);
-/* Write path.meta = count via path.meta.tmp + rename. */
-extern int	tf_write_meta(const char *path, uint64_t count, int mode, long gid);
-/* Parse the committed count of path.meta; PGWT_TF_BAD_META if unusable. */
+/*
+ * path.meta, the committed count of a live file: a fixed-size checked
+ * record (TF_META_LEN bytes). tf_meta_create writes the first one through
+ * path.meta.tmp + rename and returns the open descriptor; tf_meta_store
+ * overwrites it in place with one pwrite() (*fd, and every
+ * TF_META_RECHECK-th call (*nstores counts them) creates it again if it
+ * was removed).
+ */
+#define TF_META_DIGITS	10
+#define TF_META_LEN		(TF_META_DIGITS + 1 + 8 + 1)
+#define TF_META_RECHECK	64
+extern int	tf_meta_create(const char *path, uint64_t count, int mode, long gid,
+						   int *fd_out);
+extern int	tf_meta_store(int *fd, const char *path, uint64_t count, int mode,
+						  long gid, unsigned *nstores);
+/* Parse the committed count of path.meta (a checked record, or a bare
+ * count from earlier writers); PGWT_TF_BAD_META if unusable. */
 extern int	tf_read_meta(const char *path, uint64_t *count);
 extern int	tf_fsync_dir(const char *dir);
 /* unlink path.meta, ignoring errors */

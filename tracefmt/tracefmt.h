@@ -151,7 +151,8 @@ typedef struct pgwt_tf_file_opts
 	uint32_t	pg_version;
 	uint16_t	version;		/* 0 = PGWT_TF_VERSION; 2..7 allowed */
 	bool		no_lz4;			/* store payloads raw (flags bit0 clear) */
-	bool		write_meta;		/* maintain <path>.meta after each block */
+	bool		write_meta;		/* maintain <path>.meta, the committed block
+								 * count (docs/TRACE_FORMAT.md 6.1) */
 	bool		fsync_each_block;	/* default off: page cache per block */
 	int			mode;			/* 0 = 0640 */
 	long		group_gid;		/* -1 = leave the group alone */
