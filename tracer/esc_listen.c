@@ -17,6 +17,11 @@
  *
  * Every slot is a small state machine advanced by pgwt_esc_listen_step()
  * from the daemon loop; nothing here waits on the server. Single-threaded.
+ *
+ * Our backends are not the database's sessions: each slot's backend pid
+ * (from the start of its connect until it closes) is kept in one
+ * process-wide set (escl_own, see pgwt_own_backends), which the capture
+ * sources read to leave those backends out. One listener per process.
  */
 #include "tracer/esc_listen.h"
 
@@ -35,6 +40,8 @@
 #define ESCL_CONNECT_NS		10000000000ull	/* connect_timeout of our own */
 #define ESCL_QUERY_NS		30000000000ull	/* a statement stuck this long: reconnect */
 #define ESCL_NAME_LEN		64
+
+_Static_assert(ESCL_NSLOTS <= PGWT_OWN_SLOTS, "every slot needs a place in the own-backend set");
 
 typedef enum escl_state
 {
@@ -93,6 +100,9 @@ struct pgwt_esc_listen
 	char		last_error[256];
 };
 
+/* The backends of our slots' connections (the capture sources read it). */
+static pgwt_own_backends escl_own;
+
 static uint64_t
 escl_now(void)
 {
@@ -110,8 +120,10 @@ escl_quiet(void *arg, const char *message)
 }
 
 static void
-escl_close(escl_slot *s)
+escl_close(pgwt_esc_listen *l, escl_slot *s)
 {
+	/* the backend is no longer ours: a pid reused later is traced again */
+	pgwt_own_closed(&escl_own, (int) (s - l->slot));
 	if (s->conn)
 		PQfinish(s->conn);
 	s->conn = NULL;
@@ -143,7 +155,7 @@ escl_fail(pgwt_esc_listen *l, escl_slot *s, uint64_t now, const char *what)
 			 (int) strcspn(msg, "\n"), msg);
 	if (s->state == ESCL_REPORTING)
 		l->report_due = true;
-	escl_close(s);
+	escl_close(l, s);
 	s->failures++;
 	if (keep)
 	{
@@ -176,6 +188,8 @@ escl_connect(pgwt_esc_listen *l, escl_slot *s, uint64_t now)
 		return;
 	}
 	PQsetNoticeProcessor(s->conn, escl_quiet, NULL);
+	/* its backend may fork any moment: capture holds new ones back */
+	pgwt_own_connecting(&escl_own, (int) (s - l->slot), now);
 	s->state = ESCL_CONNECTING;
 	s->want_write = true;
 }
@@ -239,7 +253,7 @@ escl_take_listing(pgwt_esc_listen *l, PGresult *res, uint64_t now)
 		for (int k = 1; k < ESCL_NSLOTS; k++)
 			if (l->slot[k].state != ESCL_FREE && strcmp(l->slot[k].db, l->dbs[i].name) == 0)
 			{
-				escl_close(&l->slot[k]);
+				escl_close(l, &l->slot[k]);
 				l->slot[k].state = ESCL_FREE;
 			}
 		l->dbs[i] = l->dbs[--l->ndbs];
@@ -285,7 +299,7 @@ escl_done(pgwt_esc_listen *l, escl_slot *s, uint64_t now)
 
 				if (d)
 					d->next_probe_ns = now + ESCL_PROBE_AGAIN_NS;
-				escl_close(s);
+				escl_close(l, s);
 				s->state = ESCL_FREE;
 			}
 			break;
@@ -312,7 +326,7 @@ escl_done(pgwt_esc_listen *l, escl_slot *s, uint64_t now)
 			 * another listening database reports meanwhile.
 			 */
 			l->report_due = true;
-			escl_close(s);
+			escl_close(l, s);
 			s->has_ext = false;
 			if (s == &l->slot[0])
 			{
@@ -380,6 +394,8 @@ escl_step_slot(pgwt_esc_listen *l, escl_slot *s, uint64_t now)
 			switch (PQconnectPoll(s->conn))
 			{
 				case PGRES_POLLING_OK:
+					pgwt_own_connected(&escl_own, (int) (s - l->slot),
+									   (uint32_t) PQbackendPID(s->conn));
 					PQsetnonblocking(s->conn, 1);
 					s->want_write = false;
 					s->ext_count = 0;
@@ -549,7 +565,7 @@ pgwt_esc_listen_set_cluster(pgwt_esc_listen *l, const pgwt_cluster *c)
 	{
 		escl_slot  *s = &l->slot[k];
 
-		escl_close(s);
+		escl_close(l, s);
 		if (k == 0)
 		{
 			s->state = ESCL_DOWN;
@@ -629,6 +645,12 @@ pgwt_esc_listen_status(const pgwt_esc_listen *l, pgwt_json_out *out)
 	pgwt_json_str(out, "escalation_listen_last_error", l->last_error);
 }
 
+const pgwt_own_backends *
+pgwt_esc_listen_own_backends(void)
+{
+	return &escl_own;
+}
+
 void
 pgwt_esc_listen_get_counts(const pgwt_esc_listen *l, pgwt_esc_listen_counts *c)
 {
@@ -679,7 +701,7 @@ pgwt_esc_listen_free(pgwt_esc_listen *l)
 		break;
 	}
 	for (int k = 0; k < ESCL_NSLOTS; k++)
-		escl_close(&l->slot[k]);
+		escl_close(l, &l->slot[k]);
 	free(l->dbs);
 	free(l);
 }

@@ -67,6 +67,13 @@ typedef struct pgwt_esc_listen_counts
 
 void		pgwt_esc_listen_get_counts(const pgwt_esc_listen *l, pgwt_esc_listen_counts *c);
 
+/*
+ * The backends of the listener's connections, probes included (one set per
+ * process, empty without a listener): capture leaves them out. Valid for
+ * the life of the process.
+ */
+const pgwt_own_backends *pgwt_esc_listen_own_backends(void);
+
 /* Reports NULL (detached) where it can within a second, then closes. */
 void		pgwt_esc_listen_free(pgwt_esc_listen *l);
 

@@ -1,7 +1,8 @@
 /*
  * esc_notify.c
  *		Pure logic of the SQL escalation channel (see esc_notify.h): the
- *		payload parser, the reconnect backoff and the report builder.
+ *		payload parser, the reconnect backoff, the report builder and the
+ *		set of the channel's own backends.
  *
  * The payload is a flat JSON object whose "classes" value may be an array;
  * the control socket's parser (json_min) refuses nesting on purpose, so the
@@ -266,4 +267,94 @@ pgwt_esc_report_json(const pgwt_esc_report *r, char *buf, size_t cap)
 	memcpy(buf, tmp, (size_t) len);
 	buf[len] = '\0';
 	return len;
+}
+
+/* Rebuild the derived fields after a slot changed. */
+static void
+escn_own_update(pgwt_own_backends *o)
+{
+	o->npids = 0;
+	o->connecting_since_ns = 0;
+	for (int k = 0; k < PGWT_OWN_SLOTS; k++)
+	{
+		uint32_t	pid = o->slot_pid[k];
+		int			i;
+
+		if (o->slot_since_ns[k] == 0)
+			continue;
+		if (pid == 0)
+		{
+			if (o->connecting_since_ns == 0 || o->slot_since_ns[k] < o->connecting_since_ns)
+				o->connecting_since_ns = o->slot_since_ns[k];
+			continue;
+		}
+		/* insertion keeps pids sorted; a pid twice is kept once */
+		for (i = o->npids; i > 0 && o->pids[i - 1] > pid; i--)
+			o->pids[i] = o->pids[i - 1];
+		if (i > 0 && o->pids[i - 1] == pid)
+		{
+			memmove(&o->pids[i], &o->pids[i + 1], (size_t) (o->npids - i) * sizeof(uint32_t));
+			continue;
+		}
+		o->pids[i] = pid;
+		o->npids++;
+	}
+	o->generation++;
+}
+
+void
+pgwt_own_connecting(pgwt_own_backends *o, int slot, uint64_t now_ns)
+{
+	if (slot < 0 || slot >= PGWT_OWN_SLOTS)
+		return;
+	o->slot_pid[slot] = 0;
+	o->slot_since_ns[slot] = now_ns ? now_ns : 1;
+	escn_own_update(o);
+}
+
+void
+pgwt_own_connected(pgwt_own_backends *o, int slot, uint32_t pid)
+{
+	if (slot < 0 || slot >= PGWT_OWN_SLOTS || o->slot_since_ns[slot] == 0)
+		return;
+	o->slot_pid[slot] = pid;
+	escn_own_update(o);
+}
+
+void
+pgwt_own_closed(pgwt_own_backends *o, int slot)
+{
+	if (slot < 0 || slot >= PGWT_OWN_SLOTS || o->slot_since_ns[slot] == 0)
+		return;
+	o->slot_pid[slot] = 0;
+	o->slot_since_ns[slot] = 0;
+	escn_own_update(o);
+}
+
+bool
+pgwt_own_has(const pgwt_own_backends *o, uint32_t pid)
+{
+	int			lo = 0,
+				hi = o->npids;
+
+	while (lo < hi)
+	{
+		int			mid = (lo + hi) / 2;
+
+		if (o->pids[mid] < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < o->npids && o->pids[lo] == pid;
+}
+
+uint64_t
+pgwt_own_hold_since(const pgwt_own_backends *o, uint64_t now_ns)
+{
+	uint64_t	since = o->connecting_since_ns;
+
+	if (since == 0 || (now_ns > since && now_ns - since >= PGWT_OWN_HOLD_MAX_NS))
+		return UINT64_MAX;
+	return since;
 }

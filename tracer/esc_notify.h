@@ -2,7 +2,8 @@
  * esc_notify.h
  *		Pure logic of the daemon's SQL escalation channel (esc_listen.c):
  *		parsing the extension's NOTIFY payloads, the reconnect backoff, and
- *		the state report sent back through pgwt_tracer_report(). No I/O.
+ *		the state report sent back through pgwt_tracer_report(), and the
+ *		set of the channel's own backends that capture leaves out. No I/O.
  */
 #ifndef PGWT_TRACER_ESC_NOTIFY_H
 #define PGWT_TRACER_ESC_NOTIFY_H
@@ -69,5 +70,47 @@ typedef struct pgwt_esc_report
  * a long reason is cut. Returns the length, or -1 when cap is too small.
  */
 long		pgwt_esc_report_json(const pgwt_esc_report *r, char *buf, size_t cap);
+
+/*
+ * The backends of the channel's own connections, which the capture tiers
+ * leave out: a DBA asking where the database's time goes should not see
+ * the tool. Each connection has a slot (0..PGWT_OWN_SLOTS-1): it is marked
+ * connecting when it starts, gets its backend's pid once connected
+ * (PQbackendPID), and is cleared when it closes, so a reconnect replaces
+ * the pid and a pid the kernel later gives another backend is traced
+ * again.
+ *
+ * Between the fork of our backend and the moment we learn its pid the
+ * backend is already sampleable; so while a connect is in flight (for at
+ * most PGWT_OWN_HOLD_MAX_NS) readers hold back the backends they first saw
+ * after it started (pgwt_own_hold_since).
+ *
+ * Readers keep the generation they last acted on and look at the pids only
+ * when it moved: a steady tick costs one comparison.
+ */
+#define PGWT_OWN_SLOTS			32
+#define PGWT_OWN_HOLD_MAX_NS	500000000ull
+
+typedef struct pgwt_own_backends
+{
+	uint64_t	generation;		/* bumped on every change */
+	int			npids;
+	uint32_t	pids[PGWT_OWN_SLOTS];	/* known pids, sorted */
+	uint64_t	connecting_since_ns;	/* oldest connect in flight, 0 none */
+	uint32_t	slot_pid[PGWT_OWN_SLOTS];	/* 0: unknown yet or unused */
+	uint64_t	slot_since_ns[PGWT_OWN_SLOTS];	/* connect start, 0 unused */
+} pgwt_own_backends;
+
+/* A zeroed struct is an empty set. Bad slots are ignored. */
+void		pgwt_own_connecting(pgwt_own_backends *o, int slot, uint64_t now_ns);
+void		pgwt_own_connected(pgwt_own_backends *o, int slot, uint32_t pid);
+void		pgwt_own_closed(pgwt_own_backends *o, int slot);
+bool		pgwt_own_has(const pgwt_own_backends *o, uint32_t pid);
+
+/*
+ * Backends first seen at or after the returned time may be a connection
+ * of ours still starting: hold them back. UINT64_MAX when none is.
+ */
+uint64_t	pgwt_own_hold_since(const pgwt_own_backends *o, uint64_t now_ns);
 
 #endif

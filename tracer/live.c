@@ -79,6 +79,8 @@ typedef struct live_ctx
 	uint64_t	start_ns;
 	uint64_t	last_meta_ns;
 	uint64_t	meta_seen;		/* backends_seen_total at the last read */
+	bool		meta_recheck;	/* a child too young to classify: read again */
+	bool		non_sessions_warned;	/* said that the set is full */
 	pgwt_backend_info *meta;	/* metadata cache, by insertion */
 	size_t		nmeta;
 	int			record_error;
@@ -218,16 +220,19 @@ live_meta_find(live_ctx *c, uint32_t pid)
 	return NULL;
 }
 
+/* pg_stat_activity rows, read by one caller at a time (single-threaded) */
+static pgwt_pg_backend live_rows[4096];
+
 static void
 live_refresh_meta(live_ctx *c, uint64_t now)
 {
-	static pgwt_pg_backend rows[4096];
+	pgwt_pg_backend *rows = live_rows;
 	int			n;
 
 	if (!c->sess.pg || now - c->last_meta_ns < LIVE_META_NS)
 		return;
 	if (c->last_meta_ns && c->metrics.backends_seen_total == c->meta_seen &&
-		now - c->last_meta_ns < LIVE_META_IDLE_NS)
+		!c->meta_recheck && now - c->last_meta_ns < LIVE_META_IDLE_NS)
 		return;
 	c->last_meta_ns = now;
 	c->meta_seen = c->metrics.backends_seen_total;
@@ -236,6 +241,13 @@ live_refresh_meta(live_ctx *c, uint64_t now)
 		return;
 	/* a reset connection has a new backend: keep not sampling ourselves */
 	pgwt_session_ignore_pid(&c->sess, (uint32_t) pgwt_pg_backend_pid(c->sess.pg));
+	c->meta_recheck = pgwt_session_classify(&c->sess, rows, n, now);
+	if (c->sess.non_sessions_capped && !c->non_sessions_warned)
+	{
+		fprintf(stderr, "pg_wait_tracer: %" PRIu64 " processes that are no session are traced anyway (more than %d)\n",
+				c->sess.non_sessions_capped, PGWT_OWN_SLOTS);
+		c->non_sessions_warned = true;
+	}
 	for (int i = 0; i < n; i++)
 	{
 		pgwt_pg_backend *b = &rows[i];
@@ -272,6 +284,21 @@ live_refresh_meta(live_ctx *c, uint64_t now)
 		if (c->rec && b->query_id)
 			pgwt_recorder_query(c->rec, b->query_id, b->query);
 	}
+}
+
+/*
+ * At attach, before the first tick: leave out the processes that are no
+ * session from the start (the metadata itself is read in the loop, once
+ * the recorder exists).
+ */
+static void
+live_classify_now(live_ctx *c)
+{
+	int			n;
+
+	if (!c->sess.pg || (n = pgwt_pg_backends(c->sess.pg, live_rows, 4096)) < 0)
+		return;
+	c->meta_recheck = pgwt_session_classify(&c->sess, live_rows, n, live_now());
 }
 
 static void
@@ -314,6 +341,7 @@ live_attach(live_ctx *c, const pgwt_cluster *cl, char *err, size_t errlen)
 					why);
 	}
 	pgwt_session_connect(&c->sess, c->o, live_now(), c->o->verbose);
+	live_classify_now(c);
 	/* full: watch once the query id offset is known (or known unknowable) */
 	if (c->o->mode == PGWT_MODE_FULL)
 		pgwt_watch_source_enable(c->sess.watch, true, live_now(), live_emit, c);

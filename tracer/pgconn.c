@@ -208,7 +208,8 @@ pgwt_pg_backends(pgwt_pgconn *pc, pgwt_pg_backend *out, int max)
 				 " coalesce(usename::text, ''), coalesce(datname::text, ''),"
 				 " coalesce(host(client_addr), ''), coalesce(application_name, ''),"
 				 " coalesce(query_id, 0), coalesce(query, ''),"
-				 " coalesce(extract(epoch from backend_start)::float8, 0)"
+				 " coalesce(extract(epoch from backend_start)::float8, 0),"
+				 " datid IS NULL"
 				 " FROM pg_stat_activity");
 	if (PQresultStatus(res) != PGRES_TUPLES_OK)
 	{
@@ -233,6 +234,7 @@ pgwt_pg_backends(pgwt_pgconn *pc, pgwt_pg_backend *out, int max)
 		b->query_id = (uint64_t) strtoll(PQgetvalue(res, i, 7), NULL, 10);
 		b->query = PQgetvalue(res, i, 8);
 		b->backend_start = strtod(PQgetvalue(res, i, 9), NULL);
+		b->no_database = PQgetvalue(res, i, 10)[0] == 't';
 	}
 	pc->last = res;
 	return n;

@@ -24,6 +24,7 @@
 #define REC_RETENTION_NS	60000000000ull
 #define REC_MAX_EVENTS		4096
 #define REC_QUERY_SET		8192	/* query ids remembered as written */
+#define REC_KNOWN_SLOTS		64		/* a power of two */
 
 struct pgwt_recorder
 {
@@ -36,6 +37,12 @@ struct pgwt_recorder
 	const pgwt_names *names;
 	uint32_t	events[REC_MAX_EVENTS];	/* distinct ids seen, unsorted */
 	unsigned	nevents;
+	/*
+	 * Ids known to be in events[], direct-mapped (id + 1; 0 = empty): a
+	 * tick's samples repeat a few ids, so nearly every one is found here
+	 * without walking the list.
+	 */
+	uint32_t	events_known[REC_KNOWN_SLOTS];
 	unsigned	events_written;
 	uint64_t	queries[REC_QUERY_SET];	/* open addressing, 0 = empty */
 	unsigned	nqueries;
@@ -157,15 +164,18 @@ pgwt_recorder_note_events(pgwt_recorder *r, const pgwt_record *recs, size_t n)
 		for (int j = 0; j < nev; j++)
 		{
 			uint32_t	ev = evs[j];
+			uint32_t   *known = &r->events_known[(ev * 2654435761u) >> 26];
 			unsigned	k;
 
-			if (ev == PGWT_EVENT_EXIT)
+			if (ev == PGWT_EVENT_EXIT || *known == ev + 1)
 				continue;
 			for (k = 0; k < r->nevents; k++)
 				if (r->events[k] == ev)
 					break;
 			if (k == r->nevents && r->nevents < REC_MAX_EVENTS)
 				r->events[r->nevents++] = ev;
+			if (k < r->nevents)
+				*known = ev + 1;
 		}
 	}
 }

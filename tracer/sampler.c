@@ -50,6 +50,16 @@
  * with PostgreSQL at real-time priority. Two sched_setscheduler calls per
  * tick.
  *
+ * The tracer's own backends are not sampled: its libpq connection
+ * (ignore_pid) and the SQL listener's connections (a pgwt_own_backends
+ * set, read when its generation moved: one comparison a steady tick).
+ * While a listener connect is in flight, backends first seen after it
+ * began are held back, since ours is among them until its pid is known.
+ * Processes that are no session (background workers without a database,
+ * processes without backend status: the session decides from
+ * pg_stat_activity) come in a second set of the same kind, read the same
+ * way.
+ *
  * Single-threaded: the daemon loop calls tick(); nothing here locks.
  */
 #include "tracer/sampler.h"
@@ -67,6 +77,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tracer/esc_notify.h"
 #include "tracer/proc_events.h"
 #include "tracer/read_plan.h"
 #include "tracer/tick_clock.h"
@@ -152,6 +163,10 @@ typedef struct sampler_state
 	int			postmaster_gone;
 	int			batch_state;	/* 0 untested, 1 usable, -1 off */
 	uint32_t	ignore_pid;		/* our own libpq backend */
+	const pgwt_own_backends *own;	/* the listener's backends, or NULL */
+	uint64_t	own_gen;		/* own->generation last applied */
+	const pgwt_own_backends *nonsess;	/* processes that are no session */
+	uint64_t	nonsess_gen;	/* nonsess->generation last applied */
 	int			rt_on;			/* currently SCHED_FIFO */
 	const char *rt_why;			/* why the asked priority is not used */
 	int			plan_dirty;		/* membership or a pointer changed */
@@ -244,12 +259,21 @@ sampler_remove(sampler_state *s, uint32_t pid)
 	s->cfg.metrics->backends_tracked = s->nbe;
 }
 
+/* Never sampled: ours, or known to be no session. */
+static bool
+sampler_excluded(const sampler_state *s, uint32_t pid)
+{
+	return pid == s->ignore_pid ||
+		(s->own && s->own->npids && pgwt_own_has(s->own, pid)) ||
+		(s->nonsess && s->nonsess->npids && pgwt_own_has(s->nonsess, pid));
+}
+
 static void
 sampler_on_fork(void *arg, uint32_t parent, uint32_t child)
 {
 	sampler_state *s = arg;
 
-	if (parent == (uint32_t) s->cfg.postmaster_pid && child != s->ignore_pid)
+	if (parent == (uint32_t) s->cfg.postmaster_pid && !sampler_excluded(s, child))
 		sampler_add(s, child);
 }
 
@@ -358,7 +382,7 @@ sampler_rescan(sampler_state *s)
 		}
 		if (pgwt_proc_stat((int) pid, &ppid, NULL, 0) != 0)
 			continue;			/* exited meanwhile */
-		if (ppid != s->cfg.postmaster_pid || pid == s->ignore_pid)
+		if (ppid != s->cfg.postmaster_pid || sampler_excluded(s, pid))
 		{
 			newnot[nnot++] = pid;
 			continue;
@@ -510,13 +534,14 @@ sampler_read(sampler_state *s, sampler_backend *b, sampler_readbuf *rb, uint64_t
 /* Turn one backend's values into a sample (or a counted fault). */
 static void
 sampler_account(sampler_state *s, sampler_backend *b, int rc, const sampler_readbuf *rb,
-				uint64_t now_ns, uint64_t weight, size_t *nrec)
+				uint64_t now_ns, uint64_t weight, uint64_t hold_since, size_t *nrec)
 {
 	pgwt_self_metrics *m = s->cfg.metrics;
 	pgwt_backend_state st;
 	pgwt_record *r;
 
-	if (rc == 0)
+	/* rc 0: no PGPROC yet; held: may be a listener connection starting */
+	if (rc == 0 || b->seen_ns >= hold_since)
 		return;
 	st = rc == 1 ? pgwt_wait_classify(rb->event, s->cfg.attach.pg_major) : PGWT_STATE_INVALID;
 	if (st == PGWT_STATE_INVALID)
@@ -669,6 +694,30 @@ sampler_keep(sampler_state *s, size_t *keep, size_t i)
 	(*keep)++;
 }
 
+/*
+ * A set changed: drop the backends that are now excluded, and forget which
+ * pids are not the postmaster's children, so that a pid of a closed
+ * connection, reused by a new backend, is classified again.
+ */
+static void
+sampler_apply_excluded(sampler_state *s)
+{
+	size_t		keep = 0;
+
+	s->own_gen = s->own ? s->own->generation : 0;
+	s->nonsess_gen = s->nonsess ? s->nonsess->generation : 0;
+	s->nnot = 0;
+	for (size_t i = 0; i < s->nbe; i++)
+	{
+		if (!sampler_excluded(s, s->be[i].pid))
+			sampler_keep(s, &keep, i);
+		else
+			s->plan_dirty = 1;
+	}
+	s->nbe = keep;
+	s->cfg.metrics->backends_tracked = s->nbe;
+}
+
 static int
 sampler_tick(pgwt_capture_source *src, uint64_t now_ns, pgwt_emit_fn emit, void *arg)
 {
@@ -681,6 +730,7 @@ sampler_tick(pgwt_capture_source *src, uint64_t now_ns, pgwt_emit_fn emit, void 
 	int			resync = 0,
 				batch_ok = 0;
 	const uint8_t *vals = NULL;
+	uint64_t	hold_since = UINT64_MAX;
 
 	if (s->cnfd >= 0)
 	{
@@ -691,6 +741,10 @@ sampler_tick(pgwt_capture_source *src, uint64_t now_ns, pgwt_emit_fn emit, void 
 		if (s->postmaster_gone)
 			return -1;
 	}
+	/* before a rescan, which must not trust the forgotten non-children */
+	if ((s->own && s->own->generation != s->own_gen) ||
+		(s->nonsess && s->nonsess->generation != s->nonsess_gen))
+		sampler_apply_excluded(s);
 	if (resync || s->last_scan_ns == 0 ||
 		now_ns - s->last_scan_ns >= (s->cnfd >= 0 ? SAMPLER_RESYNC_NS : SAMPLER_SCAN_MIN_NS))
 	{
@@ -698,6 +752,8 @@ sampler_tick(pgwt_capture_source *src, uint64_t now_ns, pgwt_emit_fn emit, void 
 			return -1;
 		s->last_scan_ns = now_ns;
 	}
+	if (s->own && s->own->connecting_since_ns)
+		hold_since = pgwt_own_hold_since(s->own, now_ns);
 	weight = pgwt_tick_bill(&s->clock, now_ns);
 	m->ticks_total++;
 	m->unobserved_ns = s->clock.unobserved_ns;
@@ -733,7 +789,7 @@ sampler_tick(pgwt_capture_source *src, uint64_t now_ns, pgwt_emit_fn emit, void 
 		}
 		b->own_read = 1;
 		sampler_keep(s, &keep, i);
-		sampler_account(s, &s->be[keep - 1], rc, &rb, now_ns, weight, &nrec);
+		sampler_account(s, &s->be[keep - 1], rc, &rb, now_ns, weight, hold_since, &nrec);
 	}
 	s->nbe = keep;
 
@@ -826,7 +882,7 @@ sampler_tick(pgwt_capture_source *src, uint64_t now_ns, pgwt_emit_fn emit, void 
 			}
 		}
 		sampler_keep(s, &keep, i);
-		sampler_account(s, &s->be[keep - 1], rc, &rb, now_ns, weight, &nrec);
+		sampler_account(s, &s->be[keep - 1], rc, &rb, now_ns, weight, hold_since, &nrec);
 	}
 	s->nbe = keep;
 	/* values read: recording runs at normal priority */
@@ -931,6 +987,32 @@ pgwt_sampler_ignore_pid(pgwt_capture_source *src, uint32_t pid)
 			s->be[keep++] = s->be[i];
 	s->nbe = keep;
 	s->plan_dirty = 1;
+}
+
+void
+pgwt_sampler_set_own_backends(pgwt_capture_source *src, const pgwt_own_backends *own)
+{
+	sampler_state *s = src->state;
+
+	s->own = own;
+	s->own_gen = own ? own->generation - 1 : 0;	/* applied at the next tick */
+}
+
+void
+pgwt_sampler_set_non_sessions(pgwt_capture_source *src, const pgwt_own_backends *set)
+{
+	sampler_state *s = src->state;
+
+	s->nonsess = set;
+	s->nonsess_gen = set ? set->generation - 1 : 0;	/* applied at the next tick */
+}
+
+void
+pgwt_sampler_rescan_soon(pgwt_capture_source *src)
+{
+	sampler_state *s = src->state;
+
+	s->last_scan_ns = 0;
 }
 
 pgwt_capture_source *

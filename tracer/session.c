@@ -6,18 +6,39 @@
  * libpq is optional for sampling: wait events are read without it. It is
  * retried every few seconds (the cluster may still be starting), and the
  * sampler learns the query id offset once calibration succeeds.
+ *
+ * The tracer's own backends are left out of capture: the session's libpq
+ * connection by pid (pgwt_session_ignore_pid), the SQL listener's
+ * connections through the listener's set, which both tiers read themselves.
+ *
+ * Processes that are no database session are left out the same way, through
+ * a second set of the same kind (non_sessions), rebuilt at each read of
+ * pg_stat_activity: a background worker that never connected to a database
+ * (datid null, a backend_type that is no core process type), or a child of
+ * the postmaster with no row at all that is older than a second (a new
+ * backend has no row until it has authenticated, and its first ticks must
+ * not be lost, so a younger one is sampled and judged at the next read,
+ * which the caller makes within a second). The same rule as the extension's
+ * sampler, so both tiers count the same processes. A process that gets a
+ * row as a session later leaves the set and is found again by a rescan.
  */
 #include "tracer/session.h"
 
 #include <stdlib.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "tracer/esc_listen.h"
 #include "tracer/sampler.h"
 #include "tracer/watch_source.h"
 
 #define SESSION_PG_RETRY_NS 2000000000ull
 #define SESSION_MAX_CLUSTERS 64
+#define SESSION_ROWLESS_GRACE_NS 1000000000ull	/* a row-less child this old is no session */
+#define SESSION_MAX_CHILDREN 16384
 
 int
 pgwt_target_select(const pgwt_options *o, pgwt_cluster *c, FILE *listing,
@@ -77,6 +98,8 @@ pgwt_session_open(pgwt_session *s, const pgwt_options *o, const pgwt_cluster *c,
 			snprintf(errbuf, errlen, "cannot start the sampler (out of memory or no /proc)");
 			return -1;
 		}
+		pgwt_sampler_set_own_backends(s->sampler, pgwt_esc_listen_own_backends());
+		pgwt_sampler_set_non_sessions(s->sampler, &s->non_sessions);
 		s->src = s->sampler;
 	}
 	if (o->mode == PGWT_MODE_FULL || o->mode == PGWT_MODE_TIERED)
@@ -92,6 +115,11 @@ pgwt_session_open(pgwt_session *s, const pgwt_options *o, const pgwt_cluster *c,
 		wc.metrics = m;
 		/* enabled by the caller once the query id offset is known */
 		s->watch = pgwt_watch_source_create(&wc, s->watch_err, sizeof(s->watch_err));
+		if (s->watch)
+		{
+			pgwt_watch_source_set_own_backends(s->watch, pgwt_esc_listen_own_backends());
+			pgwt_watch_source_set_non_sessions(s->watch, &s->non_sessions);
+		}
 		if (!s->watch && o->mode == PGWT_MODE_FULL)
 		{
 			snprintf(errbuf, errlen, "--mode full: %s", s->watch_err);
@@ -155,6 +183,167 @@ pgwt_session_ignore_pid(pgwt_session *s, uint32_t pid)
 		pgwt_sampler_ignore_pid(s->sampler, pid);
 	if (s->watch)
 		pgwt_watch_source_ignore_pid(s->watch, pid);
+}
+
+static int
+session_cmp_u32(const void *a, const void *b)
+{
+	uint32_t	x = *(const uint32_t *) a,
+				y = *(const uint32_t *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+static bool
+session_in_sorted(const uint32_t *v, int n, uint32_t pid)
+{
+	return n > 0 && bsearch(&pid, v, (size_t) n, sizeof(uint32_t), session_cmp_u32) != NULL;
+}
+
+/* Read a small /proc file into buf (NUL-terminated); -1 when unreadable. */
+static int
+session_read_proc(const char *path, char *buf, size_t cap)
+{
+	int			fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t		len = 0;
+	ssize_t		r;
+
+	if (fd < 0)
+		return -1;
+	while (len + 1 < cap && (r = read(fd, buf + len, cap - 1 - len)) > 0)
+		len += (size_t) r;
+	close(fd);
+	buf[len] = '\0';
+	return 0;
+}
+
+/*
+ * How long ago the process started (CLOCK_BOOTTIME, the clock of
+ * /proc/PID/stat's starttime); UINT64_MAX when it is gone.
+ */
+static uint64_t
+session_proc_age_ns(uint32_t pid)
+{
+	char		path[64],
+				buf[1024];
+	const char *p;
+	unsigned long long start_ticks;
+	long		hz = sysconf(_SC_CLK_TCK);
+	struct timespec ts;
+	uint64_t	start_ns,
+				now_ns;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	if (session_read_proc(path, buf, sizeof(buf)) != 0 || !(p = strrchr(buf, ')')))
+		return UINT64_MAX;
+	/* after "comm)": state is field 3, starttime field 22 */
+	for (int field = 2; field < 22 && p; field++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p + 1, "%llu", &start_ticks) != 1 || hz <= 0)
+		return UINT64_MAX;
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	now_ns = (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
+	start_ns = (uint64_t) (start_ticks / (unsigned long long) hz) * 1000000000ull +
+		(uint64_t) (start_ticks % (unsigned long long) hz) * (1000000000ull / (uint64_t) hz);
+	return now_ns > start_ns ? now_ns - start_ns : 0;
+}
+
+bool
+pgwt_session_classify(pgwt_session *s, const pgwt_pg_backend *rows, int n, uint64_t now_ns)
+{
+	static uint32_t rowpids[4096];
+	static uint32_t want[PGWT_OWN_SLOTS];
+	static char children[SESSION_MAX_CHILDREN * 8];
+	pgwt_own_backends *o = &s->non_sessions;
+	char		path[96];
+	int			nrow = 0,
+				nwant = 0;
+	bool		young = false,
+				rescan = false;
+	uint64_t	capped = 0;
+
+	for (int i = 0; i < n && nrow < 4096; i++)
+	{
+		rowpids[nrow++] = rows[i].pid;
+		if (pgwt_pg_backend_is_session(&rows[i]))
+			continue;
+		if (nwant < PGWT_OWN_SLOTS)
+			want[nwant++] = rows[i].pid;
+		else
+			capped++;
+	}
+	qsort(rowpids, (size_t) nrow, sizeof(uint32_t), session_cmp_u32);
+
+	/* children without a row: the postmaster is single-threaded */
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", s->cluster.pid, s->cluster.pid);
+	if (session_read_proc(path, children, sizeof(children)) == 0)
+	{
+		char	   *p = children;
+
+		while (*p)
+		{
+			char	   *end;
+			uint32_t	pid = (uint32_t) strtoul(p, &end, 10);
+			uint64_t	age;
+
+			if (end == p)
+				break;
+			p = end;
+			while (*p == ' ' || *p == '\n')
+				p++;
+			if (pid == 0 || session_in_sorted(rowpids, nrow, pid))
+				continue;
+			age = session_proc_age_ns(pid);
+			if (age == UINT64_MAX)
+				continue;		/* exited meanwhile */
+			if (age < SESSION_ROWLESS_GRACE_NS)
+			{
+				young = true;
+				continue;
+			}
+			if (nwant < PGWT_OWN_SLOTS)
+				want[nwant++] = pid;
+			else
+				capped++;
+		}
+	}
+	qsort(want, (size_t) nwant, sizeof(uint32_t), session_cmp_u32);
+
+	/* the set's slots: close the pids that left, fill free slots with new ones */
+	for (int k = 0; k < PGWT_OWN_SLOTS; k++)
+	{
+		uint32_t	pid = o->slot_pid[k];
+
+		if (o->slot_since_ns[k] == 0 || session_in_sorted(want, nwant, pid))
+			continue;
+		/* still there with a row: it became a session, find it again */
+		if (session_in_sorted(rowpids, nrow, pid))
+			rescan = true;
+		pgwt_own_closed(o, k);
+	}
+	for (int i = 0, k = 0; i < nwant; i++)
+	{
+		if (pgwt_own_has(o, want[i]))
+			continue;
+		while (k < PGWT_OWN_SLOTS && o->slot_since_ns[k] != 0)
+			k++;
+		if (k == PGWT_OWN_SLOTS)
+		{
+			capped++;
+			continue;
+		}
+		pgwt_own_connecting(o, k, now_ns);
+		pgwt_own_connected(o, k, want[i]);
+	}
+	s->non_sessions_capped = capped;
+	if (rescan)
+	{
+		if (s->sampler)
+			pgwt_sampler_rescan_soon(s->sampler);
+		if (s->watch)
+			pgwt_watch_source_rescan_soon(s->watch);
+	}
+	return young;
 }
 
 void

@@ -13,6 +13,7 @@
 #include "tracer/attach.h"
 #include "tracer/capture.h"
 #include "tracer/cli.h"
+#include "tracer/esc_notify.h"
 #include "tracer/pgconn.h"
 #include "tracer/self_metrics.h"
 #include "tracer/target.h"
@@ -31,6 +32,9 @@ typedef struct pgwt_session
 	int			qid_status;		/* 1 located, 0 not yet tried, -1 unavailable */
 	char		qid_reason[512];
 	uint64_t	last_pg_try_ns;
+	/* processes that are no session, left out by both tiers */
+	pgwt_own_backends non_sessions;
+	uint64_t	non_sessions_capped;	/* found but no slot left: still traced */
 } pgwt_session;
 
 /*
@@ -51,6 +55,16 @@ extern void pgwt_session_connect(pgwt_session *s, const pgwt_options *o,
 
 /* Never trace this pid (our own libpq backend), in every source. */
 extern void pgwt_session_ignore_pid(pgwt_session *s, uint32_t pid);
+
+/*
+ * Decide from a pg_stat_activity read which of the postmaster's children
+ * are no session (pgwt_pg_backend_is_session; a child without a row once
+ * it is older than a second) and leave them out of capture from the next
+ * tick. Returns true when a child without a row is too young to judge: the
+ * caller reads pg_stat_activity again within a second.
+ */
+extern bool pgwt_session_classify(pgwt_session *s, const pgwt_pg_backend *rows, int n,
+								  uint64_t now_ns);
 
 extern void pgwt_session_close(pgwt_session *s);
 

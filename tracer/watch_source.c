@@ -19,6 +19,15 @@
  * it (its duration runs from the last transition to when the exit was seen,
  * at most one tick late).
  *
+ * The tracer's own backends are never watched: its libpq connection
+ * (ignore_pid) and the SQL listener's (a pgwt_own_backends set, looked at
+ * when its generation moved). A backend that becomes ours while watched
+ * is unwatched silently and its transitions are dropped on the way out;
+ * while a listener connect is in flight, backends forked after it began
+ * wait (still polled) until its pid is known. Processes that are no
+ * session (background workers without a database...: the session decides)
+ * come in a second set of the same kind and are left out the same way.
+ *
  * Single-threaded: the daemon loop calls tick(); nothing here locks. The
  * kernel side writes the ring buffer concurrently; libbpf's consumer
  * handles that.
@@ -36,6 +45,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tracer/esc_notify.h"
 #include "tracer/proc_events.h"
 #include "tracer/target.h"
 #include "tracer/wait_class.h"
@@ -77,6 +87,10 @@ typedef struct ws_state_t
 	size_t		nbe,
 				capbe;
 	uint32_t	ignore_pid;
+	const pgwt_own_backends *own;	/* the listener's backends, or NULL */
+	uint64_t	own_gen;		/* own->generation last applied */
+	const pgwt_own_backends *nonsess;	/* processes that are no session */
+	uint64_t	nonsess_gen;	/* nonsess->generation last applied */
 	uint64_t	last_tick_ns;
 	uint64_t	last_resync_ns;
 	size_t		npending_fresh;	/* pending backends still polled at 1 ms */
@@ -122,13 +136,22 @@ ws_find(ws_t *s, uint32_t pid, size_t *pos)
 	return lo < s->nbe && s->be[lo].pid == pid ? &s->be[lo] : NULL;
 }
 
+/* Never watched: ours, or known to be no session. */
+static bool
+ws_excluded(const ws_t *s, uint32_t pid)
+{
+	return pid == s->ignore_pid ||
+		(s->own && s->own->npids && pgwt_own_has(s->own, pid)) ||
+		(s->nonsess && s->nonsess->npids && pgwt_own_has(s->nonsess, pid));
+}
+
 static ws_backend *
 ws_add(ws_t *s, uint32_t pid, uint64_t seen_ns)
 {
 	size_t		pos;
 	ws_backend *b = ws_find(s, pid, &pos);
 
-	if (b || pid == s->ignore_pid)
+	if (b || ws_excluded(s, pid))
 		return b;
 	if (s->nbe == s->capbe)
 	{
@@ -201,6 +224,9 @@ ws_sink(const pgwt_record *rec, void *arg)
 {
 	ws_t	   *s = arg;
 
+	/* a backend learnt to be excluded after its transitions were captured */
+	if (ws_excluded(s, rec->pid))
+		return;
 	if (ws_push(s, rec) == 0)
 		s->st.records++;
 	ws_note_live(s, rec);
@@ -421,6 +447,7 @@ static void
 ws_attach_pending(ws_t *s, uint64_t now_ns)
 {
 	size_t		fresh = 0;
+	uint64_t	hold = s->own ? pgwt_own_hold_since(s->own, now_ns) : UINT64_MAX;
 
 	for (size_t i = 0; i < s->nbe; i++)
 	{
@@ -429,6 +456,11 @@ ws_attach_pending(ws_t *s, uint64_t now_ns)
 
 		if (b->state != WS_PENDING)
 			continue;
+		if (b->seen_ns && b->seen_ns >= hold)
+		{
+			fresh++;			/* may be a listener connection starting */
+			continue;
+		}
 		if (!b->first_try_ns)
 			b->first_try_ns = now_ns;
 		rc = ws_try_attach(s, b);
@@ -476,6 +508,26 @@ ws_flush(ws_t *s, pgwt_emit_fn emit, void *arg)
 	}
 }
 
+/* A set changed: stop following the backends now excluded. */
+static void
+ws_apply_excluded(ws_t *s)
+{
+	size_t		keep = 0;
+
+	s->own_gen = s->own ? s->own->generation : 0;
+	s->nonsess_gen = s->nonsess ? s->nonsess->generation : 0;
+	for (size_t i = 0; i < s->nbe; i++)
+	{
+		if (ws_excluded(s, s->be[i].pid))
+		{
+			ws_unwatch(s, &s->be[i], WS_CLOSE_SILENT);
+			continue;
+		}
+		s->be[keep++] = s->be[i];
+	}
+	s->nbe = keep;
+}
+
 static int
 ws_tick(pgwt_capture_source *src, uint64_t now_ns, pgwt_emit_fn emit, void *arg)
 {
@@ -492,6 +544,9 @@ ws_tick(pgwt_capture_source *src, uint64_t now_ns, pgwt_emit_fn emit, void *arg)
 		if (pgwt_proc_events_drain(s->cnfd, &cb) < 0)
 			s->resync_wanted = true;
 	}
+	if ((s->own && s->own->generation != s->own_gen) ||
+		(s->nonsess && s->nonsess->generation != s->nonsess_gen))
+		ws_apply_excluded(s);
 	if (s->postmaster_gone)
 	{
 		ws_flush(s, emit, arg);
@@ -623,6 +678,32 @@ pgwt_watch_source_ignore_pid(pgwt_capture_source *src, uint32_t pid)
 	ws_unwatch(s, b, WS_CLOSE_SILENT);
 	memmove(b, b + 1, (s->nbe - pos - 1) * sizeof(*b));
 	s->nbe--;
+}
+
+void
+pgwt_watch_source_set_own_backends(pgwt_capture_source *src, const pgwt_own_backends *own)
+{
+	ws_t	   *s = src->state;
+
+	s->own = own;
+	s->own_gen = own ? own->generation - 1 : 0;	/* applied at the next tick */
+}
+
+void
+pgwt_watch_source_set_non_sessions(pgwt_capture_source *src, const pgwt_own_backends *set)
+{
+	ws_t	   *s = src->state;
+
+	s->nonsess = set;
+	s->nonsess_gen = set ? set->generation - 1 : 0;	/* applied at the next tick */
+}
+
+void
+pgwt_watch_source_rescan_soon(pgwt_capture_source *src)
+{
+	ws_t	   *s = src->state;
+
+	s->resync_wanted = true;
 }
 
 void

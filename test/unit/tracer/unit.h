@@ -31,5 +31,6 @@ void		run_target_tests(void);
 void		run_ring_tests(void);
 void		run_plan_tests(void);
 void		run_tier_tests(void);
+void		run_session_rule_tests(void);
 
 #endif

@@ -20,5 +20,6 @@ main(void)
 	run_ring_tests();
 	run_plan_tests();
 	run_tier_tests();
+	run_session_rule_tests();
 	return unit_failures ? 1 : 0;
 }

@@ -2,7 +2,8 @@
  * test_esc_notify.c
  *		Unit tests of tracer/esc_notify.c: the extension's NOTIFY payloads
  *		(as extension/escalation.c writes them, and malformed ones), the
- *		reconnect backoff, and the size bound of the state report.
+ *		reconnect backoff, the size bound of the state report, and the set
+ *		of the channel's own backends that capture leaves out.
  */
 #include <stdio.h>
 #include <string.h>
@@ -109,11 +110,83 @@ test_report(void)
 	CHECK("esc-report-small-buffer-refused", pgwt_esc_report_json(&r, buf, 16) == -1);
 }
 
+static void
+test_own_backends(void)
+{
+	pgwt_own_backends o;
+	uint64_t	g;
+
+	memset(&o, 0, sizeof(o));
+	CHECK("own-empty", !pgwt_own_has(&o, 0) && !pgwt_own_has(&o, 42) &&
+		  pgwt_own_hold_since(&o, 1000) == UINT64_MAX);
+
+	/* slot 3 connects at t=1000: backends seen from then on are held */
+	pgwt_own_connecting(&o, 3, 1000);
+	CHECK("own-connecting-holds", pgwt_own_hold_since(&o, 1500) == 1000 && o.npids == 0);
+	CHECK("own-hold-bounded",
+		  pgwt_own_hold_since(&o, 1000 + PGWT_OWN_HOLD_MAX_NS) == UINT64_MAX &&
+		  pgwt_own_hold_since(&o, 999 + PGWT_OWN_HOLD_MAX_NS) == 1000);
+	g = o.generation;
+	pgwt_own_connected(&o, 3, 500);
+	CHECK("own-connected-known", pgwt_own_has(&o, 500) && o.generation != g &&
+		  pgwt_own_hold_since(&o, 1500) == UINT64_MAX);
+
+	/* more slots: kept sorted, the oldest connect in flight holds */
+	pgwt_own_connecting(&o, 0, 2000);
+	pgwt_own_connected(&o, 0, 900);
+	pgwt_own_connecting(&o, 7, 3000);
+	pgwt_own_connected(&o, 7, 100);
+	pgwt_own_connecting(&o, 9, 5000);
+	pgwt_own_connecting(&o, 8, 4000);
+	CHECK("own-sorted", o.npids == 3 && o.pids[0] == 100 && o.pids[1] == 500 && o.pids[2] == 900);
+	CHECK("own-oldest-connect-holds", pgwt_own_hold_since(&o, 6000) == 4000);
+	CHECK("own-lookup", pgwt_own_has(&o, 100) && pgwt_own_has(&o, 900) &&
+		  !pgwt_own_has(&o, 101) && !pgwt_own_has(&o, 0) && !pgwt_own_has(&o, 4000000000u));
+
+	/* a reconnect replaces the pid; a closed slot forgets it */
+	pgwt_own_closed(&o, 3);
+	CHECK("own-closed-forgets", !pgwt_own_has(&o, 500) && o.npids == 2);
+	pgwt_own_connecting(&o, 3, 7000);
+	CHECK("own-reconnect-no-old-pid", !pgwt_own_has(&o, 500));
+	pgwt_own_connected(&o, 3, 600);
+	CHECK("own-reconnect-new-pid", pgwt_own_has(&o, 600) && !pgwt_own_has(&o, 500) && o.npids == 3);
+	pgwt_own_closed(&o, 8);
+	pgwt_own_closed(&o, 9);
+	CHECK("own-no-connect-in-flight", pgwt_own_hold_since(&o, 7001) == UINT64_MAX);
+
+	/* the same pid in two slots (a stale slot) is listed once */
+	pgwt_own_connecting(&o, 12, 8000);
+	pgwt_own_connected(&o, 12, 600);
+	CHECK("own-duplicate-once", o.npids == 3 && o.pids[0] == 100 && o.pids[1] == 600 && o.pids[2] == 900);
+	pgwt_own_closed(&o, 12);
+	CHECK("own-duplicate-still-held-by-other-slot", pgwt_own_has(&o, 600));
+
+	/* every slot at once; bad slots change nothing */
+	memset(&o, 0, sizeof(o));
+	for (int k = 0; k < PGWT_OWN_SLOTS; k++)
+	{
+		pgwt_own_connecting(&o, k, 10 + (uint64_t) k);
+		pgwt_own_connected(&o, k, (uint32_t) (1000 - k));
+	}
+	g = o.generation;
+	pgwt_own_connecting(&o, -1, 5);
+	pgwt_own_connecting(&o, PGWT_OWN_SLOTS, 5);
+	pgwt_own_connected(&o, PGWT_OWN_SLOTS, 5);
+	pgwt_own_closed(&o, -1);
+	CHECK("own-full-and-bad-slots", o.npids == PGWT_OWN_SLOTS && o.pids[0] == 1000 - PGWT_OWN_SLOTS + 1 &&
+		  o.pids[PGWT_OWN_SLOTS - 1] == 1000 && o.generation == g && !pgwt_own_has(&o, 5));
+	/* connected without connecting first: not a slot in use */
+	memset(&o, 0, sizeof(o));
+	pgwt_own_connected(&o, 1, 77);
+	CHECK("own-connected-needs-connecting", !pgwt_own_has(&o, 77));
+}
+
 int
 main(void)
 {
 	test_parse();
 	test_backoff();
 	test_report();
+	test_own_backends();
 	return failures ? 1 : 0;
 }
