@@ -30,7 +30,7 @@ _PROGRAMS_DEFAULT = (
     ("bench/programs/tracer_cpu", ("--reps", "3", "--duration", "15", "--warmup", "3",
                                    "--coverage-duration", "5")),
     ("bin/pgwt-bench-tracefmt", ("--events", "2000000", "--reps", "3")),
-    ("bench/programs/sampler_vs_pgws/sampler_vs_pgws", ("--reps", "3", "--paired-reps", "5",
+    ("bench/programs/sampler_vs_pgws/sampler_vs_pgws", ("--reps", "3",
                                                         "--arms", "sampled_vs_exact,paired,paired_many",
                                                         "--duration", "8", "--exact-duration", "20",
                                                         "--callgrind-seconds", "4", "--callgrind-idle", "10")),
@@ -71,6 +71,13 @@ SETS = {
     # the trace format's figures alone (sizes, decode, entropy floor): ~2 min
     "format": BenchSet("format", {}, reps=3, duration_s=0, warmup_s=0, scale=0,
                        programs=(("bin/pgwt-bench-tracefmt", ("--events", "2000000", "--reps", "3")),)),
+    # the in-server sampler: agreement with exact, and beside
+    # pg_wait_sampling in one server, 5 reps of each arm: ~11 min
+    "sampler": BenchSet("sampler", {}, reps=5, duration_s=0, warmup_s=0, scale=0,
+                        programs=(("bench/programs/sampler_vs_pgws/sampler_vs_pgws",
+                                   ("--reps", "5", "--arms", "sampled_vs_exact,paired,paired_many",
+                                    "--duration", "8", "--exact-duration", "20",
+                                    "--callgrind-seconds", "0")),)),
     "smoke": BenchSet("smoke", {"15": (("none", "pg_wait_sampling", "sampled_10hz"), ("select_only",)),
                                 "18-hooks": (("none", "coop_stats"), ("lwlock",))},
                       reps=3, duration_s=3, warmup_s=1, scale=2),
