@@ -113,4 +113,58 @@ bool		pgwt_own_has(const pgwt_own_backends *o, uint32_t pid);
  */
 uint64_t	pgwt_own_hold_since(const pgwt_own_backends *o, uint64_t now_ns);
 
+/*
+ * What a capture source (sampler, watch source) holds of the two sets whose
+ * pids it never traces: the listener's backends and the processes that are
+ * no session, each with the generation it last acted on. Either may be
+ * NULL.
+ */
+typedef struct pgwt_exclusions
+{
+	const pgwt_own_backends *own;
+	const pgwt_own_backends *nonsess;
+	uint64_t	own_gen;
+	uint64_t	nonsess_gen;
+} pgwt_exclusions;
+
+/* Point at the sets; the next pgwt_exclusions_moved() says true. */
+static inline void
+pgwt_exclusions_init(pgwt_exclusions *x, const pgwt_own_backends *own,
+					 const pgwt_own_backends *nonsess)
+{
+	x->own = own;
+	x->nonsess = nonsess;
+	x->own_gen = own ? own->generation - 1 : 0;
+	x->nonsess_gen = nonsess ? nonsess->generation - 1 : 0;
+}
+
+static inline bool
+pgwt_exclusions_has(const pgwt_exclusions *x, uint32_t pid)
+{
+	return (x->own && x->own->npids && pgwt_own_has(x->own, pid)) ||
+		(x->nonsess && x->nonsess->npids && pgwt_own_has(x->nonsess, pid));
+}
+
+/* A set changed since pgwt_exclusions_applied(): one comparison each. */
+static inline bool
+pgwt_exclusions_moved(const pgwt_exclusions *x)
+{
+	return (x->own && x->own->generation != x->own_gen) ||
+		(x->nonsess && x->nonsess->generation != x->nonsess_gen);
+}
+
+static inline void
+pgwt_exclusions_applied(pgwt_exclusions *x)
+{
+	x->own_gen = x->own ? x->own->generation : 0;
+	x->nonsess_gen = x->nonsess ? x->nonsess->generation : 0;
+}
+
+/* pgwt_own_hold_since of the listener's set; UINT64_MAX when none holds. */
+static inline uint64_t
+pgwt_exclusions_hold_since(const pgwt_exclusions *x, uint64_t now_ns)
+{
+	return x->own && x->own->connecting_since_ns ? pgwt_own_hold_since(x->own, now_ns) : UINT64_MAX;
+}
+
 #endif

@@ -163,10 +163,7 @@ typedef struct sampler_state
 	int			postmaster_gone;
 	int			batch_state;	/* 0 untested, 1 usable, -1 off */
 	uint32_t	ignore_pid;		/* our own libpq backend */
-	const pgwt_own_backends *own;	/* the listener's backends, or NULL */
-	uint64_t	own_gen;		/* own->generation last applied */
-	const pgwt_own_backends *nonsess;	/* processes that are no session */
-	uint64_t	nonsess_gen;	/* nonsess->generation last applied */
+	pgwt_exclusions excl;		/* listener's backends, no-session processes */
 	int			rt_on;			/* currently SCHED_FIFO */
 	const char *rt_why;			/* why the asked priority is not used */
 	int			plan_dirty;		/* membership or a pointer changed */
@@ -263,9 +260,7 @@ sampler_remove(sampler_state *s, uint32_t pid)
 static bool
 sampler_excluded(const sampler_state *s, uint32_t pid)
 {
-	return pid == s->ignore_pid ||
-		(s->own && s->own->npids && pgwt_own_has(s->own, pid)) ||
-		(s->nonsess && s->nonsess->npids && pgwt_own_has(s->nonsess, pid));
+	return pid == s->ignore_pid || pgwt_exclusions_has(&s->excl, pid);
 }
 
 static void
@@ -704,8 +699,7 @@ sampler_apply_excluded(sampler_state *s)
 {
 	size_t		keep = 0;
 
-	s->own_gen = s->own ? s->own->generation : 0;
-	s->nonsess_gen = s->nonsess ? s->nonsess->generation : 0;
+	pgwt_exclusions_applied(&s->excl);
 	s->nnot = 0;
 	for (size_t i = 0; i < s->nbe; i++)
 	{
@@ -742,8 +736,7 @@ sampler_tick(pgwt_capture_source *src, uint64_t now_ns, pgwt_emit_fn emit, void 
 			return -1;
 	}
 	/* before a rescan, which must not trust the forgotten non-children */
-	if ((s->own && s->own->generation != s->own_gen) ||
-		(s->nonsess && s->nonsess->generation != s->nonsess_gen))
+	if (pgwt_exclusions_moved(&s->excl))
 		sampler_apply_excluded(s);
 	if (resync || s->last_scan_ns == 0 ||
 		now_ns - s->last_scan_ns >= (s->cnfd >= 0 ? SAMPLER_RESYNC_NS : SAMPLER_SCAN_MIN_NS))
@@ -752,8 +745,7 @@ sampler_tick(pgwt_capture_source *src, uint64_t now_ns, pgwt_emit_fn emit, void 
 			return -1;
 		s->last_scan_ns = now_ns;
 	}
-	if (s->own && s->own->connecting_since_ns)
-		hold_since = pgwt_own_hold_since(s->own, now_ns);
+	hold_since = pgwt_exclusions_hold_since(&s->excl, now_ns);
 	weight = pgwt_tick_bill(&s->clock, now_ns);
 	m->ticks_total++;
 	m->unobserved_ns = s->clock.unobserved_ns;
@@ -990,21 +982,12 @@ pgwt_sampler_ignore_pid(pgwt_capture_source *src, uint32_t pid)
 }
 
 void
-pgwt_sampler_set_own_backends(pgwt_capture_source *src, const pgwt_own_backends *own)
+pgwt_sampler_set_exclusions(pgwt_capture_source *src, const pgwt_own_backends *own,
+							const pgwt_own_backends *nonsess)
 {
 	sampler_state *s = src->state;
 
-	s->own = own;
-	s->own_gen = own ? own->generation - 1 : 0;	/* applied at the next tick */
-}
-
-void
-pgwt_sampler_set_non_sessions(pgwt_capture_source *src, const pgwt_own_backends *set)
-{
-	sampler_state *s = src->state;
-
-	s->nonsess = set;
-	s->nonsess_gen = set ? set->generation - 1 : 0;	/* applied at the next tick */
+	pgwt_exclusions_init(&s->excl, own, nonsess);	/* applied at the next tick */
 }
 
 void

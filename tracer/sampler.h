@@ -28,12 +28,12 @@ extern pgwt_capture_source *pgwt_sampler_create(const pgwt_sampler_config *cfg);
 extern void pgwt_sampler_set_qid_offset(pgwt_capture_source *src, int offset);
 /* A backend never sampled: the tracer's own libpq connection. */
 extern void pgwt_sampler_ignore_pid(pgwt_capture_source *src, uint32_t pid);
-/* Backends never sampled: the SQL listener's (read each tick; may be NULL). */
-extern void pgwt_sampler_set_own_backends(pgwt_capture_source *src,
-										  const pgwt_own_backends *own);
-/* Processes that are no session, never sampled (read each tick; may be NULL). */
-extern void pgwt_sampler_set_non_sessions(pgwt_capture_source *src,
-										  const pgwt_own_backends *set);
+/*
+ * Backends never sampled: the SQL listener's and the processes that are no
+ * session (read each tick; either may be NULL).
+ */
+extern void pgwt_sampler_set_exclusions(pgwt_capture_source *src, const pgwt_own_backends *own,
+										const pgwt_own_backends *nonsess);
 /* List the postmaster's children at the next tick (a pid left a set). */
 extern void pgwt_sampler_rescan_soon(pgwt_capture_source *src);
 

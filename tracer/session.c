@@ -98,8 +98,7 @@ pgwt_session_open(pgwt_session *s, const pgwt_options *o, const pgwt_cluster *c,
 			snprintf(errbuf, errlen, "cannot start the sampler (out of memory or no /proc)");
 			return -1;
 		}
-		pgwt_sampler_set_own_backends(s->sampler, pgwt_esc_listen_own_backends());
-		pgwt_sampler_set_non_sessions(s->sampler, &s->non_sessions);
+		pgwt_sampler_set_exclusions(s->sampler, pgwt_esc_listen_own_backends(), &s->non_sessions);
 		s->src = s->sampler;
 	}
 	if (o->mode == PGWT_MODE_FULL || o->mode == PGWT_MODE_TIERED)
@@ -116,10 +115,8 @@ pgwt_session_open(pgwt_session *s, const pgwt_options *o, const pgwt_cluster *c,
 		/* enabled by the caller once the query id offset is known */
 		s->watch = pgwt_watch_source_create(&wc, s->watch_err, sizeof(s->watch_err));
 		if (s->watch)
-		{
-			pgwt_watch_source_set_own_backends(s->watch, pgwt_esc_listen_own_backends());
-			pgwt_watch_source_set_non_sessions(s->watch, &s->non_sessions);
-		}
+			pgwt_watch_source_set_exclusions(s->watch, pgwt_esc_listen_own_backends(),
+											 &s->non_sessions);
 		if (!s->watch && o->mode == PGWT_MODE_FULL)
 		{
 			snprintf(errbuf, errlen, "--mode full: %s", s->watch_err);

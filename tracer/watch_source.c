@@ -87,10 +87,7 @@ typedef struct ws_state_t
 	size_t		nbe,
 				capbe;
 	uint32_t	ignore_pid;
-	const pgwt_own_backends *own;	/* the listener's backends, or NULL */
-	uint64_t	own_gen;		/* own->generation last applied */
-	const pgwt_own_backends *nonsess;	/* processes that are no session */
-	uint64_t	nonsess_gen;	/* nonsess->generation last applied */
+	pgwt_exclusions excl;		/* listener's backends, no-session processes */
 	uint64_t	last_tick_ns;
 	uint64_t	last_resync_ns;
 	size_t		npending_fresh;	/* pending backends still polled at 1 ms */
@@ -140,9 +137,7 @@ ws_find(ws_t *s, uint32_t pid, size_t *pos)
 static bool
 ws_excluded(const ws_t *s, uint32_t pid)
 {
-	return pid == s->ignore_pid ||
-		(s->own && s->own->npids && pgwt_own_has(s->own, pid)) ||
-		(s->nonsess && s->nonsess->npids && pgwt_own_has(s->nonsess, pid));
+	return pid == s->ignore_pid || pgwt_exclusions_has(&s->excl, pid);
 }
 
 static ws_backend *
@@ -447,7 +442,7 @@ static void
 ws_attach_pending(ws_t *s, uint64_t now_ns)
 {
 	size_t		fresh = 0;
-	uint64_t	hold = s->own ? pgwt_own_hold_since(s->own, now_ns) : UINT64_MAX;
+	uint64_t	hold = pgwt_exclusions_hold_since(&s->excl, now_ns);
 
 	for (size_t i = 0; i < s->nbe; i++)
 	{
@@ -514,8 +509,7 @@ ws_apply_excluded(ws_t *s)
 {
 	size_t		keep = 0;
 
-	s->own_gen = s->own ? s->own->generation : 0;
-	s->nonsess_gen = s->nonsess ? s->nonsess->generation : 0;
+	pgwt_exclusions_applied(&s->excl);
 	for (size_t i = 0; i < s->nbe; i++)
 	{
 		if (ws_excluded(s, s->be[i].pid))
@@ -544,8 +538,7 @@ ws_tick(pgwt_capture_source *src, uint64_t now_ns, pgwt_emit_fn emit, void *arg)
 		if (pgwt_proc_events_drain(s->cnfd, &cb) < 0)
 			s->resync_wanted = true;
 	}
-	if ((s->own && s->own->generation != s->own_gen) ||
-		(s->nonsess && s->nonsess->generation != s->nonsess_gen))
+	if (pgwt_exclusions_moved(&s->excl))
 		ws_apply_excluded(s);
 	if (s->postmaster_gone)
 	{
@@ -681,21 +674,12 @@ pgwt_watch_source_ignore_pid(pgwt_capture_source *src, uint32_t pid)
 }
 
 void
-pgwt_watch_source_set_own_backends(pgwt_capture_source *src, const pgwt_own_backends *own)
+pgwt_watch_source_set_exclusions(pgwt_capture_source *src, const pgwt_own_backends *own,
+								 const pgwt_own_backends *nonsess)
 {
 	ws_t	   *s = src->state;
 
-	s->own = own;
-	s->own_gen = own ? own->generation - 1 : 0;	/* applied at the next tick */
-}
-
-void
-pgwt_watch_source_set_non_sessions(pgwt_capture_source *src, const pgwt_own_backends *set)
-{
-	ws_t	   *s = src->state;
-
-	s->nonsess = set;
-	s->nonsess_gen = set ? set->generation - 1 : 0;	/* applied at the next tick */
+	pgwt_exclusions_init(&s->excl, own, nonsess);	/* applied at the next tick */
 }
 
 void

@@ -71,12 +71,13 @@ extern int	pgwt_watch_source_wake_fd(pgwt_capture_source *src);
 
 extern void pgwt_watch_source_set_qid_offset(pgwt_capture_source *src, int offset);
 extern void pgwt_watch_source_ignore_pid(pgwt_capture_source *src, uint32_t pid);
-/* Backends never watched: the SQL listener's (may be NULL). */
-extern void pgwt_watch_source_set_own_backends(pgwt_capture_source *src,
-											   const pgwt_own_backends *own);
-/* Processes that are no session, never watched (may be NULL). */
-extern void pgwt_watch_source_set_non_sessions(pgwt_capture_source *src,
-											   const pgwt_own_backends *set);
+/*
+ * Backends never watched: the SQL listener's and the processes that are no
+ * session (either may be NULL).
+ */
+extern void pgwt_watch_source_set_exclusions(pgwt_capture_source *src,
+											 const pgwt_own_backends *own,
+											 const pgwt_own_backends *nonsess);
 /* List the postmaster's children at the next tick (a pid left a set). */
 extern void pgwt_watch_source_rescan_soon(pgwt_capture_source *src);
 extern void pgwt_watch_source_stats(pgwt_capture_source *src, pgwt_watch_stats *out);
