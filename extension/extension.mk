@@ -30,7 +30,7 @@ DATA = \
 # Regression tests for a cluster that preloads the library (and loads
 # pg_stat_statements with compute_query_id = on); the test suites choose
 # other sets (e.g. no_preload) by overriding REGRESS.
-REGRESS = setup status coop_truth permissions sampler trace escalation upgrade
+REGRESS = setup status coop_truth permissions sampler trace escalation precision upgrade
 REGRESS_OUTDIR ?= $(TOP)/build/regress
 REGRESS_OPTS = --inputdir=$(TOP) --outputdir=$(REGRESS_OUTDIR)
 

@@ -25,6 +25,7 @@
 
 #include "analysis/engine.h"
 #include "analysis/views.h"
+#include "common/units.h"
 #include "extension/trace_worker.h"
 #include "tracefmt/tracefmt.h"
 
@@ -210,7 +211,7 @@ hist_event_names(uint32 event, Datum *values, bool *nulls)
 static double
 hist_ms(uint64 ns)
 {
-	return (double) ns / 1e6;
+	return pgwt_ms_of_ns(ns);
 }
 
 /* pgwt_history_time_model(from, to, dir) -> (class, total_ms, pct_db_time, fidelity) */
@@ -237,7 +238,7 @@ pgwt_history_time_model(PG_FUNCTION_ARGS)
 
 		v[0] = CStringGetTextDatum(name ? name : "other");
 		v[1] = Float8GetDatum(hist_ms(c->total_ns));
-		v[2] = Float8GetDatum(c->pct_db);
+		v[2] = Float8GetDatum(pgwt_pct(c->pct_db, 100.0));
 		v[3] = CStringGetTextDatum(pgwt_fidelity_name(c->fidelity));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, n);
 	}
@@ -276,15 +277,15 @@ hist_put_event_row(ReturnSetInfo *rsinfo, const pgwt_event_row *r, bool with_que
 		n[o + 2] = true;
 	v[o + 3] = Float8GetDatum(hist_ms(r->total_ns));
 	if (r->avg_known)
-		v[o + 4] = Float8GetDatum((double) r->avg_ns / 1000.0);
+		v[o + 4] = Float8GetDatum(pgwt_us_of_ns(r->avg_ns));
 	else
 		n[o + 4] = true;
 	if (r->max_known)
-		v[o + 5] = Float8GetDatum((double) r->max_ns / 1000.0);
+		v[o + 5] = Float8GetDatum(pgwt_us_of_ns(r->max_ns));
 	else
 		n[o + 5] = true;
 	if (r->pct_db >= 0)
-		v[o + 6] = Float8GetDatum(r->pct_db);
+		v[o + 6] = Float8GetDatum(pgwt_pct(r->pct_db, 100.0));
 	else
 		n[o + 6] = true;
 	v[o + 7] = CStringGetTextDatum(pgwt_fidelity_name(r->fidelity));

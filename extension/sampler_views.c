@@ -25,6 +25,7 @@
 #include "utils/tuplestore.h"
 #include "utils/wait_event.h"
 
+#include "common/units.h"
 #include "extension/sampler.h"
 
 #define PGWT_SAMPLED "sampled"
@@ -100,13 +101,13 @@ pgwt_sampler_event_columns(Datum *values, bool *nulls, int col, uint32 event,
 	values[col] = pgwt_sampler_text(pgstat_get_wait_event(event), &nulls[col]);
 	col++;
 	nulls[col++] = true;		/* waits: a sampler does not count waits */
-	values[col++] = Float8GetDatum(time_ns / 1e6);
+	values[col++] = Float8GetDatum(pgwt_ms_of_ns(time_ns));
 	nulls[col++] = true;		/* avg_us */
 	nulls[col++] = true;		/* max_us */
 	if (pgwt_event_is_idle(event) || db_ns == 0)
 		nulls[col++] = true;
 	else
-		values[col++] = Float8GetDatum(100.0 * time_ns / db_ns);
+		values[col++] = Float8GetDatum(pgwt_pct(time_ns, db_ns));
 	values[col++] = CStringGetTextDatum(PGWT_SAMPLED);
 	return col;
 }
@@ -176,9 +177,9 @@ pgwt_sampler_time_model(ReturnSetInfo *rsinfo)
 		memset(nulls, 0, sizeof(nulls)); \
 		values[0] = CStringGetTextDatum(name); \
 		values[1] = pgwt_sampler_text(cls, &nulls[1]); \
-		values[2] = Float8GetDatum((ns) / 1e6); \
+		values[2] = Float8GetDatum(pgwt_ms_of_ns(ns)); \
 		if ((show_pct) && db_ns > 0) \
-			values[3] = Float8GetDatum(100.0 * (ns) / db_ns); \
+			values[3] = Float8GetDatum(pgwt_pct(ns, db_ns)); \
 		else \
 			nulls[3] = true; \
 		values[4] = CStringGetTextDatum(PGWT_SAMPLED); \
@@ -313,15 +314,15 @@ pgwt_sampler_active_rows(ReturnSetInfo *rsinfo)
 			values[6] = pgwt_sampler_text(pgstat_get_wait_event_type(p->event), &nulls[6]);
 			values[7] = pgwt_sampler_text(pgstat_get_wait_event(p->event), &nulls[7]);
 			/* since the first tick that saw this wait: sampled, not exact */
-			values[8] = Float8GetDatum(now > p->since ? (now - p->since) / 1e3 : 0.0);
+			values[8] = Float8GetDatum(now > p->since ? pgwt_ms_of_ns((now - p->since) * 1e3) : 0.0);
 		}
 		memset(&key, 0, sizeof(key));
 		key.id = p->pid;
 		key.id2 = p->backend_start;
 		key.event = PGWT_SAMPLE_CPU_EVENT;
 		cpu = pgwt_table_find(t, &key);
-		values[9] = Float8GetDatum(pgwt_sampler_db_ns(t, p->pid, p->backend_start, true) / 1e6);
-		values[10] = Float8GetDatum(cpu ? cpu->time_ns / 1e6 : 0.0);
+		values[9] = Float8GetDatum(pgwt_ms_of_ns(pgwt_sampler_db_ns(t, p->pid, p->backend_start, true)));
+		values[10] = Float8GetDatum(cpu ? pgwt_ms_of_ns(cpu->time_ns) : 0.0);
 		values[11] = TimestampTzGetDatum(Max(reset, p->stats_reset));
 		values[12] = CStringGetTextDatum(PGWT_SAMPLED);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
@@ -391,7 +392,7 @@ pgwt_sampler_status(PG_FUNCTION_ARGS)
 		values[6] = Int32GetDatum(pgwt_sampler->backoff_s);
 		values[7] = Int64GetDatum((int64) pgwt_sampler->ticks);
 		values[8] = Int64GetDatum((int64) pgwt_sampler->late_ticks);
-		values[9] = Float8GetDatum(pgwt_sampler->sampled_ns / 1e9);
+		values[9] = Float8GetDatum(pgwt_s_of_ns(pgwt_sampler->sampled_ns));
 		values[10] = Int32GetDatum((int32) pgwt_sampler_by_query->used);
 		values[11] = Int32GetDatum((int32) pgwt_sampler_by_query->max_used);
 		values[12] = Int64GetDatum((int64) pgwt_sampler_by_query->evictions);

@@ -27,6 +27,7 @@
 #include "utils/tuplestore.h"
 #include "utils/wait_event.h"
 
+#include "common/units.h"
 #include "extension/trace_capture.h"
 #include "extension/trace_statements.h"
 
@@ -145,7 +146,7 @@ pgwt_trace(PG_FUNCTION_ARGS)
 			values[2] = CStringGetTextDatum("wait");
 			pgwt_trace_event_names(r->event, &values[3], &values[4], &nulls[3]);
 			nulls[5] = true;
-			values[7] = Float8GetDatum((double) r->duration_ns / 1000.0);
+			values[7] = Float8GetDatum(pgwt_us_of_ns(r->duration_ns));
 		}
 		else
 		{
@@ -210,13 +211,13 @@ pgwt_trace_by_statement(PG_FUNCTION_ARGS)
 			nulls[4] = true;
 		values[5] = TimestampTzGetDatum(pgwt_trace_wall(g->start_ns, now, now_wall));
 		values[6] = TimestampTzGetDatum(pgwt_trace_wall(g->end_ns, now, now_wall));
-		values[7] = Float8GetDatum((double) (g->end_ns - g->start_ns) / 1e6);
+		values[7] = Float8GetDatum(pgwt_ms_of_ns(g->end_ns - g->start_ns));
 		values[8] = Int64GetDatum((int64) g->waits);
-		values[9] = Float8GetDatum((double) g->wait_ns / 1e6);
+		values[9] = Float8GetDatum(pgwt_ms_of_ns(g->wait_ns));
 		if (top >= 0)
 		{
 			pgwt_trace_event_names(g->events[top].event, &values[10], &values[11], &nulls[10]);
-			values[12] = Float8GetDatum((double) g->events[top].wait_ns / 1e6);
+			values[12] = Float8GetDatum(pgwt_ms_of_ns(g->events[top].wait_ns));
 		}
 		else
 			nulls[10] = nulls[11] = nulls[12] = true;

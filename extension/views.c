@@ -45,6 +45,7 @@
 #include "utils/timestamp.h"
 #include "utils/wait_event.h"
 
+#include "common/units.h"
 #include "extension/pgwt_shared.h"
 #include "extension/pgwt_clock.h"
 #include "extension/sampler.h"
@@ -221,13 +222,13 @@ pgwt_event_columns(Datum *values, bool *nulls, int col, uint32 event,
 	values[col] = pgwt_text_or_null(pgstat_get_wait_event(event), &nulls[col]);
 	col++;
 	values[col++] = Int64GetDatum((int64) agg->count);
-	values[col++] = Float8GetDatum(agg->total_ns / 1e6);
-	values[col++] = Float8GetDatum(agg->count ? agg->total_ns / 1e3 / agg->count : 0.0);
-	values[col++] = Float8GetDatum(agg->max_ns / 1e3);
+	values[col++] = Float8GetDatum(pgwt_ms_of_ns(agg->total_ns));
+	values[col++] = Float8GetDatum(agg->count ? pgwt_us_of_ns((double) agg->total_ns / agg->count) : 0.0);
+	values[col++] = Float8GetDatum(pgwt_us_of_ns(agg->max_ns));
 	if (pgwt_event_is_idle(event) || db_time_ns == 0 || db_share_ns == 0)
 		nulls[col++] = true;
 	else
-		values[col++] = Float8GetDatum(100.0 * db_share_ns / db_time_ns);
+		values[col++] = Float8GetDatum(pgwt_pct(db_share_ns, db_time_ns));
 	values[col++] = CStringGetTextDatum(PGWT_FIDELITY);
 	return col;
 }
@@ -335,7 +336,7 @@ pgwt_event_histogram(PG_FUNCTION_ARGS)
 				else
 					values[4] = Float8GetDatum(pgwt_hist_upper_ns(b) / 1e3);
 				values[5] = Int64GetDatum((int64) n);
-				values[6] = Float8GetDatum(100.0 * n / tab[i].agg.count);
+				values[6] = Float8GetDatum(pgwt_pct(n, tab[i].agg.count));
 				values[7] = CStringGetTextDatum(PGWT_FIDELITY);
 				tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 			}
@@ -422,9 +423,9 @@ pgwt_time_model(PG_FUNCTION_ARGS)
 			memset(nulls, 0, sizeof(nulls)); \
 			values[0] = CStringGetTextDatum(name); \
 			values[1] = pgwt_text_or_null(cls, &nulls[1]); \
-			values[2] = Float8GetDatum((ns) / 1e6); \
+			values[2] = Float8GetDatum(pgwt_ms_of_ns(ns)); \
 			if ((show_pct) && db_ns > 0) \
-				values[3] = Float8GetDatum(100.0 * (ns) / db_ns); \
+				values[3] = Float8GetDatum(pgwt_pct(ns, db_ns)); \
 			else \
 				nulls[3] = true; \
 			values[4] = CStringGetTextDatum(PGWT_FIDELITY); \
@@ -587,14 +588,14 @@ pgwt_active(PG_FUNCTION_ARGS)
 				values[5] = CStringGetTextDatum(pgwt_event_is_idle(cur) ? "idle" : "waiting");
 				values[6] = pgwt_text_or_null(pgstat_get_wait_event_type(cur), &nulls[6]);
 				values[7] = pgwt_text_or_null(pgstat_get_wait_event(cur), &nulls[7]);
-				values[8] = Float8GetDatum(now > copy->cur_start_ns ? (now - copy->cur_start_ns) / 1e6 : 0.0);
+				values[8] = Float8GetDatum(now > copy->cur_start_ns ? pgwt_ms_of_ns(now - copy->cur_start_ns) : 0.0);
 			}
 			/* a background process's time is not DB time */
 			if (copy->foreground)
-				values[9] = Float8GetDatum(reset ? 0.0 : (copy->cpu_ns + waits_ns) / 1e6);
+				values[9] = Float8GetDatum(reset ? 0.0 : pgwt_ms_of_ns(copy->cpu_ns + waits_ns));
 			else
 				nulls[9] = true;
-			values[10] = Float8GetDatum(reset ? 0.0 : copy->cpu_ns / 1e6);
+			values[10] = Float8GetDatum(reset ? 0.0 : pgwt_ms_of_ns(copy->cpu_ns));
 			values[11] = TimestampTzGetDatum(copy->stats_reset);
 			values[12] = CStringGetTextDatum(PGWT_FIDELITY);
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
