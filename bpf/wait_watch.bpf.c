@@ -31,6 +31,14 @@ const volatile bool lightweight = false;
 volatile __u64 be_var_addr = 0;
 volatile __s64 qid_offset = -1;
 
+/*
+ * The loader's self-test (tracer/watch/): while non-zero, traps from this
+ * process are counted as PGWT_WC_SELF_TEST and go no further, so the test
+ * proves that the hardware fires and that this very program runs on it,
+ * without a record or an aggregate of its own.
+ */
+volatile __u32 self_test_tgid = 0;
+
 struct
 {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -98,6 +106,11 @@ on_wait_write(void *ctx)
 	__u32		now_event;
 	__u64		now;
 
+	if (pid == self_test_tgid)
+	{
+		count(PGWT_WC_SELF_TEST);
+		return 0;
+	}
 	t = bpf_map_lookup_elem(&targets, &pid);
 	if (!t)
 	{

@@ -53,6 +53,7 @@ enum pgwt_watch_counter
 	PGWT_WC_DROPS,				/* ring buffer full: transition lost */
 	PGWT_WC_READ_FAULTS,		/* the user read failed */
 	PGWT_WC_UNKNOWN_PID,		/* trap from a pid with no target */
+	PGWT_WC_SELF_TEST,			/* trap from the loader's own self-test */
 	PGWT_WC_NCOUNTERS
 	/* Traps in all = the sum of the counters: not counted apart, to keep
 	 * the program one increment per trap. */

@@ -61,17 +61,54 @@ pgwt_esc_require_shared(void)
 				 errmsg("pg_wait_tracer must be loaded via \"shared_preload_libraries\"")));
 }
 
-/* "coop" with the hooks, "external" when a tracer that reported is still
- * connected, else "none". */
+static bool pgwt_esc_json_value(const char *json, const char *key, char *out, size_t cap);
+
+/*
+ * Does the external tracer's report say it runs sampled only (its exact
+ * tier failed its self-test: hardware watchpoints that never fire)? Its
+ * reason goes to why. A report without the key is from a tracer that
+ * predates the self-test: taken as exact.
+ */
+static bool
+pgwt_esc_state_sampled_only(const char *state, char *why, size_t cap)
+{
+	char		exact[8] = "";
+
+	if (!pgwt_esc_json_value(state, "exact", exact, sizeof(exact)) ||
+		strcmp(exact, "false") != 0)
+		return false;
+	if (why && !pgwt_esc_json_value(state, "reason", why, cap))
+		strlcpy(why, "its exact tier is not available", cap);
+	return true;
+}
+
+/*
+ * "coop" with the hooks; "external" when a tracer that reported is still
+ * connected, "external_sampled" when that tracer cannot open exact windows
+ * (why, when asked, says so); else "none".
+ */
+static const char *
+pgwt_esc_tier_why(char *why, size_t cap)
+{
+	char		state[PGWT_TRACER_STATE_LEN];
+	int			tracer_pid;
+
+	if (pgwt_trace_shared->nrings > 0)
+		return "coop";
+	SpinLockAcquire(&pgwt_trace_shared->esc_lock);
+	tracer_pid = pgwt_trace_shared->tracer_pid;
+	memcpy(state, pgwt_trace_shared->tracer_state, sizeof(state));
+	SpinLockRelease(&pgwt_trace_shared->esc_lock);
+	state[sizeof(state) - 1] = '\0';
+	if (tracer_pid != 0 && BackendPidGetProc(tracer_pid) != NULL)
+		return pgwt_esc_state_sampled_only(state, why, cap) ? "external_sampled" : "external";
+	return "none";
+}
+
 static const char *
 pgwt_esc_tier(void)
 {
-	if (pgwt_trace_shared->nrings > 0)
-		return "coop";
-	if (pgwt_trace_shared->tracer_pid != 0 &&
-		BackendPidGetProc(pgwt_trace_shared->tracer_pid) != NULL)
-		return "external";
-	return "none";
+	return pgwt_esc_tier_why(NULL, 0);
 }
 
 /* text[] of the classes of a mask (NULL when every class). */
@@ -140,6 +177,8 @@ pgwt_esc_result_text(pgwt_esc_result r)
 			return "refused: budget exhausted";
 		case PGWT_ESC_DENIED_BAD_REQUEST:
 			return "refused: seconds must be positive";
+		case PGWT_ESC_DENIED_NO_EXACT:
+			return "refused: no exact tier";
 	}
 	return "unknown";
 }
@@ -189,6 +228,8 @@ pgwt_escalate(PG_FUNCTION_ARGS)
 	TupleDesc	tupdesc;
 	Datum		values[6];
 	bool		nulls[6] = {false};
+	const char *tier;
+	char		why[PGWT_TRACER_STATE_LEN];
 
 	pgwt_esc_require_shared();
 	if (!PG_ARGISNULL(1))
@@ -219,6 +260,31 @@ pgwt_escalate(PG_FUNCTION_ARGS)
 		elog(ERROR, "return type must be a row type");
 
 	now = pgwt_trace_now_ns();
+	tier = pgwt_esc_tier_why(why, sizeof(why));
+	if (strcmp(tier, "external_sampled") == 0)
+	{
+		int64		left;
+
+		/*
+		 * The tracer that would capture cannot see: refuse here, spending
+		 * nothing and asking the tracer nothing.
+		 */
+		SpinLockAcquire(&pgwt_trace_shared->esc_lock);
+		pgwt_trace_esc_sync_budget();
+		pgwt_trace_shared->escwin.esc.denied_total++;
+		left = pgwt_esc_budget_remaining_s(&pgwt_trace_shared->escwin.esc, now);
+		SpinLockRelease(&pgwt_trace_shared->esc_lock);
+		values[0] = CStringGetTextDatum(psprintf("refused: no exact tier: the external tracer runs sampled only (%s)",
+												 why));
+		values[1] = Int32GetDatum(0);
+		nulls[2] = nulls[3] = true;
+		if (left < 0)
+			nulls[4] = true;
+		else
+			values[4] = Int32GetDatum((int32) left);
+		values[5] = CStringGetTextDatum(tier);
+		PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+	}
 	SpinLockAcquire(&pgwt_trace_shared->esc_lock);
 	pgwt_trace_esc_sync_budget();
 	g = pgwt_escwin_request(&pgwt_trace_shared->escwin, now, seconds, mask,
@@ -241,7 +307,7 @@ pgwt_escalate(PG_FUNCTION_ARGS)
 		nulls[4] = true;
 	else
 		values[4] = Int32GetDatum((int32) g.budget_left_s);
-	values[5] = CStringGetTextDatum(pgwt_esc_tier());
+	values[5] = CStringGetTextDatum(tier);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
 
@@ -486,7 +552,7 @@ pgwt_esc_answering(pgwt_esc_answer *a)
 		(void) pgwt_esc_json_value(state, "tier", tier, sizeof(tier));
 		(void) pgwt_esc_json_value(state, "window_open", open, sizeof(open));
 		(void) pgwt_esc_json_value(state, "reason", reason, sizeof(reason));
-		a->tier = "external";
+		a->tier = pgwt_esc_state_sampled_only(state, NULL, 0) ? "external_sampled" : "external";
 		a->tracer_pid = tracer_pid;
 		a->window_open = strcmp(open, "true") == 0;
 		if (pgwt_esc_json_int(state, "window_id", &v) && v > 0)
@@ -506,8 +572,12 @@ pgwt_esc_answering(pgwt_esc_answer *a)
 			a->budget_left_null = false;
 			a->budget_left_s = (int32) v;
 		}
-		snprintf(a->note, sizeof(a->note), "external tracer (backend %d, mode %s, tier %s, reported %ld s ago): %s",
-				 tracer_pid, mode, tier, age_s, reason);
+		if (strcmp(a->tier, "external_sampled") == 0)
+			snprintf(a->note, sizeof(a->note), "no exact tier: the external tracer (backend %d, mode %s, reported %ld s ago) runs sampled only: %s",
+					 tracer_pid, mode, age_s, reason);
+		else
+			snprintf(a->note, sizeof(a->note), "external tracer (backend %d, mode %s, tier %s, reported %ld s ago): %s",
+					 tracer_pid, mode, tier, age_s, reason);
 		return;
 	}
 	a->tier = pgwt_sampler_answers() ? "sampler" : "none";

@@ -35,6 +35,29 @@ SELECT hooks_available OR (escalation_tier = 'external' AND NOT window_open AND 
                            AND window_id IS NULL)
        AS malformed_ignored
 FROM pgwt_status;
+-- a tracer whose exact tier cannot see (its watchpoint self-test failed):
+-- sampled only; pgwt_escalate is refused with its reason and spends nothing
+SELECT pgwt_tracer_report('{"mode":"tiered","tier":"sampled","exact":false,"window_open":false,'
+                          '"window_id":0,"seconds_left":0,"budget_left_s":300,'
+                          '"reason":"hardware watchpoints do not fire here: 0 of 64 test writes trapped"}');
+SELECT hooks_available OR (escalation_tier = 'external_sampled' AND NOT window_open
+                           AND escalation_note LIKE 'no exact tier: the external tracer (backend %, mode tiered, reported 0 s ago) runs sampled only: hardware watchpoints do not fire here: 0 of 64 test writes trapped')
+       AS sampled_only_said
+FROM pgwt_status;
+SELECT budget_left_s AS budget_before, refused AS refused_before, windows AS windows_before
+FROM pgwt_escalation_status \gset
+-- (with the hooks the coop tier answers: no window is asked for there)
+SELECT CASE WHEN hooks_available THEN true
+            ELSE (SELECT e.result = 'refused: no exact tier: the external tracer runs sampled only (hardware watchpoints do not fire here: 0 of 64 test writes trapped)'
+                         AND e.granted_s = 0 AND e.window_end IS NULL AND e.tier = 'external_sampled'
+                  FROM pgwt_escalate(10) e) END
+       AS refused_with_reason
+FROM pgwt_status;
+SELECT hooks_available OR (s.budget_left_s IS NOT DISTINCT FROM :'budget_before'::int
+                           AND s.refused = :refused_before + 1 AND NOT s.window_open
+                           AND s.windows = :windows_before)
+       AS nothing_spent
+FROM pgwt_status, pgwt_escalation_status s;
 -- the tracer detached
 SELECT pgwt_tracer_report(NULL);
 SELECT hooks_available OR escalation_tier IN ('sampler', 'none') AS back_to_sampler FROM pgwt_status;

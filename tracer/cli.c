@@ -122,7 +122,7 @@ enum
 {
 	OPT_SAMPLE_RATE = 1000, OPT_RETENTION_GB, OPT_TRACE_GROUP, OPT_REPLAY,
 	OPT_FROM, OPT_TO, OPT_DAEMON, OPT_MODE, OPT_DBNAME, OPT_USER, OPT_HOST,
-	OPT_LIGHTWEIGHT, OPT_SKIP_QID, OPT_SAMPLER_PRIORITY, OPT_BUDGET, OPT_METRICS_LISTEN, OPT_CPU_DISABLE,
+	OPT_LIGHTWEIGHT, OPT_SKIP_QID, OPT_CHECK_EXACT, OPT_SAMPLER_PRIORITY, OPT_BUDGET, OPT_METRICS_LISTEN, OPT_CPU_DISABLE,
 	OPT_ANOMALY_FIRST			/* + pgwt_cli_anomaly */
 };
 
@@ -144,6 +144,7 @@ static const struct option cli_long_opts[] = {
 	{"retention-gb", required_argument, NULL, OPT_RETENTION_GB},
 	{"trace-group", required_argument, NULL, OPT_TRACE_GROUP},
 	{"replay", no_argument, NULL, OPT_REPLAY},
+	{"check-exact", no_argument, NULL, OPT_CHECK_EXACT},
 	{"from", required_argument, NULL, OPT_FROM},
 	{"to", required_argument, NULL, OPT_TO},
 	{"daemon", no_argument, NULL, OPT_DAEMON},
@@ -301,6 +302,9 @@ pgwt_options_parse(int argc, char **argv, pgwt_options *o, char *err, size_t err
 			case OPT_REPLAY:
 				o->replay = 1;
 				break;
+			case OPT_CHECK_EXACT:
+				o->check_exact = 1;
+				break;
 			case OPT_FROM:
 				o->from = optarg;
 				break;
@@ -419,6 +423,8 @@ pgwt_options_parse(int argc, char **argv, pgwt_options *o, char *err, size_t err
 		return cli_fail(err, errlen, "--pid and --pgdata are mutually exclusive");
 	if (o->daemon && (o->count || o->duration_s))
 		return cli_fail(err, errlen, "--daemon cannot be combined with --count or --duration");
+	if (o->check_exact && (o->daemon || o->replay || o->pid || o->pgdata || o->trace_dir))
+		return cli_fail(err, errlen, "--check-exact tests this machine and exits: it takes no cluster, -T, --daemon or --replay");
 	if (o->daemon && o->replay)
 		return cli_fail(err, errlen, "--daemon and --replay are mutually exclusive");
 	if (o->replay && !o->trace_dir)
@@ -510,6 +516,8 @@ pgwt_usage(FILE *out)
 		  "Modes:\n"
 		  "      --daemon             run until stopped; re-attach after restarts\n"
 		  "      --replay -T DIR [--from T] [--to T]  views from trace files\n"
+		  "      --check-exact        can the exact tier see here? Runs the hardware\n"
+		  "                           watchpoint self-test; exit 0 yes, 1 no (why)\n"
 		  "  -v, --verbose            diagnostics on stderr\n"
 		  "  -h, --help\n", out);
 }

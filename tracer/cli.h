@@ -118,6 +118,7 @@ typedef struct pgwt_options
 	/* modes */
 	int			daemon;
 	int			replay;
+	int			check_exact;	/* run the exact tier's self-test, then exit */
 	const char *from;
 	const char *to;
 	int			verbose;

@@ -225,6 +225,7 @@ escn_report_build(const pgwt_esc_report *r, const char *reason, char *buf, size_
 	pgwt_json_begin(&o, buf, cap);
 	pgwt_json_str(&o, "mode", r->mode ? r->mode : "");
 	pgwt_json_str(&o, "tier", r->tier ? r->tier : "");
+	pgwt_json_bool(&o, "exact", r->exact);
 	pgwt_json_bool(&o, "window_open", r->window_open);
 	pgwt_json_int(&o, "window_id", r->window_id);
 	pgwt_json_int(&o, "seconds_left", r->seconds_left);

@@ -63,6 +63,7 @@ typedef struct pgwt_esc_report
 	const char *reason;			/* what the last change was, and why */
 	int			listening;		/* databases LISTENed to */
 	int			pid;			/* the daemon's process */
+	bool		exact;			/* an exact window can open (self-test) */
 } pgwt_esc_report;
 
 /*

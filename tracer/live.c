@@ -305,8 +305,8 @@ static void
 live_tier_session(live_ctx *c)
 {
 	if (c->tier && c->attached)
-		pgwt_tiered_set_session(c->tier, c->sess.watch, c->sess.watch_err, c->sess.cluster.pid,
-								c->sess.cluster.pg_major, live_now());
+		pgwt_tiered_set_session(c->tier, c->sess.watch, c->sess.exact_ok, c->sess.watch_err,
+								c->sess.cluster.pid, c->sess.cluster.pg_major, live_now());
 }
 
 /* Close the session (the cluster went away); an open window ends first. */
@@ -314,7 +314,7 @@ static void
 live_detach(live_ctx *c, uint64_t now)
 {
 	if (c->tier)
-		pgwt_tiered_set_session(c->tier, NULL, "not attached", 0, 0, now);
+		pgwt_tiered_set_session(c->tier, NULL, false, "not attached", 0, 0, now);
 	pgwt_session_close(&c->sess);
 	c->attached = 0;
 }
@@ -358,6 +358,29 @@ live_attach(live_ctx *c, const pgwt_cluster *cl, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * A postmaster that is still starting: wait until its postmaster.pid says
+ * it accepts connections (the socket line is written then), at most
+ * LIVE_READY_WAIT_S.
+ */
+#define LIVE_READY_WAIT_S 60
+
+static int
+live_wait_ready(const char *pgdata, pgwt_cluster *cl)
+{
+	char		err[512];
+	int			pid = cl->pid;
+
+	fprintf(stderr, "pg_wait_tracer: postmaster %d is starting; waiting until it accepts connections\n", pid);
+	for (int i = 0; i < LIVE_READY_WAIT_S * 10 && !live_stop; i++)
+	{
+		live_sleep_until(live_now() + 100000000ull);
+		if (pgwt_cluster_from_pgdata(pgdata, cl, err, sizeof(err)) == 0 && cl->pid == pid && cl->ready)
+			return 0;
+	}
+	return -1;
+}
+
 /* Daemon: wait for a postmaster in the same data directory. */
 static int
 live_wait_for_cluster(live_ctx *c, const char *pgdata, int old_pid)
@@ -373,7 +396,9 @@ live_wait_for_cluster(live_ctx *c, const char *pgdata, int old_pid)
 
 		if (c->rec)
 			pgwt_recorder_periodic(c->rec, now);
-		if (pgwt_cluster_from_pgdata(pgdata, &cl, err, sizeof(err)) == 0 && cl.pid != old_pid)
+		/* attach once it accepts connections: its socket is known then */
+		if (pgwt_cluster_from_pgdata(pgdata, &cl, err, sizeof(err)) == 0 && cl.pid != old_pid &&
+			cl.ready)
 		{
 			if (live_attach(c, &cl, err, sizeof(err)) == 0)
 				return 0;
@@ -518,6 +543,13 @@ pgwt_run_live(const pgwt_options *o)
 		return 1;
 	}
 	snprintf(pgdata, sizeof(pgdata), "%s", cl.pgdata);
+	if (!cl.ready && live_wait_ready(pgdata, &cl) != 0)
+	{
+		fprintf(stderr, "pg_wait_tracer: postmaster %d in %s did not accept connections within %d s\n",
+				cl.pid, pgdata, LIVE_READY_WAIT_S);
+		free(c.meta);
+		return 1;
+	}
 	c.start_ns = live_now();
 	c.metrics.start_ns = c.start_ns;
 

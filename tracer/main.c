@@ -9,6 +9,7 @@
 #include "tracer/cli.h"
 #include "tracer/live.h"
 #include "tracer/replay.h"
+#include "tracer/watch_source.h"
 
 int
 main(int argc, char **argv)
@@ -25,6 +26,14 @@ main(int argc, char **argv)
 	{
 		pgwt_usage(stdout);
 		return 0;
+	}
+	if (o.check_exact)
+	{
+		pgwt_watch_self_test r;
+		int			rc = pgwt_exact_probe(&r);
+
+		printf("exact tier: %s: %s\n", rc == 0 ? "available" : "unavailable", r.why);
+		return rc == 0 ? 0 : 1;
 	}
 	if (o.replay)
 		return pgwt_run_replay(&o);

@@ -114,16 +114,30 @@ pgwt_session_open(pgwt_session *s, const pgwt_options *o, const pgwt_cluster *c,
 		wc.metrics = m;
 		/* enabled by the caller once the query id offset is known */
 		s->watch = pgwt_watch_source_create(&wc, s->watch_err, sizeof(s->watch_err));
+		s->exact_ok = false;
 		if (s->watch)
+		{
+			pgwt_watch_self_test r;
+
+			/* a tier that cannot see must not report what it did not see */
 			pgwt_watch_source_set_exclusions(s->watch, pgwt_esc_listen_own_backends(),
 											 &s->non_sessions);
-		if (!s->watch && o->mode == PGWT_MODE_FULL)
+			s->exact_ok = pgwt_watch_source_self_test(s->watch, &r) == 0;
+			if (!s->exact_ok)
+				snprintf(s->watch_err, sizeof(s->watch_err), "%s", r.why);
+			if (!s->exact_ok && o->mode == PGWT_MODE_FULL)
+			{
+				s->watch->destroy(s->watch);
+				s->watch = NULL;
+			}
+		}
+		if (!s->exact_ok && o->mode == PGWT_MODE_FULL)
 		{
-			snprintf(errbuf, errlen, "--mode full: %s", s->watch_err);
+			snprintf(errbuf, errlen, "--mode full refused: %s", s->watch_err);
 			return -1;
 		}
-		if (!s->watch)
-			fprintf(stderr, "pg_wait_tracer: the exact tier is not available, escalation is off: %s\n",
+		if (!s->exact_ok)
+			fprintf(stderr, "pg_wait_tracer: sampled only, escalation to exact windows refused: %s\n",
 					s->watch_err);
 		if (o->mode == PGWT_MODE_FULL)
 			s->src = s->watch;

@@ -27,6 +27,7 @@ typedef struct pgwt_session
 	pgwt_capture_source *sampler;	/* the sampled tier, or NULL (full) */
 	pgwt_capture_source *watch; /* the exact tier, or NULL (sampled, or
 								 * unavailable: watch_err says why) */
+	bool		exact_ok;		/* watch passed its self-test at attach */
 	char		watch_err[256];
 	int			server_version; /* server_version_num, or major * 10000 */
 	int			qid_status;		/* 1 located, 0 not yet tried, -1 unavailable */

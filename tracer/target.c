@@ -136,6 +136,11 @@ pgwt_pidfile_parse(const char *text, pgwt_pidfile *out)
 	/* socket directory line may be empty (no Unix sockets) or absent */
 	if (target_line(text, 4, out->sockdir, sizeof(out->sockdir)))
 		out->sockdir[0] = '\0';
+	/* status, padded with blanks so it can be rewritten in place */
+	if (target_line(text, 7, out->status, sizeof(out->status)))
+		out->status[0] = '\0';
+	for (size_t n = strlen(out->status); n > 0 && out->status[n - 1] == ' '; n--)
+		out->status[n - 1] = '\0';
 	return 0;
 }
 
@@ -242,6 +247,7 @@ pgwt_cluster_from_pid(int pid, pgwt_cluster *c, char *errbuf, size_t errlen)
 	free(text);
 	c->port = pf.port;
 	snprintf(c->sockdir, sizeof(c->sockdir), "%s", pf.sockdir);
+	c->ready = strcmp(pf.status, "ready") == 0 || strcmp(pf.status, "standby") == 0;
 	snprintf(path, sizeof(path), "%s/PG_VERSION", c->pgdata);
 	text = pgwt_read_text_file(path, NULL);
 	if (!text || target_parse_int(text, 9, 99, &major) != 0)

@@ -17,6 +17,8 @@ typedef struct pgwt_pidfile
 	long long	start_time;
 	int			port;
 	char		sockdir[PATH_MAX];	/* first socket directory, may be "" */
+	char		status[16];		/* line 8: "starting", "ready", "standby",
+								 * "stopping"; "" until written */
 } pgwt_pidfile;
 
 /* Parse postmaster.pid text. 0 on success, -1 when malformed. */
@@ -30,6 +32,12 @@ typedef struct pgwt_cluster
 	char		exe[PATH_MAX];	/* /proc/PID/exe target */
 	char		pgdata[PATH_MAX];
 	char		sockdir[PATH_MAX];
+	/*
+	 * The postmaster accepts connections (postmaster.pid says ready or
+	 * standby). Until then the file is still being written: the socket
+	 * directory line, in particular, is empty until the socket exists.
+	 */
+	int			ready;
 } pgwt_cluster;
 
 /* Describe the postmaster `pid`. -1 + errbuf when it is not one. */

@@ -51,7 +51,12 @@ struct pgwt_tiered
 	pgwt_control *ctl;
 	pgwt_control_ops ops;
 	pgwt_capture_source *watch;
+	bool		exact_ok;		/* watch passed its last self-test */
 	char		why_no_watch[256];
+	uint64_t	self_test_ns;	/* when the last one ran (0 never) */
+	uint64_t	self_tests_total;
+	uint64_t	self_test_failures_total;
+	uint64_t	no_exact_denied_total;	/* requests refused: cannot see */
 	int			pg_pid;
 	int			pg_major;
 	/* the current window */
@@ -155,7 +160,51 @@ tiered_close_window(pgwt_tiered *t, uint64_t now, const char *why)
 				(double) (end - t->window_start_ns) / 1e9);
 }
 
-/* Ask the budget; open (or extend) a window. Returns the policy's answer. */
+/*
+ * Can a window open now? The self-test runs before every window (the
+ * hardware may stop firing, say after a migration to another host); a
+ * source that failed is tried again at most every TIERED_RETEST_NS, so a
+ * flood of requests cannot turn into a flood of traps.
+ */
+#define TIERED_RETEST_NS 5000000000ull
+/* Without requests, a source that failed is tried again once a minute. */
+#define TIERED_IDLE_RETEST_NS 60000000000ull
+
+static bool
+tiered_exact_ready(pgwt_tiered *t, uint64_t now)
+{
+	pgwt_watch_self_test r;
+	bool		was = t->exact_ok;
+
+	if (t->o->mode != PGWT_MODE_TIERED || !t->watch)
+		return false;
+	if (t->window_open)
+		return true;
+	if (!t->exact_ok && t->self_test_ns && now - t->self_test_ns < TIERED_RETEST_NS)
+		return false;
+	t->self_test_ns = now;
+	t->self_tests_total++;
+	t->exact_ok = pgwt_watch_source_self_test(t->watch, &r) == 0;
+	if (!t->exact_ok)
+	{
+		t->self_test_failures_total++;
+		snprintf(t->why_no_watch, sizeof(t->why_no_watch), "%s", r.why);
+	}
+	else
+		t->why_no_watch[0] = '\0';
+	if (was != t->exact_ok)
+		fprintf(stderr, "pg_wait_tracer: %s%s\n", t->exact_ok ?
+				"the watchpoint self-test passes again: exact windows are available" :
+				"exact windows are no longer available, sampled only: ",
+				t->exact_ok ? "" : r.why);
+	return t->exact_ok;
+}
+
+/*
+ * Ask the budget; open (or extend) a window. Returns the policy's answer,
+ * or PGWT_ESC_DENIED_NO_EXACT (nothing spent) when the exact tier cannot
+ * see.
+ */
 static pgwt_esc_result
 tiered_request(pgwt_tiered *t, uint64_t now, int64_t duration_s, pgwt_esc_reason reason,
 			   int64_t *granted)
@@ -163,6 +212,11 @@ tiered_request(pgwt_tiered *t, uint64_t now, int64_t duration_s, pgwt_esc_reason
 	pgwt_esc_result r;
 
 	*granted = 0;
+	if (duration_s > 0 && t->esc.budget_s != 0 && !tiered_exact_ready(t, now))
+	{
+		t->no_exact_denied_total++;
+		return PGWT_ESC_DENIED_NO_EXACT;
+	}
 	r = pgwt_esc_request(&t->esc, now, duration_s, reason, granted);
 	if (r != PGWT_ESC_GRANTED && r != PGWT_ESC_CLAMPED)
 		return r;
@@ -193,9 +247,12 @@ ctl_status(void *arg, pgwt_json_out *out)
 
 	pgwt_json_str(out, "mode", pgwt_mode_name(t->o->mode));
 	pgwt_json_str(out, "tier", pgwt_tiered_tier(t));
-	pgwt_json_bool(out, "escalation_supported", t->o->mode == PGWT_MODE_TIERED && t->watch != NULL);
-	if (t->o->mode == PGWT_MODE_TIERED && !t->watch && t->why_no_watch[0])
-		pgwt_json_str(out, "escalation_unavailable", t->why_no_watch);
+	pgwt_json_bool(out, "escalation_supported", pgwt_tiered_exact_available(t));
+	/* tiered whose exact tier cannot see: it says so, and why */
+	pgwt_json_bool(out, "sampled_only", t->o->mode == PGWT_MODE_TIERED && !pgwt_tiered_exact_available(t));
+	if (t->o->mode == PGWT_MODE_TIERED && !pgwt_tiered_exact_available(t))
+		pgwt_json_str(out, "escalation_unavailable", t->why_no_watch[0] ? t->why_no_watch :
+					  "the exact tier is not available");
 	pgwt_json_int(out, "escalation_seconds_remaining", pgwt_esc_seconds_remaining(&t->esc, now));
 	pgwt_json_int(out, "escalation_budget_remaining_s", pgwt_esc_budget_remaining_s(&t->esc, now));
 	pgwt_json_bool(out, "escalation_budget_unlimited", t->esc.budget_s == PGWT_BUDGET_UNLIMITED);
@@ -234,6 +291,11 @@ ctl_metrics(void *arg, pgwt_metric *out, size_t max)
 	MET("tier", "0 sampled, 1 escalated, 2 full", false,
 		t->o->mode == PGWT_MODE_FULL ? 2 : t->window_open ? 1 : 0);
 	MET("escalation_active", "an exact window is open", false, t->window_open ? 1 : 0);
+	MET("exact_available", "1 when the watchpoint self-test passed: exact windows can open", false,
+		t->o->mode == PGWT_MODE_FULL || pgwt_tiered_exact_available(t) ? 1 : 0);
+	MET("exact_self_tests_total", "watchpoint self-tests run", true, t->self_tests_total);
+	MET("exact_self_test_failures_total", "watchpoint self-tests that saw no trap", true, t->self_test_failures_total);
+	MET("escalation_no_exact_total", "escalation requests refused: the exact tier cannot see", true, t->no_exact_denied_total);
 	MET("escalation_seconds_remaining", "seconds left in the open window", false, pgwt_esc_seconds_remaining(&t->esc, now));
 	MET("escalation_budget_remaining_s", "exact seconds left this rolling hour (-1 unlimited)", false, pgwt_esc_budget_remaining_s(&t->esc, now));
 	MET("escalation_windows_total", "exact windows opened", true, t->esc.windows_total);
@@ -267,12 +329,10 @@ ctl_escalate(void *arg, long long duration_s, pgwt_json_out *out)
 	int64_t		granted = 0;
 	pgwt_esc_result r;
 
-	if (t->o->mode != PGWT_MODE_TIERED || !t->watch)
+	if (t->o->mode != PGWT_MODE_TIERED)
 	{
 		pgwt_json_bool(out, "ok", false);
-		pgwt_json_str(out, "error", t->o->mode != PGWT_MODE_TIERED ?
-					  "escalation needs --mode tiered" :
-					  (t->why_no_watch[0] ? t->why_no_watch : "the exact tier is not available"));
+		pgwt_json_str(out, "error", "escalation needs --mode tiered");
 		pgwt_json_int(out, "budget_remaining_s", pgwt_esc_budget_remaining_s(&t->esc, now));
 		return;
 	}
@@ -284,6 +344,15 @@ ctl_escalate(void *arg, long long duration_s, pgwt_json_out *out)
 		pgwt_json_bool(out, "clamped", r == PGWT_ESC_CLAMPED);
 		pgwt_json_int(out, "granted_s", granted);
 		pgwt_json_int(out, "seconds_remaining", pgwt_esc_seconds_remaining(&t->esc, now));
+	}
+	else if (r == PGWT_ESC_DENIED_NO_EXACT)
+	{
+		char		msg[320];
+
+		pgwt_json_bool(out, "ok", false);
+		snprintf(msg, sizeof(msg), "no exact tier, sampled only: %s",
+				 t->why_no_watch[0] ? t->why_no_watch : "the exact tier is not available");
+		pgwt_json_str(out, "error", msg);
 	}
 	else
 	{
@@ -332,6 +401,8 @@ tiered_result_text(pgwt_esc_result r)
 			return "refused: the tracer's budget is exhausted for this hour";
 		case PGWT_ESC_DENIED_BAD_REQUEST:
 			return "refused: bad duration";
+		case PGWT_ESC_DENIED_NO_EXACT:
+			return "refused: no exact tier, sampled only";
 	}
 	return "unknown";
 }
@@ -362,12 +433,11 @@ tiered_on_notice(void *arg, const pgwt_esc_notice *n, const char *db)
 		snprintf(t->last_reason, sizeof(t->last_reason),
 				 "already exact: --mode full traces every transition");
 	}
-	else if (t->o->mode != PGWT_MODE_TIERED || !t->watch)
+	else if (t->o->mode != PGWT_MODE_TIERED)
 	{
 		t->last_granted_s = 0;
-		snprintf(t->last_reason, sizeof(t->last_reason), "no exact tier: %.250s",
-				 t->o->mode != PGWT_MODE_TIERED ? "the daemon runs --mode sampled" :
-				 t->why_no_watch[0] ? t->why_no_watch : "watchpoints unavailable");
+		snprintf(t->last_reason, sizeof(t->last_reason),
+				 "refused: no exact tier: the daemon runs --mode sampled");
 	}
 	else
 	{
@@ -375,9 +445,13 @@ tiered_on_notice(void *arg, const pgwt_esc_notice *n, const char *db)
 		pgwt_esc_result r = tiered_request(t, now, n->seconds, PGWT_ESC_MANUAL, &granted);
 
 		t->last_granted_s = granted;
-		snprintf(t->last_reason, sizeof(t->last_reason), "%s%s", tiered_result_text(r),
-				 (r == PGWT_ESC_GRANTED || r == PGWT_ESC_CLAMPED) && !n->classes_all ?
-				 "; every class is traced" : "");
+		if (r == PGWT_ESC_DENIED_NO_EXACT)
+			snprintf(t->last_reason, sizeof(t->last_reason), "%s: %.220s", tiered_result_text(r),
+					 t->why_no_watch[0] ? t->why_no_watch : "the exact tier is not available");
+		else
+			snprintf(t->last_reason, sizeof(t->last_reason), "%s%s", tiered_result_text(r),
+					 (r == PGWT_ESC_GRANTED || r == PGWT_ESC_CLAMPED) && !n->classes_all ?
+					 "; every class is traced" : "");
 	}
 	tiered_report_soon(t);
 	if (t->o->verbose || t->o->daemon)
@@ -401,7 +475,9 @@ tiered_report_state(void *arg, pgwt_esc_report *r)
 	r->budget_left_s = pgwt_esc_budget_remaining_s(&t->esc, now);
 	r->granted_s = t->last_granted_s;
 	r->request_id = t->last_request_id;
-	r->reason = t->last_reason;
+	r->exact = t->o->mode == PGWT_MODE_FULL || pgwt_tiered_exact_available(t);
+	/* sampled only: the reason that stays true is why */
+	r->reason = r->exact || !t->why_no_watch[0] ? t->last_reason : t->why_no_watch;
 }
 
 /* ---- the loop's side ---------------------------------------------------- */
@@ -457,6 +533,8 @@ pgwt_tiered_create(pgwt_tiered **out, const pgwt_options *o, pgwt_self_metrics *
 	t->ops = (pgwt_control_ops) {ctl_status, ctl_metrics, ctl_escalate, ctl_deescalate, t};
 	t->last_request_id = -1;
 	snprintf(t->last_reason, sizeof(t->last_reason), "started");
+	if (o->mode == PGWT_MODE_SAMPLED)
+		snprintf(t->why_no_watch, sizeof(t->why_no_watch), "the daemon runs --mode sampled");
 	{
 		pgwt_esc_listen_ops lo = {tiered_on_notice, tiered_report_state, t};
 
@@ -483,8 +561,8 @@ pgwt_tiered_create(pgwt_tiered **out, const pgwt_options *o, pgwt_self_metrics *
 }
 
 void
-pgwt_tiered_set_session(pgwt_tiered *t, pgwt_capture_source *watch, const char *why,
-						int pg_pid, int pg_major, uint64_t now_ns)
+pgwt_tiered_set_session(pgwt_tiered *t, pgwt_capture_source *watch, bool exact_ok,
+						const char *why, int pg_pid, int pg_major, uint64_t now_ns)
 {
 	if (!watch)
 	{
@@ -507,7 +585,26 @@ pgwt_tiered_set_session(pgwt_tiered *t, pgwt_capture_source *watch, const char *
 			pgwt_esc_listen_set_cluster(t->listen, NULL);
 	}
 	t->watch = watch;
-	snprintf(t->why_no_watch, sizeof(t->why_no_watch), "%s", why ? why : "");
+	t->exact_ok = watch != NULL && exact_ok;
+	if (watch && exact_ok)
+		t->why_no_watch[0] = '\0';
+	else if (t->o->mode == PGWT_MODE_SAMPLED)
+		snprintf(t->why_no_watch, sizeof(t->why_no_watch), "the daemon runs --mode sampled");
+	else
+		snprintf(t->why_no_watch, sizeof(t->why_no_watch), "%s", why && *why ? why :
+				 "the exact tier is not available");
+	if (pg_pid && t->o->mode == PGWT_MODE_TIERED && !t->window_open)
+		snprintf(t->last_reason, sizeof(t->last_reason), "%s%.250s",
+				 t->exact_ok ? "attached: exact windows on request" : "attached, sampled only: ",
+				 t->exact_ok ? "" : t->why_no_watch);
+	/* tested at attach: the next test is due before a window or in a minute */
+	if (watch)
+	{
+		t->self_test_ns = now_ns;
+		t->self_tests_total++;
+		if (!exact_ok)
+			t->self_test_failures_total++;
+	}
 	t->pg_pid = pg_pid;
 	t->pg_major = pg_major;
 	if (pg_pid && !(t->o->anomaly_set & (1u << PGWT_CLI_AN_CPU_CAPACITY)))
@@ -538,6 +635,9 @@ pgwt_tiered_step(pgwt_tiered *t, uint64_t now_ns)
 		pgwt_esc_listen_step(t->listen, now_ns);
 		t->listen_step_ns = now_ns + TIERED_LISTEN_STEP_NS;
 	}
+	if (t->o->mode == PGWT_MODE_TIERED && t->watch && !t->exact_ok &&
+		now_ns - t->self_test_ns >= TIERED_IDLE_RETEST_NS && tiered_exact_ready(t, now_ns))
+		tiered_report_soon(t);
 	if (t->window_open)
 	{
 		pgwt_esc_close c = pgwt_esc_tick(&t->esc, now_ns);
@@ -564,13 +664,13 @@ pgwt_tiered_step(pgwt_tiered *t, uint64_t now_ns)
 		at.lock_aas = t->load.lock_aas;
 		at.cpu_aas = t->load.cpu_aas;
 		v = pgwt_anomaly_observe(&t->anom, &at);
-		if (v == PGWT_ANOM_FIRE && t->watch)
+		if (v == PGWT_ANOM_FIRE)
 		{
 			int64_t		granted;
 			pgwt_esc_result r;
 
 			r = tiered_request(t, now_ns, (int64_t) t->anom.cfg.window_s, t->anom.last_reason, &granted);
-			if (r != PGWT_ESC_GRANTED && r != PGWT_ESC_CLAMPED)
+			if (r != PGWT_ESC_GRANTED && r != PGWT_ESC_CLAMPED && r != PGWT_ESC_DENIED_NO_EXACT)
 				t->anomaly_dropped_budget++;
 			if (t->o->verbose || t->o->daemon)
 				fprintf(stderr, "pg_wait_tracer: anomaly %s (AAS %.1f, lock AAS %.1f): %s\n",
@@ -630,6 +730,12 @@ bool
 pgwt_tiered_has_control(const pgwt_tiered *t)
 {
 	return t->ctl != NULL || t->listen != NULL;
+}
+
+bool
+pgwt_tiered_exact_available(const pgwt_tiered *t)
+{
+	return t->o->mode == PGWT_MODE_TIERED && t->watch != NULL && t->exact_ok;
 }
 
 const char *

@@ -32,13 +32,18 @@ int			pgwt_tiered_create(pgwt_tiered **out, const pgwt_options *o,
 
 /*
  * The current attachment: the exact source (NULL when the full tier is not
- * available, with the reason), the postmaster pid and major version.
- * Called with watch NULL and pg_pid 0 when the session closes: an open
- * window is closed first.
+ * available), whether it passed its self-test at attach (else why), the
+ * postmaster pid and major version. Called with watch NULL and pg_pid 0
+ * when the session closes: an open window is closed first. A source that
+ * failed is tested again before each request: windows open only once it
+ * sees.
  */
 void		pgwt_tiered_set_session(pgwt_tiered *t, pgwt_capture_source *watch,
-									const char *why_unavailable, int pg_pid,
-									int pg_major, uint64_t now_ns);
+									bool exact_ok, const char *why_unavailable,
+									int pg_pid, int pg_major, uint64_t now_ns);
+
+/* Can an exact window open now? (false: sampled only, see the status) */
+bool		pgwt_tiered_exact_available(const pgwt_tiered *t);
 
 /* Records of one sampler tick (the anomaly rules' input). */
 void		pgwt_tiered_on_samples(pgwt_tiered *t, const pgwt_record *recs, size_t n);

@@ -648,6 +648,39 @@ pgwt_watch_source_enabled(pgwt_capture_source *src)
 	return ((ws_t *) src->state)->enabled;
 }
 
+int
+pgwt_watch_source_self_test(pgwt_capture_source *src, pgwt_watch_self_test *r)
+{
+	ws_t	   *s = src->state;
+
+	if (s->enabled)
+	{
+		/* its traps would mix with the backends' */
+		memset(r, 0, sizeof(*r));
+		snprintf(r->why, sizeof(r->why), "the self-test cannot run while watching");
+		return -1;
+	}
+	return pgwt_watch_run_self_test(s->w, r);
+}
+
+int
+pgwt_exact_probe(pgwt_watch_self_test *r)
+{
+	pgwt_watch *w = NULL;
+	char		err[sizeof(r->why)];
+	int			rc;
+
+	memset(r, 0, sizeof(*r));
+	if (pgwt_watch_open(&w, true, err, sizeof(err)) != 0)
+	{
+		snprintf(r->why, sizeof(r->why), "%s", err);
+		return -1;
+	}
+	rc = pgwt_watch_run_self_test(w, r);
+	pgwt_watch_close(w);
+	return rc;
+}
+
 void
 pgwt_watch_source_set_qid_offset(pgwt_capture_source *src, int offset)
 {

@@ -17,6 +17,7 @@
 #include "tracer/capture.h"
 #include "tracer/esc_notify.h"
 #include "tracer/self_metrics.h"
+#include "tracer/watch/self_test.h"
 
 typedef struct pgwt_watch_source_config
 {
@@ -50,7 +51,11 @@ typedef struct pgwt_watch_stats
 	uint64_t	records;			/* TRANSITION records emitted */
 } pgwt_watch_stats;
 
-/* NULL with err filled when BPF or perf watchpoints are unavailable. */
+/*
+ * NULL with err filled when BPF or perf watchpoints are unavailable. The
+ * source can be created where watchpoints never fire: run the self-test
+ * before trusting it.
+ */
 extern pgwt_capture_source *pgwt_watch_source_create(const pgwt_watch_source_config *cfg,
 													 char *err, size_t errlen);
 
@@ -61,6 +66,16 @@ extern pgwt_capture_source *pgwt_watch_source_create(const pgwt_watch_source_con
 extern int	pgwt_watch_source_enable(pgwt_capture_source *src, bool on, uint64_t now_ns,
 									 pgwt_emit_fn emit, void *arg);
 extern bool pgwt_watch_source_enabled(pgwt_capture_source *src);
+
+/*
+ * Can this source see? The watchpoint self-test (tracer/watch/self_test.h)
+ * with the source's own program: 0 yes, -1 no with r->why. Run it at
+ * attach and before every exact window; never while enabled.
+ */
+extern int	pgwt_watch_source_self_test(pgwt_capture_source *src, pgwt_watch_self_test *r);
+
+/* The same test without a cluster: loads the program, tests, unloads. */
+extern int	pgwt_exact_probe(pgwt_watch_self_test *r);
 
 /*
  * A descriptor that becomes readable when a process forks or exits (the

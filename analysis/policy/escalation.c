@@ -250,6 +250,8 @@ pgwt_esc_result_name(pgwt_esc_result r)
 			return "denied: the budget for this hour is spent";
 		case PGWT_ESC_DENIED_BAD_REQUEST:
 			return "denied: the duration must be a positive number of seconds";
+		case PGWT_ESC_DENIED_NO_EXACT:
+			return "denied: no exact tier here (sampled only)";
 		default:
 			return "unknown";
 	}

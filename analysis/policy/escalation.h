@@ -36,7 +36,10 @@ typedef enum pgwt_esc_result
 	PGWT_ESC_CLAMPED,			/* opened, shorter than asked: budget */
 	PGWT_ESC_DENIED_DISABLED,	/* budget 0: escalation is off */
 	PGWT_ESC_DENIED_EXHAUSTED,	/* nothing left this hour */
-	PGWT_ESC_DENIED_BAD_REQUEST /* duration <= 0 */
+	PGWT_ESC_DENIED_BAD_REQUEST,	/* duration <= 0 */
+	PGWT_ESC_DENIED_NO_EXACT	/* the exact tier cannot see here (its
+								 * self-test failed): decided by the
+								 * caller before the budget is asked */
 } pgwt_esc_result;
 
 typedef enum pgwt_esc_close

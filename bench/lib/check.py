@@ -63,6 +63,13 @@ def _record_problems(rec):
                 elif isinstance(v, float) and not metric_has_unit(k):
                     # An integer is a count (iterations, events): its own unit.
                     out.append(f"METRIC WITHOUT UNIT: {_where(rec)}: '{k}' names no unit")
+            # A watchpoint arm with a program counts its traps: fewer than the
+            # writes means the hardware did not fire, and the cell measured nothing.
+            if (rec.get("bench") == "watchpoint_cost" and rec.get("arm") in ("bpf", "bpf-light")
+                    and isinstance(metrics.get("hits"), int) and isinstance(metrics.get("writes"), int)
+                    and metrics["hits"] < metrics["writes"]):
+                out.append(f"TRAPS MISSING: {_where(rec)}: {metrics['hits']} of {metrics['writes']} "
+                           "writes trapped (watchpoints that do not fire measure nothing)")
     return out
 
 

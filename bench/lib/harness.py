@@ -137,6 +137,11 @@ def arm_prerequisite(arm, build, pgc):
             return f"{os.path.relpath(exe, TOP)} --help does not offer mode {mode}"
         if os.geteuid() != 0:
             return "the external tracer needs root"
+        if arm.kind == "full":
+            # the exact tier's own self-test: no arm is measured that sees nothing
+            p = sh([exe, "--check-exact"], check=False, timeout=60)
+            if p.returncode != 0:
+                return (p.stdout.strip() or p.stderr.strip() or "the exact tier is not available")[:200]
     return None
 
 

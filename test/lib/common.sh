@@ -59,3 +59,23 @@ regress() {
 }
 PGWT_CLUSTERS_DIR=${PGWT_CLUSTERS:-/tmp/pgwt-clusters}
 PGWT_LOGDIR=${PGWT_LOGDIR:-$PGWT_TOP/build/test-logs-$PGWT_PORT_BASE}; mkdir -p "$PGWT_LOGDIR"
+
+# exact_probe: 0 when this machine's hardware watchpoints fire (the tracer's
+# own self-test, pg_wait_tracer --check-exact); else 1, with the reason in
+# $EXACT_WHY. Needs bin/pg_wait_tracer built. Asked once per run: the answer
+# is kept in the run's log directory.
+EXACT_WHY=
+exact_probe() {
+  local f=$PGWT_LOGDIR/exact-probe.txt out
+  if [ ! -s "$f" ]; then
+    if out=$("$PGWT_TOP/bin/pg_wait_tracer" --check-exact 2>&1); then
+      echo "yes $out" >"$f"
+    else
+      echo "no ${out:-pg_wait_tracer --check-exact failed}" >"$f"
+    fi
+  fi
+  EXACT_WHY=$(cut -d' ' -f2- "$f" | sed 's/^exact tier: [a-z]*: //')
+  [ "$(cut -d' ' -f1 "$f")" = yes ]
+}
+# skip_all WHY NAME...: one SKIP line per test that cannot run here
+skip_all() { local why=$1 n; shift; for n in "$@"; do skip "$n" "$why"; done; }

@@ -362,6 +362,74 @@ pgwt_watch_aggregates(pgwt_watch *w,
 	return n;
 }
 
+/* The self-test's target: written only by pgwt_watch_run_self_test. */
+static volatile uint32_t watch_self_test_var __attribute__((aligned(8)));
+
+static uint64_t
+watch_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+}
+
+int
+pgwt_watch_run_self_test(pgwt_watch *w, pgwt_watch_self_test *r)
+{
+	uint64_t	before[PGWT_WC_NCOUNTERS],
+				after[PGWT_WC_NCOUNTERS];
+	uint64_t	t0 = watch_now_ns();
+	const char *force = getenv("PGWT_WATCH_SELF_TEST");
+	struct bpf_link *link;
+	uint64_t	hits = 0;
+	int			fd;
+
+	memset(r, 0, sizeof(*r));
+	if (force && strcmp(force, "fail") == 0)
+	{
+		snprintf(r->why, sizeof(r->why),
+				 "the watchpoint self-test was made to fail (PGWT_WATCH_SELF_TEST=fail)");
+		return -1;
+	}
+	/* this thread, any CPU: the writes below are ours */
+	fd = pgwt_watch_perf_open(0, (uint64_t) (uintptr_t) &watch_self_test_var);
+	if (fd < 0)
+	{
+		int			e = errno;
+
+		snprintf(r->why, sizeof(r->why), "cannot open a hardware write watchpoint: %s%s",
+				 strerror(e), e == ENOSPC ? " (every debug register is in use)" :
+				 e == ENOENT || e == EOPNOTSUPP ? " (no hardware breakpoints here)" : "");
+		return -1;
+	}
+	w->skel->bss->self_test_tgid = (__u32) getpid();
+	pgwt_watch_counters(w, before);
+	link = bpf_program__attach_perf_event(w->skel->progs.on_wait_write, fd);
+	if (!link)
+	{
+		snprintf(r->why, sizeof(r->why),
+				 "cannot run the BPF program on a watchpoint: %s", strerror(errno));
+		w->skel->bss->self_test_tgid = 0;
+		close(fd);
+		return -1;
+	}
+	r->writes = PGWT_WATCH_SELF_TEST_WRITES;
+	for (int i = 0; i < r->writes; i++)
+		watch_self_test_var = (uint32_t) i + 1;	/* every write a new value */
+	if (read(fd, &hits, sizeof(hits)) != (ssize_t) sizeof(hits))
+		hits = 0;
+	bpf_link__destroy(link);
+	close(fd);
+	pgwt_watch_counters(w, after);
+	w->skel->bss->self_test_tgid = 0;
+	r->hits = hits;
+	r->runs = after[PGWT_WC_SELF_TEST] - before[PGWT_WC_SELF_TEST];
+	r->elapsed_ns = watch_now_ns() - t0;
+	pgwt_watch_self_test_judge(r);
+	return r->ok ? 0 : -1;
+}
+
 void
 pgwt_watch_close(pgwt_watch *w)
 {

@@ -14,6 +14,7 @@
 
 #include "bpf/wait_watch.h"
 #include "tracefmt/record.h"
+#include "tracer/watch/self_test.h"
 
 typedef struct pgwt_watch pgwt_watch;
 
@@ -66,6 +67,17 @@ void		pgwt_watch_close(pgwt_watch *w);
 /* Pure: a ring-buffer event as the common record. */
 void		pgwt_watch_event_to_record(const struct pgwt_watch_event *e,
 									   pgwt_record *rec);
+
+/*
+ * The self-test (self_test.h): arms a watchpoint on a variable of this
+ * process with the loaded program, writes it, and judges what trapped.
+ * Run it after pgwt_watch_open and before each exact window; it costs one
+ * trap per write (~10 us each in a VM) and a perf event open. Returns 0 when
+ * the tier sees (r->ok), -1 otherwise with the reason in r->why.
+ * PGWT_WATCH_SELF_TEST=fail in the environment fails it on purpose (tests
+ * of the refusal paths on machines whose watchpoints fire).
+ */
+int			pgwt_watch_run_self_test(pgwt_watch *w, pgwt_watch_self_test *r);
 
 /* Opens a write watchpoint on (pid, addr, 4 bytes); returns the perf fd. */
 int			pgwt_watch_perf_open(pid_t pid, uint64_t addr);

@@ -14,7 +14,10 @@
  *   bpf-noop  an empty program: the kernel's floor for running any program
  * Prints one JSON line per cell: {"bench":"watchpoint_cost","arm":...,
  * "rep":...,"order":...,"writes":...,"ns_per_write":...,"events":...,
- * "drops":...}. Needs root (perf breakpoints + BPF).
+ * "drops":...}. Needs root (perf breakpoints + BPF). Where the watchpoint
+ * self-test fails (watchpoints that never fire) it measures nothing: it
+ * says why on stderr and exits with status 3, rather than record traps that
+ * did not happen.
  *
  *   watchpoint_cost [--writes N] [--reps R]
  */
@@ -129,6 +132,23 @@ main(int argc, char **argv)
 		fprintf(stderr, "watchpoint_cost: --writes must be >= 1000 and --reps >= 1\n");
 		return 2;
 	}
+	{
+		pgwt_watch *probe = NULL;
+		pgwt_watch_self_test st;
+
+		if (pgwt_watch_open(&probe, true, err, sizeof(err)) != 0)
+		{
+			fprintf(stderr, "watchpoint_cost: refused: %s\n", err);
+			return 3;
+		}
+		if (pgwt_watch_run_self_test(probe, &st) != 0)
+		{
+			fprintf(stderr, "watchpoint_cost: refused: %s\n", st.why);
+			pgwt_watch_close(probe);
+			return 3;
+		}
+		pgwt_watch_close(probe);
+	}
 	if (pipe(go) || pipe(done))
 		return 1;
 	child = fork();
@@ -153,7 +173,8 @@ main(int argc, char **argv)
 			struct noop_bpf *noop = NULL;
 			struct bpf_link *noop_link = NULL;
 			uint64_t	counters[PGWT_WC_NCOUNTERS] = {0};
-			uint64_t	dt;
+			uint64_t	dt,
+						hits;
 
 			wc_events = 0;
 			if (strcmp(arm, "bare") == 0)
@@ -200,13 +221,22 @@ main(int argc, char **argv)
 			noop_bpf__destroy(noop);
 			if (bare_fd >= 0)
 				close(bare_fd);
+			hits = counters[PGWT_WC_TRANSITIONS] + counters[PGWT_WC_SAME_VALUE] +
+				counters[PGWT_WC_DROPS] + counters[PGWT_WC_READ_FAULTS] +
+				counters[PGWT_WC_UNKNOWN_PID];
+			/* a cell whose traps went missing measures nothing: refuse it */
+			if (w && hits < (uint64_t) writes)
+			{
+				fprintf(stderr, "watchpoint_cost: refused: arm %s saw %llu of %ld writes\n",
+						arm, (unsigned long long) hits, writes);
+				kill(child, SIGKILL);
+				return 3;
+			}
 			printf("{\"bench\":\"watchpoint_cost\",\"arm\":\"%s\",\"rep\":%d,\"order\":%d,"
 				   "\"writes\":%ld,\"ns_per_write\":%.2f,\"hits\":%llu,\"transitions\":%llu,"
 				   "\"events\":%ld,\"drops\":%llu}\n",
 				   arm, rep, k + 1, writes, (double) dt / (double) writes,
-				   (unsigned long long) (counters[PGWT_WC_TRANSITIONS] + counters[PGWT_WC_SAME_VALUE] +
-										counters[PGWT_WC_DROPS] + counters[PGWT_WC_READ_FAULTS] +
-										counters[PGWT_WC_UNKNOWN_PID]),
+				   (unsigned long long) hits,
 				   (unsigned long long) counters[PGWT_WC_TRANSITIONS], wc_events,
 				   (unsigned long long) counters[PGWT_WC_DROPS]);
 			fflush(stdout);

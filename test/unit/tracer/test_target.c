@@ -19,6 +19,7 @@ pidfile_parses(void)
 	UNIT_CHECK(pf.start_time == 1764412800);
 	UNIT_CHECK(pf.port == 5432);
 	UNIT_CHECK(strcmp(pf.sockdir, "/var/run/postgresql") == 0);
+	UNIT_CHECK(strcmp(pf.status, "ready") == 0);
 }
 
 static void
@@ -28,7 +29,12 @@ pidfile_partial_and_bad(void)
 
 	/* written early in start-up: no socket line yet */
 	UNIT_CHECK(pgwt_pidfile_parse("77\n/data\n1\n5433\n", &pf) == 0);
-	UNIT_CHECK(pf.port == 5433 && pf.sockdir[0] == '\0');
+	UNIT_CHECK(pf.port == 5433 && pf.sockdir[0] == '\0' && pf.status[0] == '\0');
+	/* the socket is there, recovery still runs: not ready to connect to */
+	UNIT_CHECK(pgwt_pidfile_parse("77\n/data\n1\n5433\n/tmp\n*\n 1 2\nstarting\n", &pf) == 0);
+	UNIT_CHECK(strcmp(pf.status, "starting") == 0);
+	UNIT_CHECK(pgwt_pidfile_parse("77\n/data\n1\n5433\n/tmp\n*\n 1 2\nstandby \n", &pf) == 0);
+	UNIT_CHECK(strcmp(pf.status, "standby") == 0);
 	UNIT_CHECK(pgwt_pidfile_parse("", &pf) == -1);
 	UNIT_CHECK(pgwt_pidfile_parse("-77\n/data\n1\n5433\n", &pf) == -1);	/* standalone */
 	UNIT_CHECK(pgwt_pidfile_parse("77\nrelative\n1\n5433\n", &pf) == -1);

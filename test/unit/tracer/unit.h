@@ -32,5 +32,6 @@ void		run_ring_tests(void);
 void		run_plan_tests(void);
 void		run_tier_tests(void);
 void		run_session_rule_tests(void);
+void		run_self_test_tests(void);
 
 #endif

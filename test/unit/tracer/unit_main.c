@@ -21,5 +21,6 @@ main(void)
 	run_plan_tests();
 	run_tier_tests();
 	run_session_rule_tests();
+	run_self_test_tests();
 	return unit_failures ? 1 : 0;
 }

@@ -94,9 +94,10 @@ test_report(void)
 	r.reason = "granted";
 	r.listening = 1;
 	r.pid = 777;
+	r.exact = true;
 	len = pgwt_esc_report_json(&r, buf, sizeof(buf));
 	CHECK("esc-report-fields", len > 0 && (size_t) len == strlen(buf) &&
-		  strcmp(buf, "{\"mode\":\"tiered\",\"tier\":\"escalated\",\"window_open\":true,\"window_id\":3,"
+		  strcmp(buf, "{\"mode\":\"tiered\",\"tier\":\"escalated\",\"exact\":true,\"window_open\":true,\"window_id\":3,"
 				 "\"seconds_left\":4,\"budget_left_s\":295,\"granted_s\":5,\"request_id\":12,"
 				 "\"listening\":1,\"pid\":777,\"reason\":\"granted\"}") == 0);
 
