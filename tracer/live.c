@@ -358,29 +358,6 @@ live_attach(live_ctx *c, const pgwt_cluster *cl, char *err, size_t errlen)
 	return 0;
 }
 
-/*
- * A postmaster that is still starting: wait until its postmaster.pid says
- * it accepts connections (the socket line is written then), at most
- * LIVE_READY_WAIT_S.
- */
-#define LIVE_READY_WAIT_S 60
-
-static int
-live_wait_ready(const char *pgdata, pgwt_cluster *cl)
-{
-	char		err[512];
-	int			pid = cl->pid;
-
-	fprintf(stderr, "pg_wait_tracer: postmaster %d is starting; waiting until it accepts connections\n", pid);
-	for (int i = 0; i < LIVE_READY_WAIT_S * 10 && !live_stop; i++)
-	{
-		live_sleep_until(live_now() + 100000000ull);
-		if (pgwt_cluster_from_pgdata(pgdata, cl, err, sizeof(err)) == 0 && cl->pid == pid && cl->ready)
-			return 0;
-	}
-	return -1;
-}
-
 /* Daemon: wait for a postmaster in the same data directory. */
 static int
 live_wait_for_cluster(live_ctx *c, const char *pgdata, int old_pid)
@@ -543,13 +520,6 @@ pgwt_run_live(const pgwt_options *o)
 		return 1;
 	}
 	snprintf(pgdata, sizeof(pgdata), "%s", cl.pgdata);
-	if (!cl.ready && live_wait_ready(pgdata, &cl) != 0)
-	{
-		fprintf(stderr, "pg_wait_tracer: postmaster %d in %s did not accept connections within %d s\n",
-				cl.pid, pgdata, LIVE_READY_WAIT_S);
-		free(c.meta);
-		return 1;
-	}
 	c.start_ns = live_now();
 	c.metrics.start_ns = c.start_ns;
 

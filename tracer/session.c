@@ -136,7 +136,8 @@ pgwt_session_open(pgwt_session *s, const pgwt_options *o, const pgwt_cluster *c,
 			snprintf(errbuf, errlen, "--mode full refused: %s", s->watch_err);
 			return -1;
 		}
-		if (!s->exact_ok)
+		/* the daemon's log says so; a one-off run shows it in its status */
+		if (!s->exact_ok && (o->daemon || o->verbose))
 			fprintf(stderr, "pg_wait_tracer: sampled only, escalation to exact windows refused: %s\n",
 					s->watch_err);
 		if (o->mode == PGWT_MODE_FULL)
