@@ -1,7 +1,10 @@
 /*
  * timeparse.c
  *		Time argument parsing (see timeparse.h). Pure except that a local
- *		time without a zone goes through mktime() and thus TZ.
+ *		time without a zone goes through mktime() and thus TZ. A time
+ *		must fit the signed 64-bit nanosecond count of CLOCK_REALTIME
+ *		after the epoch (1970-01-01 to 2262-04-11T23:47:16.854775807Z);
+ *		anything else is an error, checked before it is multiplied.
  */
 #include "analysis/timeparse.h"
 
@@ -105,6 +108,27 @@ tp_days_from_civil(int64_t y, int m, int d)
 	return era * 146097 + (int64_t) doe - 719468;
 }
 
+/* Seconds and a fraction since the epoch into ns, or an error. */
+static bool
+tp_to_ns(int64_t secs, int64_t frac_ns, const char *text, int64_t *out_ns,
+		 char *err, size_t errlen)
+{
+	if (secs < 0)
+	{
+		snprintf(err, errlen, "bad time '%s': before the epoch", text);
+		return false;
+	}
+	if (secs > (INT64_MAX - frac_ns) / (int64_t) NS_PER_S)
+	{
+		snprintf(err, errlen,
+				 "bad time '%s': after 2262-04-11T23:47:16Z (nanoseconds since 1970 overflow 64 bits)",
+				 text);
+		return false;
+	}
+	*out_ns = secs * (int64_t) NS_PER_S + frac_ns;
+	return true;
+}
+
 static bool
 tp_parse_absolute(const char *text, int64_t *out_ns, char *err, size_t errlen)
 {
@@ -172,7 +196,7 @@ tp_parse_absolute(const char *text, int64_t *out_ns, char *err, size_t errlen)
 	{
 		int64_t		secs = tp_days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s - zone_s;
 
-		*out_ns = secs * (int64_t) NS_PER_S + frac_ns;
+		return tp_to_ns(secs, frac_ns, text, out_ns, err, errlen);
 	}
 	else
 	{
@@ -192,9 +216,8 @@ tp_parse_absolute(const char *text, int64_t *out_ns, char *err, size_t errlen)
 			snprintf(err, errlen, "bad time '%s': not representable in the local time zone", text);
 			return false;
 		}
-		*out_ns = (int64_t) t * (int64_t) NS_PER_S + frac_ns;
+		return tp_to_ns((int64_t) t, frac_ns, text, out_ns, err, errlen);
 	}
-	return true;
 bad:
 	snprintf(err, errlen,
 			 "bad time '%s': expected YYYY-MM-DDTHH:MM[:SS], a duration ago like 1h or 2h30m, or 'now'",

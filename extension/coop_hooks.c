@@ -228,6 +228,8 @@ pgwt_local_query_add(PgwtSlot *slot, int64 query_id, uint32 event, uint64 ns)
 				break;
 			e->key.query_id = query_id;
 			e->key.event = event;
+			/* the session's role: the views show query ids as pg_stat_statements */
+			e->key.userid = (uint32) slot->userid;
 			pgwt_local_used[pgwt_local_nqueries++] = (uint8) (e - pgwt_local_queries);
 			pgwt_agg_add(&e->agg, ns);
 			return;

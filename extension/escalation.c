@@ -16,9 +16,22 @@
  * cases, so what SQL grants is what a tracer is asked for.
  *
  * Payload (JSON, one object): {"op":"escalate","id":N,"seconds":S,
- * "classes":["Lock",...] or null,"reason":"manual","by":"role","pid":P}
- * or {"op":"deescalate","id":N,"by":"role","pid":P}. id grows by one per
- * window opened or closed (escwin.published.generation).
+ * "classes":["Lock",...] or null,"reason":"manual","backend_start_us":T,
+ * "by":"role","pid":P} or {"op":"deescalate","id":N,"backend_start_us":T,
+ * "by":"role","pid":P}. id grows by one per window opened or closed
+ * (escwin.published.generation); T is this backend's start
+ * (pg_stat_activity.backend_start) in microseconds since the Unix epoch.
+ * Anyone who can connect can NOTIFY, so the tracer trusts no field: it
+ * looks the sender (the notification's pid, which the server fills in) up
+ * and acts only when that backend still runs with start time T and its
+ * role may execute the function, the rule of calling it here. "by" and
+ * "pid" are only shown. Since psql -c exits right after the commit that
+ * sends the notification, a backend that notified waits at exit (before
+ * it leaves pg_stat_activity) until the tracer reports the request handled,
+ * at most PGWT_ESC_ACK_WAIT_MS.
+ *
+ * seconds is 1 to PGWT_ESC_MAX_WINDOW_S (analysis/policy/escalation.h);
+ * beyond it pgwt_escalate() is an error.
  *
  * pgwt_esc_answering() (escalation.h) tells pgwt_status which tier answers
  * a request: the hooks' own window, an external tracer whose report is
@@ -34,6 +47,7 @@
 #include "funcapi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "storage/ipc.h"
 #include "storage/procarray.h"
 #include "utils/acl.h"
 #include "utils/array.h"
@@ -46,6 +60,9 @@
 #include "extension/trace_capture.h"
 
 #define PGWT_ESC_CHANNEL "pg_wait_tracer_escalation"
+
+/* How long an exiting backend waits for the tracer to take its request. */
+#define PGWT_ESC_ACK_WAIT_MS 1000
 
 PG_FUNCTION_INFO_V1(pgwt_escalate);
 PG_FUNCTION_INFO_V1(pgwt_deescalate);
@@ -127,11 +144,55 @@ pgwt_esc_classes_datum(uint32 mask, bool *isnull)
 	return PointerGetDatum(construct_array(elems, n, TEXTOID, -1, false, TYPALIGN_INT));
 }
 
+/* The last request this backend announced, for the wait at exit. */
+static uint32 pgwt_esc_sent_id;
+static TimestampTz pgwt_esc_sent_at;
+static bool pgwt_esc_exit_hooked;
+
+static bool pgwt_esc_json_int(const char *json, const char *key, int64 *out);
+
+/*
+ * before_shmem_exit: while the tracer that listens has not reported a
+ * request id at or past ours, stay in pg_stat_activity a little (the
+ * tracer refuses a request whose sender it cannot look up). Only on a
+ * clean exit, and never longer than PGWT_ESC_ACK_WAIT_MS after the request.
+ */
+static void
+pgwt_esc_exit_wait(int code, Datum arg)
+{
+	(void) arg;
+	if (code != 0 || pgwt_esc_sent_at == 0 || pgwt_trace_shared == NULL)
+		return;
+	for (;;)
+	{
+		char		state[PGWT_TRACER_STATE_LEN];
+		int			tracer_pid;
+		int64		taken;
+
+		if (TimestampDifferenceExceeds(pgwt_esc_sent_at, GetCurrentTimestamp(),
+									   PGWT_ESC_ACK_WAIT_MS))
+			return;
+		SpinLockAcquire(&pgwt_trace_shared->esc_lock);
+		tracer_pid = pgwt_trace_shared->tracer_pid;
+		memcpy(state, pgwt_trace_shared->tracer_state, sizeof(state));
+		SpinLockRelease(&pgwt_trace_shared->esc_lock);
+		state[sizeof(state) - 1] = '\0';
+		if (tracer_pid == 0 || BackendPidGetProc(tracer_pid) == NULL)
+			return;
+		if (pgwt_esc_json_int(state, "request_id", &taken) && taken >= (int64) pgwt_esc_sent_id)
+			return;
+		pg_usleep(10000L);
+	}
+}
+
 static void
 pgwt_esc_notify(const char *op, uint32 id, int64 seconds, uint32 mask)
 {
 	StringInfoData buf;
 	const char *role = GetUserNameFromId(GetUserId(), true);
+	/* backend_start as pg_stat_activity shows it, in Unix microseconds */
+	int64		start_us = (int64) MyStartTimestamp +
+		(int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY;
 
 	initStringInfo(&buf);
 	appendStringInfo(&buf, "{\"op\":\"%s\",\"id\":%u", op, id);
@@ -155,11 +216,19 @@ pgwt_esc_notify(const char *op, uint32 id, int64 seconds, uint32 mask)
 		}
 		appendStringInfoString(&buf, ",\"reason\":\"manual\"");
 	}
+	appendStringInfo(&buf, ",\"backend_start_us\":" INT64_FORMAT, start_us);
 	appendStringInfoString(&buf, ",\"by\":");
 	escape_json(&buf, role ? role : "");
 	appendStringInfo(&buf, ",\"pid\":%d}", MyProcPid);
 	Async_Notify(PGWT_ESC_CHANNEL, buf.data);
 	pfree(buf.data);
+	pgwt_esc_sent_id = id;
+	pgwt_esc_sent_at = GetCurrentTimestamp();
+	if (!pgwt_esc_exit_hooked)
+	{
+		before_shmem_exit(pgwt_esc_exit_wait, (Datum) 0);
+		pgwt_esc_exit_hooked = true;
+	}
 }
 
 static const char *
@@ -232,6 +301,12 @@ pgwt_escalate(PG_FUNCTION_ARGS)
 	char		why[PGWT_TRACER_STATE_LEN];
 
 	pgwt_esc_require_shared();
+	/* 0 or less is refused below as before, with nothing spent */
+	if (seconds > PGWT_ESC_MAX_WINDOW_S)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("seconds must be at most %d", PGWT_ESC_MAX_WINDOW_S),
+				 errdetail("An escalation window lasts one day at most.")));
 	if (!PG_ARGISNULL(1))
 	{
 		ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(1);

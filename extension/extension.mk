@@ -51,9 +51,13 @@ PGWT_STATIC_LIBS = $(TOP)/build/tracefmt/libpgwt_tracefmt.a \
 	$(TOP)/build/policy/libpgwt_policy.a
 SHLIB_LINK += $(PGWT_STATIC_LIBS) -llz4 -lm
 $(MODULE_big).so: $(PGWT_STATIC_LIBS)
-$(TOP)/build/tracefmt/libpgwt_tracefmt.a:
+# Always asked of the libraries' own makefiles, which know their sources: a
+# library left from an earlier build of this tree is brought up to date.
+$(TOP)/build/tracefmt/libpgwt_tracefmt.a: pgwt-force
 	$(MAKE) -C $(TOP)/tracefmt $@
-$(TOP)/build/analysis/libpgwt_analysis.a:
+$(TOP)/build/analysis/libpgwt_analysis.a: pgwt-force
 	$(MAKE) -C $(TOP)/analysis $@
-$(TOP)/build/policy/libpgwt_policy.a:
+$(TOP)/build/policy/libpgwt_policy.a: pgwt-force
 	$(MAKE) -C $(TOP)/analysis/policy $@
+.PHONY: pgwt-force
+pgwt-force:

@@ -7,9 +7,17 @@
  *		the external tracer writes).
  *
  * Each call reads the files, feeds one engine window and copies the rows
- * out. The engine and the reader allocate with malloc (they are the
- * userspace libraries); they are freed before any error is raised and
- * before any tuple is built, so an error never leaks them. No shared state.
+ * out. The engine and the reader are the userspace libraries and allocate
+ * with malloc; what they hand out (the reader with its open file, the
+ * engine, the result rows) is held in a HistHold that lives in a memory
+ * context of the call's own, whose reset callback frees it. So an error
+ * or a cancel anywhere in the call (the context goes with the query)
+ * leaks neither memory nor a file descriptor. The read loop checks for
+ * interrupts at every block (at most PGWT_TF_BLOCK_MAX_RECORDS records),
+ * so pg_cancel_backend() and statement_timeout end a long read promptly.
+ * Files whose footer the reader refused (more entries than the file can
+ * hold, or out of place) are read by scanning their blocks, and said in a
+ * WARNING. No shared state.
  */
 #include "postgres.h"
 
@@ -19,6 +27,7 @@
 #include "miscadmin.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/memutils.h"
 #include "utils/timestamp.h"
 #include "utils/tuplestore.h"
 #include "utils/wait_event.h"
@@ -43,7 +52,7 @@ typedef enum HistView
 	HIST_QUERY_EVENT
 } HistView;
 
-/* What one call computed, in plain memory the caller frees. */
+/* What one call computed (the row arrays are malloc'd by the engine). */
 typedef struct HistResult
 {
 	pgwt_time_model tm;
@@ -52,6 +61,57 @@ typedef struct HistResult
 	pgwt_view_status status;
 	uint64		records;
 } HistResult;
+
+/*
+ * The libraries' objects of one call, in a memory context of its own: the
+ * context's reset callback (run when it is deleted, by us at the end or
+ * with its parent on an error) frees them.
+ */
+typedef struct HistHold
+{
+	MemoryContext cxt;
+	MemoryContextCallback cb;
+	pgwt_tf_reader *rd;
+	pgwt_engine *eng;
+	HistResult res;
+} HistHold;
+
+static void
+hist_hold_release(void *arg)
+{
+	HistHold   *h = (HistHold *) arg;
+
+	if (h->rd != NULL)
+		pgwt_tf_reader_close(h->rd);
+	h->rd = NULL;
+	if (h->eng != NULL)
+		pgwt_engine_free(h->eng);
+	h->eng = NULL;
+	pgwt_event_rows_free(&h->res.events);
+	pgwt_session_rows_free(&h->res.sessions);
+}
+
+static HistHold *
+hist_hold_new(void)
+{
+	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext,
+											  "pg_wait_tracer history",
+											  ALLOCSET_SMALL_SIZES);
+	HistHold   *h = MemoryContextAllocZero(cxt, sizeof(HistHold));
+
+	h->cxt = cxt;
+	h->cb.func = hist_hold_release;
+	h->cb.arg = h;
+	MemoryContextRegisterResetCallback(cxt, &h->cb);
+	return h;
+}
+
+/* Free everything the call held (the callback runs once). */
+static void
+hist_hold_done(HistHold *h)
+{
+	MemoryContextDelete(h->cxt);
+}
 
 /* timestamptz (NULL = open end) to CLOCK_REALTIME nanoseconds */
 static uint64
@@ -81,117 +141,160 @@ hist_dir(FunctionCallInfo fcinfo, int arg)
 	return text_to_cstring(PG_GETARG_TEXT_PP(arg));
 }
 
-/*
- * Read dir's records in [from, to] (realtime) into one engine window and
- * run the view. Returns 0, or a tracefmt error (nothing allocated then).
- */
-static int
-hist_compute(const char *dir, uint64 from, uint64 to, HistView view,
-			 HistResult *res, const char **engine_err)
+/* A read that failed: one error, its SQLSTATE by what tracefmt said. */
+static void
+hist_read_error(const char *dir, int rc, const char *why)
+{
+	int			code;
+
+	switch (-rc)
+	{
+		case PGWT_TF_NOT_FOUND:
+			code = ERRCODE_UNDEFINED_FILE;
+			break;
+		case PGWT_TF_IO:
+			code = ERRCODE_IO_ERROR;
+			break;
+		case PGWT_TF_NOMEM:
+			code = ERRCODE_OUT_OF_MEMORY;
+			break;
+		case PGWT_TF_INVAL:
+			code = ERRCODE_INVALID_PARAMETER_VALUE;
+			break;
+		default:
+			code = ERRCODE_DATA_CORRUPTED;
+			break;
+	}
+	ereport(ERROR,
+			(errcode(code),
+			 errmsg("could not read trace files in \"%s\": %s", dir,
+					why ? why : pgwt_tf_strerror(rc))));
+}
+
+/* Open dir's files for [from, to] (realtime) into h->rd; errors raised. */
+static void
+hist_open(HistHold *h, const char *dir, uint64 from, uint64 to)
 {
 	pgwt_tf_read_opts ro;
-	pgwt_tf_reader *rd;
-	pgwt_engine_config cfg;
-	pgwt_window_spec spec;
-	pgwt_engine *eng;
-	pgwt_view_opts vo;
-	pgwt_record rec;
 	int			rc;
 
-	memset(res, 0, sizeof(*res));
 	memset(&ro, 0, sizeof(ro));
 	ro.t_start = from;
 	ro.t_end = to;
 	ro.range_realtime = true;
-	rc = pgwt_tf_reader_open(dir, &ro, &rd);
+	rc = pgwt_tf_reader_open(dir, &ro, &h->rd);
 	if (rc < 0)
-		return rc;
+	{
+		h->rd = NULL;
+		hist_read_error(dir, rc, NULL);
+	}
+}
+
+/* After a read: files whose footer was refused are worth a word. */
+static void
+hist_warn_footers(const char *dir, const pgwt_tf_reader *rd)
+{
+	const pgwt_tf_read_stats *st = pgwt_tf_reader_stats(rd);
+
+	if (st->footers_bad > 0)
+		ereport(WARNING,
+				(errmsg("%llu trace file(s) in \"%s\" have an invalid footer",
+						(unsigned long long) st->footers_bad, dir),
+				 errdetail("A footer that lists more blocks than its file can hold, or blocks out of place, is refused; those files were read by scanning their blocks.")));
+}
+
+/*
+ * Read dir's records in [from, to] (realtime) into one engine window and
+ * run the view into h->res. Errors (and cancels) are raised; h frees what
+ * was allocated either way.
+ */
+static void
+hist_compute(HistHold *h, const char *dir, uint64 from, uint64 to, HistView view)
+{
+	pgwt_engine_config cfg;
+	pgwt_window_spec spec;
+	pgwt_view_opts vo;
+	pgwt_tf_block blk;
+	const char *engine_err = NULL;
+	int			rc;
+
+	hist_open(h, dir, from, to);
 	memset(&cfg, 0, sizeof(cfg));
 	memset(&spec, 0, sizeof(spec));
 	spec.from_ns = 0;
 	spec.to_ns = UINT64_MAX;
 	strlcpy(spec.label, "range", sizeof(spec.label));
-	eng = pgwt_engine_create(&cfg, &spec, 1, engine_err);
-	if (eng == NULL)
-	{
-		pgwt_tf_reader_close(rd);
-		return -PGWT_TF_NOMEM;
-	}
+	h->eng = pgwt_engine_create(&cfg, &spec, 1, &engine_err);
+	if (h->eng == NULL)
+		hist_read_error(dir, -PGWT_TF_NOMEM, engine_err);
 	/* A window open at "from": its ESC_START first, so the samples it
 	 * supersedes are not billed twice (tracefmt's esc_lookup.c). */
 	if (from > 0)
 	{
 		pgwt_tf_esc_lookup el;
+		pgwt_record rec;
 		uint64		start_rt;
 
 		rc = pgwt_tf_escalation_open_at(dir, from, &rec, &start_rt, &el);
 		if (rc < 0)
-		{
-			pgwt_tf_reader_close(rd);
-			pgwt_engine_free(eng);
-			return rc;
-		}
+			hist_read_error(dir, rc, NULL);
 		if (rc == 1)
-			pgwt_engine_add(eng, &rec);
+			pgwt_engine_add(h->eng, &rec);
 	}
-	while ((rc = pgwt_tf_reader_next(rd, &rec)) == 1)
+	while ((rc = pgwt_tf_reader_next_block(h->rd, &blk)) == 1)
 	{
-		pgwt_engine_add(eng, &rec);
-		res->records++;
+		/* a long read stays cancellable: once a block */
+		CHECK_FOR_INTERRUPTS();
+		pgwt_engine_add_many(h->eng, blk.recs, blk.n);
+		h->res.records += blk.n;
 	}
-	pgwt_tf_reader_close(rd);
 	if (rc < 0)
-	{
-		pgwt_engine_free(eng);
-		return rc;
-	}
-	pgwt_engine_flush(eng);
+		hist_read_error(dir, rc, NULL);
+	hist_warn_footers(dir, h->rd);
+	pgwt_tf_reader_close(h->rd);
+	h->rd = NULL;
+	CHECK_FOR_INTERRUPTS();
+	pgwt_engine_flush(h->eng);
 	memset(&vo, 0, sizeof(vo));
 	vo.sort = PGWT_SORT_TOTAL;
 	switch (view)
 	{
 		case HIST_TIME_MODEL:
-			res->status = pgwt_view_time_model(eng, 0, &res->tm);
+			h->res.status = pgwt_view_time_model(h->eng, 0, &h->res.tm);
 			break;
 		case HIST_SYSTEM_EVENT:
-			res->status = pgwt_view_system_event(eng, 0, &vo, &res->events);
+			h->res.status = pgwt_view_system_event(h->eng, 0, &vo, &h->res.events);
 			break;
 		case HIST_SESSION_EVENT:
-			res->status = pgwt_view_session_event(eng, 0, &vo, &res->sessions);
+			h->res.status = pgwt_view_session_event(h->eng, 0, &vo, &h->res.sessions);
 			break;
 		case HIST_QUERY_EVENT:
-			res->status = pgwt_view_query_event(eng, 0, &vo, &res->events);
+			h->res.status = pgwt_view_query_event(h->eng, 0, &vo, &h->res.events);
 			break;
 	}
-	pgwt_engine_free(eng);
-	return 0;
+	pgwt_engine_free(h->eng);
+	h->eng = NULL;
 }
 
-static void
-hist_run(FunctionCallInfo fcinfo, HistView view, HistResult *res)
+/* Compute the view; the caller reads h->res and calls hist_hold_done(). */
+static HistHold *
+hist_run(FunctionCallInfo fcinfo, HistView view)
 {
 	uint64		from = hist_realtime_ns(fcinfo, 0, 0);
 	uint64		to = hist_realtime_ns(fcinfo, 1, UINT64_MAX);
 	char	   *dir = hist_dir(fcinfo, 2);
-	const char *engine_err = NULL;
-	int			rc;
+	HistHold   *h;
 
 	if (from > to)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("the range starts after it ends")));
-	rc = hist_compute(dir, from, to, view, res, &engine_err);
-	if (rc < 0)
-		ereport(ERROR,
-				(errmsg("could not read trace files in \"%s\": %s", dir,
-						engine_err ? engine_err : pgwt_tf_strerror(rc))));
-	if (res->status == PGWT_VIEW_NO_MEMORY || res->status == PGWT_VIEW_BAD_ARG)
-	{
-		pgwt_event_rows_free(&res->events);
-		pgwt_session_rows_free(&res->sessions);
-		ereport(ERROR, (errmsg("history view failed: %s", pgwt_view_status_text(res->status))));
-	}
+	h = hist_hold_new();
+	hist_compute(h, dir, from, to, view);
+	if (h->res.status == PGWT_VIEW_NO_MEMORY || h->res.status == PGWT_VIEW_BAD_ARG)
+		ereport(ERROR, (errmsg("history view failed: %s", pgwt_view_status_text(h->res.status))));
 	InitMaterializedSRF(fcinfo, 0);
+	return h;
 }
 
 static void
@@ -219,21 +322,24 @@ Datum
 pgwt_history_time_model(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	HistResult	res;
+	HistHold   *h = hist_run(fcinfo, HIST_TIME_MODEL);
+	const pgwt_time_model *tm = &h->res.tm;
 	Datum		v[4];
 	bool		n[4] = {false};
 
-	hist_run(fcinfo, HIST_TIME_MODEL, &res);
-	if (res.status != PGWT_VIEW_OK)
-		return (Datum) 0;
-	v[0] = CStringGetTextDatum("DB Time");
-	v[1] = Float8GetDatum(hist_ms(res.tm.sum.db_ns));
-	v[2] = Float8GetDatum(100.0);
-	v[3] = CStringGetTextDatum(pgwt_fidelity_name(res.tm.sum.fidelity));
-	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, n);
-	for (unsigned i = 0; i < res.tm.nclasses; i++)
+	if (h->res.status != PGWT_VIEW_OK)
 	{
-		const pgwt_tm_class *c = &res.tm.classes[i];
+		hist_hold_done(h);
+		return (Datum) 0;
+	}
+	v[0] = CStringGetTextDatum("DB Time");
+	v[1] = Float8GetDatum(hist_ms(tm->sum.db_ns));
+	v[2] = Float8GetDatum(100.0);
+	v[3] = CStringGetTextDatum(pgwt_fidelity_name(tm->sum.fidelity));
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, n);
+	for (unsigned i = 0; i < tm->nclasses; i++)
+	{
+		const pgwt_tm_class *c = &tm->classes[i];
 		const char *name = c->class_index == 0 ? "CPU*" : pgwt_class_name(c->class_index);
 
 		v[0] = CStringGetTextDatum(name ? name : "other");
@@ -243,10 +349,11 @@ pgwt_history_time_model(PG_FUNCTION_ARGS)
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, n);
 	}
 	v[0] = CStringGetTextDatum("Idle");
-	v[1] = Float8GetDatum(hist_ms(res.tm.sum.idle_ns));
+	v[1] = Float8GetDatum(hist_ms(tm->sum.idle_ns));
 	n[2] = true;
-	v[3] = CStringGetTextDatum(pgwt_fidelity_name(res.tm.sum.fidelity));
+	v[3] = CStringGetTextDatum(pgwt_fidelity_name(tm->sum.fidelity));
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, n);
+	hist_hold_done(h);
 	return (Datum) 0;
 }
 
@@ -297,19 +404,11 @@ static Datum
 hist_event_rows(FunctionCallInfo fcinfo, HistView kind, bool with_query)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	HistResult	res;
-	pgwt_event_row *rows;
-	size_t		nrows;
+	HistHold   *h = hist_run(fcinfo, kind);
 
-	hist_run(fcinfo, kind, &res);
-	/* copy out of malloc'd memory first, so nothing below leaks it */
-	nrows = res.events.n;
-	rows = palloc(sizeof(pgwt_event_row) * Max(nrows, 1));
-	if (nrows > 0)
-		memcpy(rows, res.events.rows, sizeof(pgwt_event_row) * nrows);
-	pgwt_event_rows_free(&res.events);
-	for (size_t i = 0; i < nrows; i++)
-		hist_put_event_row(rsinfo, &rows[i], with_query);
+	for (size_t i = 0; i < h->res.events.n; i++)
+		hist_put_event_row(rsinfo, &h->res.events.rows[i], with_query);
+	hist_hold_done(h);
 	return (Datum) 0;
 }
 
@@ -330,19 +429,11 @@ Datum
 pgwt_history_session_event(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	HistResult	res;
-	pgwt_session_row *rows;
-	size_t		nrows;
+	HistHold   *h = hist_run(fcinfo, HIST_SESSION_EVENT);
 
-	hist_run(fcinfo, HIST_SESSION_EVENT, &res);
-	nrows = res.sessions.n;
-	rows = palloc(sizeof(pgwt_session_row) * Max(nrows, 1));
-	if (nrows > 0)
-		memcpy(rows, res.sessions.rows, sizeof(pgwt_session_row) * nrows);
-	pgwt_session_rows_free(&res.sessions);
-	for (size_t i = 0; i < nrows; i++)
+	for (size_t i = 0; i < h->res.sessions.n; i++)
 	{
-		const pgwt_session_row *r = &rows[i];
+		const pgwt_session_row *r = &h->res.sessions.rows[i];
 		Datum		v[9];
 		bool		n[9] = {false};
 
@@ -362,6 +453,7 @@ pgwt_history_session_event(PG_FUNCTION_ARGS)
 		v[8] = CStringGetTextDatum(pgwt_fidelity_name(r->fidelity));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, n);
 	}
+	hist_hold_done(h);
 	return (Datum) 0;
 }
 
@@ -379,9 +471,8 @@ pgwt_history_histogram(PG_FUNCTION_ARGS)
 	uint64		from,
 				to;
 	char	   *dir;
-	pgwt_tf_read_opts ro;
-	pgwt_tf_reader *rd;
-	pgwt_record rec;
+	HistHold   *h;
+	pgwt_tf_block blk;
 	uint64		buckets[PGWT_HIST_US_BUCKETS] = {0};
 	uint32		matched = 0;
 	bool		have_match = false;
@@ -397,39 +488,38 @@ pgwt_history_histogram(PG_FUNCTION_ARGS)
 	to = PG_ARGISNULL(3) ? UINT64_MAX : hist_realtime_ns(fcinfo, 3, UINT64_MAX);
 	dir = hist_dir(fcinfo, 4);
 
-	memset(&ro, 0, sizeof(ro));
-	ro.t_start = from;
-	ro.t_end = to;
-	ro.range_realtime = true;
-	rc = pgwt_tf_reader_open(dir, &ro, &rd);
-	if (rc < 0)
-		ereport(ERROR,
-				(errmsg("could not read trace files in \"%s\": %s", dir, pgwt_tf_strerror(rc))));
-	/* exact waits end with a transition out of the event */
-	while ((rc = pgwt_tf_reader_next(rd, &rec)) == 1)
+	h = hist_hold_new();
+	hist_open(h, dir, from, to);
+	while ((rc = pgwt_tf_reader_next_block(h->rd, &blk)) == 1)
 	{
-		const char *t,
-				   *e;
-
-		if (rec.kind != PGWT_REC_TRANSITION || rec.old_event == 0 ||
-			rec.old_event == PGWT_EVENT_EXIT || PGWT_IS_MARKER(rec.old_event))
-			continue;
-		if (!have_match || rec.old_event != matched)
+		CHECK_FOR_INTERRUPTS();
+		for (uint32 i = 0; i < blk.n; i++)
 		{
-			t = pgstat_get_wait_event_type(rec.old_event);
-			e = pgstat_get_wait_event(rec.old_event);
-			if (t == NULL || e == NULL || pg_strcasecmp(t, want_type) != 0 ||
-				pg_strcasecmp(e, want_name) != 0)
+			const pgwt_record *rec = &blk.recs[i];
+			const char *t,
+					   *e;
+
+			/* exact waits end with a transition out of the event */
+			if (rec->kind != PGWT_REC_TRANSITION || rec->old_event == 0 ||
+				rec->old_event == PGWT_EVENT_EXIT || PGWT_IS_MARKER(rec->old_event))
 				continue;
-			matched = rec.old_event;
-			have_match = true;
+			if (!have_match || rec->old_event != matched)
+			{
+				t = pgstat_get_wait_event_type(rec->old_event);
+				e = pgstat_get_wait_event(rec->old_event);
+				if (t == NULL || e == NULL || pg_strcasecmp(t, want_type) != 0 ||
+					pg_strcasecmp(e, want_name) != 0)
+					continue;
+				matched = rec->old_event;
+				have_match = true;
+			}
+			buckets[pgwt_hist_us_bucket(rec->duration_ns)]++;
 		}
-		buckets[pgwt_hist_us_bucket(rec.duration_ns)]++;
 	}
-	pgwt_tf_reader_close(rd);
 	if (rc < 0)
-		ereport(ERROR,
-				(errmsg("could not read trace files in \"%s\": %s", dir, pgwt_tf_strerror(rc))));
+		hist_read_error(dir, rc, NULL);
+	hist_warn_footers(dir, h->rd);
+	hist_hold_done(h);
 	InitMaterializedSRF(fcinfo, 0);
 	for (unsigned b = 0; b < PGWT_HIST_US_BUCKETS; b++)
 	{

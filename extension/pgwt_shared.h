@@ -155,12 +155,16 @@ typedef struct PgwtSharedState
 	PgwtEventStat retired_background[PGWT_RETIRED_EVENTS];
 } PgwtSharedState;
 
-/* One (query_id, event) entry of the bounded query table. */
+/*
+ * One (query_id, event, role) entry of the bounded query table. The role of
+ * the sessions that waited decides who may see the query id (the rule of
+ * pg_stat_statements). The key is hashed as bytes: no padding.
+ */
 typedef struct PgwtQueryKey
 {
 	int64		query_id;
 	uint32		event;
-	uint32		pad;			/* zero: the key is hashed as bytes */
+	uint32		userid;			/* session role of the waits (an Oid) */
 } PgwtQueryKey;
 
 typedef struct PgwtQueryEntry

@@ -1,9 +1,9 @@
 /*
  * query_table.c
- *		The bounded shared (query_id, wait event) table with least-used
+ *		The bounded shared (query_id, wait event, role) table with least-used
  *		eviction.
  *
- * Backends sum their waits per (query_id, event) locally (coop_hooks.c)
+ * Backends sum their waits per (query_id, event, role) locally (coop_hooks.c)
  * and merge them here at safe points (transaction end, exit): never from
  * a hook. The table holds at most pg_wait_tracer.max_queries entries; when
  * a new entry finds it full, the 5% least-used entries are evicted (usage

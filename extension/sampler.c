@@ -327,6 +327,7 @@ pgwt_sampler_add_runs(PgwtSampleTable *copy, const PgwtSampleTable *table)
 			if (p->state == PGWT_SAMPLE_IDLE)
 				continue;
 			key.id = p->query_id;
+			key.id2 = p->userid;
 		}
 		e = pgwt_table_upsert(copy, &key);
 		if (e == NULL)
@@ -652,8 +653,9 @@ pgwt_run_flush(int procno, uint64 upto, uint64 upto_ns, uint64 tick)
 	pgwt_sampler_bill(pgwt_sampler_by_event, 0, 0, p, samples, ns, tick, &hints->by_event);
 	pgwt_sampler_bill(pgwt_sampler_by_backend, p->pid, p->backend_start, p, samples, ns, tick,
 					  &hints->by_backend);
+	/* per role too: the views show query ids as pg_stat_statements does */
 	if (p->state != PGWT_SAMPLE_IDLE)
-		pgwt_sampler_bill(pgwt_sampler_by_query, p->query_id, 0, p, samples, ns, tick,
+		pgwt_sampler_bill(pgwt_sampler_by_query, p->query_id, p->userid, p, samples, ns, tick,
 						  &hints->by_query);
 }
 

@@ -78,7 +78,7 @@ typedef struct PgwtSamplerShared
 
 /* Pointers into shared memory, set by the startup hook in every process. */
 extern PgwtSamplerShared *pgwt_sampler;
-extern PgwtSampleTable *pgwt_sampler_by_query;	/* (query_id, event) */
+extern PgwtSampleTable *pgwt_sampler_by_query;	/* (query_id, role, event) */
 extern PgwtSampleTable *pgwt_sampler_by_backend;	/* (pid, start, event) */
 extern PgwtSampleTable *pgwt_sampler_by_event;	/* (event) */
 extern PgwtHistoryRing *pgwt_sampler_ring;

@@ -103,7 +103,8 @@ pgwt_tick_bill_ns(uint64_t prev_ns, uint64_t now_ns, uint64_t period_ns)
 typedef struct PgwtSampleKey
 {
 	int64_t		id;				/* query id, or pid */
-	int64_t		id2;			/* 0, or the backend's start time */
+	int64_t		id2;			/* 0, the backend's start time, or (query
+								 * table) the role of the sessions */
 	uint32_t	event;			/* wait_event_info; 0 = CPU */
 	uint32_t	pad;			/* zero: keys are compared as bytes */
 } PgwtSampleKey;

@@ -11,8 +11,11 @@
  *
  * Visibility follows views.c: other roles' sessions appear in per-session
  * rows and in the sample history only to members of pg_read_all_stats (or
- * of the session's role). pgwt_reset(pid) is views.c's function (its
- * permission rules, the exact tier's reset) followed by the sampler's.
+ * of the session's role). Query ids follow pg_stat_statements: the query
+ * profile is kept per (query id, role, event) (sampler.c), and a caller
+ * outside pg_read_all_stats sees other roles' rows under query_id NULL.
+ * pgwt_reset(pid) is views.c's function (its permission rules, the exact
+ * tier's reset) followed by the sampler's.
  */
 #include "postgres.h"
 
@@ -331,28 +334,81 @@ pgwt_sampler_active_rows(ReturnSetInfo *rsinfo)
 	pfree(t);
 }
 
+/* A query row as the caller sees it. */
+typedef struct PgwtSampledQueryRow
+{
+	bool		hidden;			/* another role's: query_id NULL */
+	int64		query_id;
+	uint32		event;
+	uint64		time_ns;
+} PgwtSampledQueryRow;
+
+static int
+pgwt_sampler_query_row_cmp(const void *a, const void *b)
+{
+	const PgwtSampledQueryRow *x = a,
+			   *y = b;
+
+	if (x->hidden != y->hidden)
+		return x->hidden ? 1 : -1;
+	if (x->query_id != y->query_id)
+		return x->query_id < y->query_id ? -1 : 1;
+	if (x->event != y->event)
+		return x->event < y->event ? -1 : 1;
+	return 0;
+}
+
+/*
+ * Query rows: a caller outside pg_read_all_stats sees other roles' query
+ * ids as NULL (pg_stat_statements' rule; the row's role is key.id2), and
+ * rows that then look the same are one row.
+ */
 void
 pgwt_sampler_query_event(ReturnSetInfo *rsinfo)
 {
 	PgwtSampleTable *t = pgwt_sampler_copy_table(pgwt_sampler_by_query);
-	uint32		i;
+	bool		all = has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS);
+	Oid			me = GetUserId();
+	PgwtSampledQueryRow *rows = palloc(sizeof(PgwtSampledQueryRow) * Max(t->size, 1));
+	uint32		n = 0,
+				i;
 
 	for (i = 0; i < t->size; i++)
 	{
-		PgwtSampleEntry *e = &pgwt_table_rows(t)[i];
-		Datum		values[10];
-		bool		nulls[10] = {false};
-		int			col;
+		const PgwtSampleEntry *e = &pgwt_table_rows(t)[i];
+		PgwtSampledQueryRow *r = &rows[n];
 
 		/* like the exact view: waits only (CPU is in the time model) */
 		if (!e->used || e->key.event == PGWT_SAMPLE_CPU_EVENT || e->samples == 0)
 			continue;
-		values[0] = Int64GetDatum(e->key.id);
-		col = pgwt_sampler_event_columns(values, nulls, 1, e->key.event, e->time_ns, 0);
+		r->hidden = !all && (Oid) e->key.id2 != me;
+		r->query_id = r->hidden ? 0 : e->key.id;
+		r->event = e->key.event;
+		r->time_ns = e->time_ns;
+		n++;
+	}
+	if (n > 1)
+		qsort(rows, n, sizeof(PgwtSampledQueryRow), pgwt_sampler_query_row_cmp);
+	for (i = 0; i < n; i++)
+	{
+		PgwtSampledQueryRow r = rows[i];
+		Datum		values[10];
+		bool		nulls[10] = {false};
+		int			col;
+
+		/* rows of several roles that look the same: one row */
+		while (i + 1 < n && pgwt_sampler_query_row_cmp(&r, &rows[i + 1]) == 0)
+			r.time_ns += rows[++i].time_ns;
+		if (r.hidden)
+			nulls[0] = true;
+		else
+			values[0] = Int64GetDatum(r.query_id);
+		col = pgwt_sampler_event_columns(values, nulls, 1, r.event, r.time_ns, 0);
 		nulls[col] = true;		/* histogram: exact data only */
 		Assert(col == 9);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
+	pfree(rows);
 	pfree(t);
 }
 

@@ -54,9 +54,15 @@ static ProcessUtility_hook_type pgwt_trace_prev_utility = NULL;
 static post_parse_analyze_hook_type pgwt_trace_prev_analyze = NULL;
 
 #ifdef PGWT_COOP_BUILD
-/* this process's ring, found at its first append */
+/*
+ * This process's ring, claimed at its first append. The pids say which
+ * process each word is about: a forked child inherits the statics.
+ */
 static pgwt_trace_ring *pgwt_trace_my_ring = NULL;
 static int	pgwt_trace_my_ring_pid = 0;
+static bool pgwt_trace_my_role_known = false;	/* the ring carries our role */
+static int	pgwt_trace_exit_cb_pid = 0;	/* the exit callback is registered */
+static int	pgwt_trace_released_pid = 0;	/* released at exit: no more appends */
 #endif
 
 /* statement nesting (backend-local) */
@@ -152,22 +158,77 @@ pgwt_trace_esc_sync_budget(void)
 
 /* ---- hot path ------------------------------------------------------------ */
 
-/* Our ring, claimed on first use: a few stores, no lock (hook-safe). */
+#ifdef PGWT_COOP_BUILD
+/*
+ * Claim our ring (hook-safe: a few stores, no lock, no error): our identity
+ * as pg_stat_activity shows it, the role when InitPostgres has set it (else
+ * at the next transaction end). None once MyProc is gone: ProcKill clears
+ * it before the PGPROC, and so the ring, can go to another process.
+ */
+static pgwt_trace_ring *
+pgwt_trace_claim_mine(void)
+{
+	pgwt_trace_ring *r;
+
+	if (MyProc == NULL || MyProcNumber == INVALID_PROC_NUMBER || MyProcPid == 0 ||
+		pgwt_trace_released_pid == MyProcPid)
+		return NULL;
+	r = pgwt_trace_ring_at(MyProcNumber);
+	if (r == NULL)
+		return NULL;
+	pgwt_tring_claim(r, (uint32) MyProcPid, (int64_t) MyStartTimestamp,
+					 (uint32) MyProc->roleId);
+	pgwt_trace_my_role_known = OidIsValid(MyProc->roleId);
+	pgwt_trace_my_ring = r;
+	pgwt_trace_my_ring_pid = MyProcPid;
+	return r;
+}
+
+/* Exit callback: the ring is no longer any live process's. */
+static void
+pgwt_trace_release_mine(int code, Datum arg)
+{
+	if (pgwt_trace_my_ring != NULL && pgwt_trace_my_ring_pid == MyProcPid)
+	{
+		pgwt_trace_released_pid = MyProcPid;
+		pgwt_tring_release(pgwt_trace_my_ring);
+		pgwt_trace_my_ring = NULL;
+	}
+}
+
+/*
+ * At a transaction end (not in a hook): our role once InitPostgres has set
+ * it, and the exit callback. on_shmem_exit callbacks run in reverse order,
+ * so one registered after InitProcess releases the ring before ProcKill
+ * hands the PGPROC on.
+ */
+static void
+pgwt_trace_settle_mine(void)
+{
+	if (pgwt_trace_my_ring == NULL || pgwt_trace_my_ring_pid != MyProcPid || MyProc == NULL)
+		return;
+	if (!pgwt_trace_my_role_known && OidIsValid(MyProc->roleId))
+	{
+		pgwt_tring_set_role(pgwt_trace_my_ring, (uint32) MyProc->roleId);
+		pgwt_trace_my_role_known = true;
+	}
+	if (pgwt_trace_exit_cb_pid != MyProcPid)
+	{
+		on_shmem_exit(pgwt_trace_release_mine, (Datum) 0);
+		pgwt_trace_exit_cb_pid = MyProcPid;
+	}
+}
+#endif
+
+/* Our ring (NULL: none): the claimed one, or claim it (hook-safe). */
 static inline pgwt_trace_ring *
 pgwt_trace_ring_mine(void)
 {
 #ifdef PGWT_COOP_BUILD
-	if (likely(pgwt_trace_my_ring != NULL && pgwt_trace_my_ring_pid == MyProcPid))
+	if (likely(pgwt_trace_my_ring != NULL && pgwt_trace_my_ring_pid == MyProcPid &&
+			   MyProc != NULL))
 		return pgwt_trace_my_ring;
-	/* a forked child inherits the parent's statics: check the pid */
-	if (MyProcNumber == INVALID_PROC_NUMBER || MyProcPid == 0)
-		return NULL;
-	pgwt_trace_my_ring = pgwt_trace_ring_at(MyProcNumber);
-	if (pgwt_trace_my_ring == NULL)
-		return NULL;
-	pgwt_trace_my_ring_pid = MyProcPid;
-	pgwt_tring_claim(pgwt_trace_my_ring, (uint32) MyProcPid);
-	return pgwt_trace_my_ring;
+	return pgwt_trace_claim_mine();
 #else
 	return NULL;
 #endif
@@ -333,6 +394,12 @@ pgwt_trace_xact_callback(XactEvent event, void *arg)
 {
 	switch (event)
 	{
+#ifdef PGWT_COOP_BUILD
+		case XACT_EVENT_PRE_COMMIT:
+		case XACT_EVENT_PARALLEL_PRE_COMMIT:
+			pgwt_trace_settle_mine();
+			break;
+#endif
 		case XACT_EVENT_COMMIT:
 		case XACT_EVENT_PARALLEL_COMMIT:
 			pgwt_trace_marker(PGWT_TMARK_XACT_COMMIT, 0);

@@ -9,6 +9,14 @@
  *  - ring i belongs to the process with ProcNumber i; only that process
  *    appends to it (lock-free, bounded); readers (SQL functions, the drain
  *    worker) use the ring's seqlocks and never block the writer.
+ *  - the ring's owner identity (pid, start time, role, claim count;
+ *    trace_ring.h) is written by that process only: claimed at its first
+ *    append (in a hook: a few stores), its role filled in at a transaction
+ *    end once known, and released by an exit callback that runs before its
+ *    PGPROC, hence the ring, can go to another process. A process that
+ *    never reaches a transaction end (auxiliary processes) keeps no exit
+ *    callback: its successor's claim replaces it, and readers that match
+ *    the identity (pid and start time) never take one for the other.
  *  - the escalation window (PgwtTraceShared.escwin) is changed only under
  *    esc_lock (a spinlock held for a few hundred instructions, never across
  *    a call that can fail); the hooks read only escwin.published, with

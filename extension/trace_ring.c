@@ -1,9 +1,11 @@
 /*
  * trace_ring.c
- *		The per-backend trace ring: sizing, ownership and the reader side.
- *		The append, the only hot-path part, is inline in trace_ring.h, which
- *		also states the locking protocol (single writer, seqlocked entries
- *		checked by position, seqlocked ownership).
+ *		The per-backend trace ring: sizing, ownership (the owner's identity:
+ *		pid, start time, role, claim count; claim, release) and the reader
+ *		side. The append, the only hot-path part, is inline in trace_ring.h,
+ *		which also states the locking protocol (single writer, seqlocked
+ *		entries checked by position, seqlocked ownership written by the
+ *		owner only).
  */
 #include "extension/trace_ring.h"
 
@@ -42,58 +44,109 @@ pgwt_tring_init(pgwt_trace_ring *r, uint32_t capacity)
 	r->mask = c - 1;
 }
 
-/* Ownership changes are rare: a plain seqlock around pid and base. */
+/*
+ * Ownership changes are rare: a plain seqlock around the identity words and
+ * base. Only the owner writes them (trace_ring.h), so there is one writer.
+ */
 static void
-tring_set_owner(pgwt_trace_ring *r, uint32_t pid)
+tring_owner_write_begin(pgwt_trace_ring *r)
 {
 	uint64_t	s = __atomic_load_n(&r->owner_seq, __ATOMIC_RELAXED);
-	uint64_t	head = __atomic_load_n(&r->head, __ATOMIC_RELAXED);
 
 	__atomic_store_n(&r->owner_seq, s + 1, __ATOMIC_RELAXED);
+	/* the odd count must be visible before any identity word changes */
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	__atomic_store_n(&r->owner_pid, pid, __ATOMIC_RELAXED);
-	/* the new owner's stream starts after every record already written */
-	__atomic_store_n(&r->owner_base, head, __ATOMIC_RELAXED);
-	__atomic_store_n(&r->owner_seq, s + 2, __ATOMIC_RELEASE);
+}
+
+static void
+tring_owner_write_end(pgwt_trace_ring *r)
+{
+	uint64_t	s = __atomic_load_n(&r->owner_seq, __ATOMIC_RELAXED);
+
+	__atomic_store_n(&r->owner_seq, s + 1, __ATOMIC_RELEASE);
 }
 
 void
-pgwt_tring_claim(pgwt_trace_ring *r, uint32_t pid)
+pgwt_tring_claim(pgwt_trace_ring *r, uint32_t pid, int64_t start_time, uint32_t role)
 {
-	tring_set_owner(r, pid);
+	uint64_t	head = __atomic_load_n(&r->head, __ATOMIC_RELAXED);
+	uint64_t	gen = __atomic_load_n(&r->owner_gen, __ATOMIC_RELAXED);
+
+	tring_owner_write_begin(r);
+	__atomic_store_n(&r->owner_pid, pid, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->owner_role, role, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->owner_start, start_time, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->owner_gen, gen + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->owner_exited, 0, __ATOMIC_RELAXED);
+	/* the new owner's stream starts after every record already written */
+	__atomic_store_n(&r->owner_base, head, __ATOMIC_RELAXED);
+	tring_owner_write_end(r);
+}
+
+void
+pgwt_tring_set_role(pgwt_trace_ring *r, uint32_t role)
+{
+	tring_owner_write_begin(r);
+	__atomic_store_n(&r->owner_role, role, __ATOMIC_RELAXED);
+	tring_owner_write_end(r);
 }
 
 void
 pgwt_tring_release(pgwt_trace_ring *r)
 {
-	tring_set_owner(r, 0);
+	tring_owner_write_begin(r);
+	__atomic_store_n(&r->owner_exited, 1, __ATOMIC_RELAXED);
+	tring_owner_write_end(r);
+}
+
+bool
+pgwt_tring_owner_of(const pgwt_trace_ring *r, pgwt_tring_owner *who,
+					uint64_t *base, uint64_t *head)
+{
+	for (int i = 0; i < TRING_OWNER_TRIES; i++)
+	{
+		uint64_t	s1 = __atomic_load_n(&r->owner_seq, __ATOMIC_ACQUIRE);
+		pgwt_tring_owner w;
+		uint64_t	b,
+					h;
+
+		if (s1 & 1)
+			continue;
+		w.pid = __atomic_load_n(&r->owner_pid, __ATOMIC_RELAXED);
+		w.role = __atomic_load_n(&r->owner_role, __ATOMIC_RELAXED);
+		w.start_time = __atomic_load_n(&r->owner_start, __ATOMIC_RELAXED);
+		w.generation = __atomic_load_n(&r->owner_gen, __ATOMIC_RELAXED);
+		w.exited = __atomic_load_n(&r->owner_exited, __ATOMIC_RELAXED) != 0;
+		b = __atomic_load_n(&r->owner_base, __ATOMIC_RELAXED);
+		h = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&r->owner_seq, __ATOMIC_RELAXED) != s1)
+			continue;
+		*who = w;
+		*base = b;
+		*head = h < b ? b : h;
+		return true;
+	}
+	return false;
 }
 
 bool
 pgwt_tring_snapshot(const pgwt_trace_ring *r, uint32_t *pid,
 					uint64_t *base, uint64_t *head)
 {
-	for (int i = 0; i < TRING_OWNER_TRIES; i++)
-	{
-		uint64_t	s1 = __atomic_load_n(&r->owner_seq, __ATOMIC_ACQUIRE);
-		uint32_t	p;
-		uint64_t	b,
-					h;
+	pgwt_tring_owner w;
 
-		if (s1 & 1)
-			continue;
-		p = __atomic_load_n(&r->owner_pid, __ATOMIC_RELAXED);
-		b = __atomic_load_n(&r->owner_base, __ATOMIC_RELAXED);
-		h = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&r->owner_seq, __ATOMIC_RELAXED) != s1)
-			continue;
-		*pid = p;
-		*base = b;
-		*head = h < b ? b : h;
-		return true;
-	}
-	return false;
+	if (!pgwt_tring_owner_of(r, &w, base, head))
+		return false;
+	*pid = w.pid;
+	return true;
+}
+
+bool
+pgwt_tring_same_owner(const pgwt_tring_owner *a, const pgwt_tring_owner *b)
+{
+	return a->pid != 0 && a->pid == b->pid && a->start_time == b->start_time &&
+		a->generation == b->generation;
 }
 
 /* Copy position p; false if it is torn or no longer (or not yet) there. */
@@ -115,25 +168,19 @@ tring_copy(const pgwt_trace_ring *r, uint64_t p, pgwt_tring_rec *out)
 	return __atomic_load_n(&e->seq, __ATOMIC_RELAXED) == s1;
 }
 
-size_t
-pgwt_tring_read(const pgwt_trace_ring *r, uint32_t expect_pid,
-				uint64_t from, pgwt_tring_rec *out, size_t max,
-				uint64_t *next, pgwt_tring_read_stats *st)
+/* Copy [from, head) of the owner whose stream starts at base. */
+static size_t
+tring_read_range(const pgwt_trace_ring *r, uint64_t base, uint64_t head,
+				 uint64_t from, pgwt_tring_rec *out, size_t max,
+				 uint64_t *next, pgwt_tring_read_stats *st)
 {
-	uint32_t	pid;
-	uint64_t	base,
-				head,
-				p;
+	uint64_t	p;
 	size_t		n = 0;
 
-	*next = from;
-	if (!pgwt_tring_snapshot(r, &pid, &base, &head) || pid == 0 ||
-		(expect_pid != 0 && pid != expect_pid))
-		return 0;
 	if (from < base)
 		from = base;
 	/* what the writer may already have lapped is gone: skip it at once */
-	if (head - from > r->capacity)
+	if (head > from && head - from > r->capacity)
 	{
 		st->overwritten += head - r->capacity - from;
 		from = head - r->capacity;
@@ -167,6 +214,37 @@ pgwt_tring_read(const pgwt_trace_ring *r, uint32_t expect_pid,
 	}
 	*next = p;
 	return n;
+}
+
+size_t
+pgwt_tring_read(const pgwt_trace_ring *r, uint32_t expect_pid,
+				uint64_t from, pgwt_tring_rec *out, size_t max,
+				uint64_t *next, pgwt_tring_read_stats *st)
+{
+	pgwt_tring_owner w;
+	uint64_t	base,
+				head;
+
+	*next = from;
+	if (!pgwt_tring_owner_of(r, &w, &base, &head) || w.pid == 0 ||
+		(expect_pid != 0 && w.pid != expect_pid))
+		return 0;
+	return tring_read_range(r, base, head, from, out, max, next, st);
+}
+
+size_t
+pgwt_tring_read_owner(const pgwt_trace_ring *r, const pgwt_tring_owner *expect,
+					  uint64_t from, pgwt_tring_rec *out, size_t max,
+					  uint64_t *next, pgwt_tring_read_stats *st)
+{
+	pgwt_tring_owner w;
+	uint64_t	base,
+				head;
+
+	*next = from;
+	if (!pgwt_tring_owner_of(r, &w, &base, &head) || !pgwt_tring_same_owner(&w, expect))
+		return 0;
+	return tring_read_range(r, base, head, from, out, max, next, st);
 }
 
 const char *

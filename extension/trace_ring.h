@@ -22,9 +22,16 @@
  *   reader drops it (counted as lost). The position check is the identity:
  *   a record is never shown as another position's, however late the
  *   reader is.
- * - Ownership (pid and the first position that belongs to this owner) is
- *   published under a second seqlock, owner_seq, so a ring handed to a new
- *   backend never shows its predecessor's records as the new owner's.
+ * - Ownership is published under a second seqlock, owner_seq: the owner's
+ *   identity (pid, start time, role, the ring's claim count) and the first
+ *   position that belongs to it, so a ring handed to a new process never
+ *   shows its predecessor's records as the new owner's, and a reader can
+ *   tell a process from an earlier one that had the same pid. Only the
+ *   owner writes these words: it claims the ring at its first append,
+ *   fills in its role once known, and releases it (marks it exited,
+ *   identity and records kept for the drain) before its PGPROC can be
+ *   handed to another process; the next process with that PGPROC claims
+ *   it again.
  * - Fields are read and written with relaxed atomic operations, so a torn
  *   read is a detected race, never undefined behaviour.
  *
@@ -90,12 +97,30 @@ typedef struct pgwt_trace_ring
 	uint32_t	capacity;		/* a power of two, fixed at init */
 	uint32_t	mask;
 	uint64_t	owner_seq;		/* odd while ownership changes */
-	uint32_t	owner_pid;		/* 0 = no owner */
+	uint32_t	owner_pid;		/* 0 = never claimed */
+	uint32_t	owner_role;		/* 0 = none, or not known yet */
+	int64_t		owner_start;	/* the owner's start time (TimestampTz) */
+	uint64_t	owner_gen;		/* claims so far; the owner's is its claim's */
+	uint32_t	owner_exited;	/* 1: released by its owner at exit */
 	uint32_t	pad;
 	uint64_t	owner_base;		/* first position of the current owner */
 	uint64_t	head;			/* next position to write */
 	pgwt_tring_entry entries[];	/* capacity entries */
 } pgwt_trace_ring;
+
+/*
+ * Who owns (or last owned) a ring: the process's identity as
+ * pg_stat_activity shows it (pid, backend_start, role), and which claim of
+ * the ring it is.
+ */
+typedef struct pgwt_tring_owner
+{
+	uint32_t	pid;			/* 0 = never claimed */
+	uint32_t	role;			/* role oid; 0 = none, or not known yet */
+	int64_t		start_time;		/* the process's start (TimestampTz) */
+	uint64_t	generation;		/* the claim's number (1, 2, ...) */
+	bool		exited;			/* released: the process has ended */
+} pgwt_tring_owner;
 
 /* What a reader got. */
 typedef struct pgwt_tring_read_stats
@@ -115,20 +140,31 @@ extern size_t pgwt_tring_size(uint32_t capacity);
 extern void pgwt_tring_init(pgwt_trace_ring *r, uint32_t capacity);
 
 /*
- * Owner changes. Only the (new) owner calls claim, only the owner or,
- * after it died, whoever recycles the slot calls release; never
- * concurrently with an append.
+ * Owner changes, all made by the owner itself, never concurrently with one
+ * of its appends. claim: a new owner (generation + 1, not exited; its
+ * stream starts at the current head). set_role: the role became known
+ * after the claim. release: the owner ends; its identity and records stay
+ * (a drain can finish them) until the next claim.
  */
-extern void pgwt_tring_claim(pgwt_trace_ring *r, uint32_t pid);
+extern void pgwt_tring_claim(pgwt_trace_ring *r, uint32_t pid,
+							 int64_t start_time, uint32_t role);
+extern void pgwt_tring_set_role(pgwt_trace_ring *r, uint32_t role);
 extern void pgwt_tring_release(pgwt_trace_ring *r);
 
 /*
- * A consistent view of ownership: pid (0 = none), the owner's first
- * position and the current head. Returns false if ownership changed
- * during every try (the caller shows nothing).
+ * A consistent view of ownership: the owner's identity, its first position
+ * and the current head. Returns false if ownership changed during every
+ * try (the caller shows nothing).
  */
+extern bool pgwt_tring_owner_of(const pgwt_trace_ring *r, pgwt_tring_owner *who,
+								uint64_t *base, uint64_t *head);
+
+/* The same, the pid only (0 = never claimed; an exited owner's pid stays). */
 extern bool pgwt_tring_snapshot(const pgwt_trace_ring *r, uint32_t *pid,
 								uint64_t *base, uint64_t *head);
+
+/* Same process and same claim (pid, start time and generation)? */
+extern bool pgwt_tring_same_owner(const pgwt_tring_owner *a, const pgwt_tring_owner *b);
 
 /*
  * Copy the owner's records of positions [from, head) that still exist,
@@ -140,6 +176,16 @@ extern bool pgwt_tring_snapshot(const pgwt_trace_ring *r, uint32_t *pid,
 extern size_t pgwt_tring_read(const pgwt_trace_ring *r, uint32_t expect_pid,
 							  uint64_t from, pgwt_tring_rec *out, size_t max,
 							  uint64_t *next, pgwt_tring_read_stats *st);
+
+/*
+ * The same for one claim only: copies nothing unless the ring's owner is
+ * still 'expect' (pgwt_tring_same_owner), checked in the same consistent
+ * view of ownership as the positions it copies.
+ */
+extern size_t pgwt_tring_read_owner(const pgwt_trace_ring *r,
+									const pgwt_tring_owner *expect,
+									uint64_t from, pgwt_tring_rec *out, size_t max,
+									uint64_t *next, pgwt_tring_read_stats *st);
 
 /* Name of a marker ("statement start", ...), or NULL if unknown. */
 extern const char *pgwt_tring_marker_name(uint32_t marker);

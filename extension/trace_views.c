@@ -4,10 +4,19 @@
  *		recorded waits and markers, pgwt_trace_by_statement(pid) groups them
  *		by statement (trace_statements.c).
  *
- * Visibility as for the other views: one's own processes, those of roles
- * one has the privileges of, and everything for members of
- * pg_read_all_stats. A ring whose process has exited (kept until its
- * ProcNumber is reused) is shown only to pg_read_all_stats members.
+ * Whose ring: the one of the process that holds the pid now, as
+ * pg_stat_activity lists it (this transaction's snapshot of the backend
+ * status array: pid, backend_start, role, ProcNumber). A ring carries its
+ * owner's identity (trace_ring.h); it is shown only when that identity is
+ * the holder's, same pid and same start time, and its owner has not
+ * exited. An exited session's ring, or one of an earlier process that had
+ * the same pid, is never shown under the pid.
+ *
+ * Visibility as pg_stat_activity: a role sees the processes of roles it
+ * has the privileges of, members of pg_read_all_stats see all. It is
+ * checked against the holder (permission error) and again against the
+ * role the ring itself carries, so records are shown only under the role
+ * that recorded them. A pid that is no server process is an error.
  *
  * The ring is copied with its seqlocks (trace_ring.h): the reader never
  * blocks the traced process, and a record that changes during the copy is
@@ -20,8 +29,8 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "storage/proc.h"
-#include "storage/procarray.h"
 #include "utils/acl.h"
+#include "utils/backend_status.h"
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 #include "utils/tuplestore.h"
@@ -36,69 +45,123 @@ PG_FUNCTION_INFO_V1(pgwt_trace_by_statement);
 
 #define PGWT_TRACE_MAX_STATEMENTS 100000
 
-/* Visible to the caller? (Live: by its role; exited: stats readers only.) */
-static bool
-pgwt_trace_visible(int pid)
+/* The process whose ring is asked for, as pg_stat_activity knows it. */
+typedef struct PgwtTraceTarget
 {
-	PGPROC	   *proc;
+	int			pid;
+	int			procno;			/* its ring */
+	TimestampTz start_time;
+	Oid			role;			/* InvalidOid: none (auxiliary processes) */
+	bool		self;
+} PgwtTraceTarget;
 
-	if (pid == MyProcPid ||
-		has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS))
+/* pg_stat_activity's rule: pg_read_all_stats, or the privileges of role. */
+static bool
+pgwt_trace_can_see_role(Oid role)
+{
+	if (has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS))
 		return true;
-	proc = BackendPidGetProc(pid);
-	return proc != NULL && OidIsValid(proc->roleId) &&
-		has_privs_of_role(GetUserId(), proc->roleId);
+	return OidIsValid(role) && has_privs_of_role(GetUserId(), role);
 }
 
-/*
- * Copy the ring of pid (0 = our own) into a palloc'd array; *n records.
- * Returns false when no ring belongs to pid.
- */
-static bool
-pgwt_trace_copy(int pid, pgwt_tring_rec **out, size_t *n)
+static void
+pgwt_trace_needs_rings(void)
 {
 	if (pgwt_trace_shared == NULL || pgwt_trace_shared->nrings == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("the trace needs a server with wait-event hooks"),
 				 errhint("On this server pgwt_escalate() asks an attached external tracer instead.")));
-	for (int i = 0; i < pgwt_trace_shared->nrings; i++)
-	{
-		pgwt_trace_ring *r = pgwt_trace_ring_at(i);
-		uint32		owner;
-		uint64		base,
-					head,
-					next;
-		pgwt_tring_read_stats st = {0};
+}
 
-		if (!pgwt_tring_snapshot(r, &owner, &base, &head) || owner != (uint32) pid)
-			continue;
-		*out = palloc(sizeof(pgwt_tring_rec) * r->capacity);
-		*n = pgwt_tring_read(r, (uint32) pid, 0, *out, r->capacity, &next, &st);
-		return true;
+/*
+ * The holder of pid (NULL argument: this session), checked: a pid that is
+ * no server process is an error, and so is one the caller may not see.
+ */
+static void
+pgwt_trace_target(FunctionCallInfo fcinfo, PgwtTraceTarget *t)
+{
+	int			pid = PG_ARGISNULL(0) ? MyProcPid : PG_GETARG_INT32(0);
+
+	if (pid <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid process ID %d", pid),
+				 errhint("Give the pid of a server process (pg_stat_activity.pid), or NULL for this session.")));
+	pgwt_trace_needs_rings();
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+#ifdef PGWT_COOP_BUILD
+	if (pid == MyProcPid)
+	{
+		t->procno = MyProcNumber;
+		t->start_time = MyStartTimestamp;
+		t->role = MyProc->roleId;
+		t->self = true;
+		return;
 	}
+	{
+		int			n = pgstat_fetch_stat_numbackends();
+		bool		found = false;
+
+		for (int i = 1; i <= n && !found; i++)
+		{
+			LocalPgBackendStatus *l = pgstat_get_local_beentry_by_index(i);
+
+			if (l == NULL || l->backendStatus.st_procpid != pid)
+				continue;
+			t->procno = l->proc_number;
+			t->start_time = l->backendStatus.st_proc_start_timestamp;
+			t->role = l->backendStatus.st_userid;
+			found = true;
+		}
+		if (!found)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("PID %d is not a PostgreSQL server process", pid),
+					 errdetail("Only a live process listed in pg_stat_activity has a trace.")));
+	}
+#endif
+	if (!t->self && !pgwt_trace_can_see_role(t->role))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to read the trace of process %d", pid),
+				 errdetail("Only roles with privileges of the process's role or of pg_read_all_stats may read it.")));
+}
+
+/*
+ * Copy the target's ring into a palloc'd array; *n records. Nothing when
+ * the ring's owner is not the target (another process that had the pid, or
+ * none yet), has exited, or carries a role the caller may not see.
+ */
+static bool
+pgwt_trace_copy(const PgwtTraceTarget *t, pgwt_tring_rec **out, size_t *n)
+{
+	pgwt_trace_ring *r = pgwt_trace_ring_at(t->procno);
+	pgwt_tring_owner who;
+	pgwt_tring_read_stats st = {0};
+	uint64		base,
+				head,
+				next;
+
 	*out = NULL;
 	*n = 0;
-	return false;
+	if (r == NULL || !pgwt_tring_owner_of(r, &who, &base, &head))
+		return false;
+	if (who.pid != (uint32) t->pid || who.start_time != (int64_t) t->start_time ||
+		who.exited)
+		return false;
+	if (!t->self && !pgwt_trace_can_see_role((Oid) who.role))
+		return false;
+	*out = palloc(sizeof(pgwt_tring_rec) * r->capacity);
+	*n = pgwt_tring_read_owner(r, &who, 0, *out, r->capacity, &next, &st);
+	return true;
 }
 
 static TimestampTz
 pgwt_trace_wall(uint64 mono_ns, uint64 now_ns, TimestampTz now_wall)
 {
 	return now_wall - ((int64) now_ns - (int64) mono_ns) / 1000;
-}
-
-static int
-pgwt_trace_target(FunctionCallInfo fcinfo)
-{
-	int			pid = PG_ARGISNULL(0) ? MyProcPid : PG_GETARG_INT32(0);
-
-	if (!pgwt_trace_visible(pid))
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied to read the trace of process %d", pid),
-				 errdetail("Only roles with privileges of the process's role or of pg_read_all_stats may read it.")));
-	return pid;
 }
 
 static void
@@ -124,14 +187,15 @@ Datum
 pgwt_trace(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	int			pid = pgwt_trace_target(fcinfo);
+	PgwtTraceTarget target;
 	pgwt_tring_rec *recs;
 	size_t		n;
 	uint64		now = pgwt_trace_now_ns();
 	TimestampTz now_wall = GetCurrentTimestamp();
 
+	pgwt_trace_target(fcinfo, &target);
 	InitMaterializedSRF(fcinfo, 0);
-	if (!pgwt_trace_copy(pid, &recs, &n))
+	if (!pgwt_trace_copy(&target, &recs, &n))
 		return (Datum) 0;
 	for (size_t i = 0; i < n; i++)
 	{
@@ -139,7 +203,7 @@ pgwt_trace(PG_FUNCTION_ARGS)
 		Datum		values[9];
 		bool		nulls[9] = {false};
 
-		values[0] = Int32GetDatum(pid);
+		values[0] = Int32GetDatum(target.pid);
 		values[1] = Int64GetDatum((int64) r->pos);
 		if (r->kind == PGWT_TRING_WAIT)
 		{
@@ -181,7 +245,7 @@ Datum
 pgwt_trace_by_statement(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	int			pid = pgwt_trace_target(fcinfo);
+	PgwtTraceTarget target;
 	pgwt_tring_rec *recs;
 	pgwt_tstmt *groups;
 	size_t		n,
@@ -189,8 +253,9 @@ pgwt_trace_by_statement(PG_FUNCTION_ARGS)
 	uint64		now = pgwt_trace_now_ns();
 	TimestampTz now_wall = GetCurrentTimestamp();
 
+	pgwt_trace_target(fcinfo, &target);
 	InitMaterializedSRF(fcinfo, 0);
-	if (!pgwt_trace_copy(pid, &recs, &n) || n == 0)
+	if (!pgwt_trace_copy(&target, &recs, &n) || n == 0)
 		return (Datum) 0;
 	groups = palloc(sizeof(pgwt_tstmt) * Min(n, PGWT_TRACE_MAX_STATEMENTS));
 	ng = pgwt_trace_group_statements(recs, n, groups, Min(n, PGWT_TRACE_MAX_STATEMENTS));
@@ -201,7 +266,7 @@ pgwt_trace_by_statement(PG_FUNCTION_ARGS)
 		Datum		values[13];
 		bool		nulls[13] = {false};
 
-		values[0] = Int32GetDatum(pid);
+		values[0] = Int32GetDatum(target.pid);
 		values[1] = Int32GetDatum((int32) i + 1);
 		values[2] = BoolGetDatum(g->in_statement);
 		values[3] = BoolGetDatum(g->started && g->ended);

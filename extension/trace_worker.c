@@ -27,6 +27,7 @@
 #include "postgres.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "miscadmin.h"
 #include "postmaster/bgworker.h"
@@ -92,17 +93,38 @@ pgwt_trace_dir_path(void)
 	return psprintf("%s/%s", DataDir, d);
 }
 
+/*
+ * The trace directory is opened and checked once, as the external daemon
+ * does (tracefmt/safe_dir.c): it must belong to the server's user (or
+ * root) and be writable by no one else, and every file in it is written
+ * through that descriptor, never through a link.
+ */
 static void
 pgwt_drain_open(void)
 {
 	char	   *dir = pgwt_trace_dir_path();
+	pgwt_tf_safe_dir_opts so;
 	pgwt_tf_dir_opts o;
+	char		why[1024];
+	int			dirfd;
 	int			rc;
 
-	if (mkdir(dir, S_IRWXU) != 0 && errno != EEXIST)
+	memset(&so, 0, sizeof(so));
+	so.create = true;
+	so.mode = S_IRWXU;
+	so.group_gid = -1;
+	rc = pgwt_tf_safe_dir_open(dir, &so, &dirfd, why, sizeof(why));
+	if (rc == -PGWT_TF_UNSAFE)
 		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not create trace directory \"%s\": %m", dir)));
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("pg_wait_tracer refuses the trace directory \"%s\"", dir),
+				 errdetail("%s", why),
+				 errhint("Make it belong to the server's user with mode 0700, or set pg_wait_tracer.trace_dir to another directory.")));
+	if (rc < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_IO_ERROR),
+				 errmsg("could not open trace directory \"%s\"", dir),
+				 errdetail("%s", why)));
 	memset(&o, 0, sizeof(o));
 	o.file.pg_version = PG_VERSION_NUM;
 	o.file.write_meta = true;
@@ -110,7 +132,8 @@ pgwt_drain_open(void)
 	o.file.group_gid = -1;
 	o.retention_hours = (uint32) pgwt_trace_retention_hours;
 	o.retention_bytes = (uint64) pgwt_trace_retention_mb * 1024 * 1024;
-	rc = pgwt_tf_dir_open(dir, &o, &pgwt_drain_dir);
+	rc = pgwt_tf_dir_open_fd(dirfd, dir, &o, &pgwt_drain_dir);
+	close(dirfd);
 	if (rc < 0)
 		ereport(ERROR,
 				(errmsg("could not open trace directory \"%s\": %s", dir,

@@ -10,14 +10,22 @@
  *
  * Visibility follows pg_stat_activity: other roles' sessions appear in the
  * per-session views only to members of pg_read_all_stats (or of the
- * session's role). System, histogram, time-model and query views are
- * aggregates without user data and are visible to everyone.
+ * session's role). System, histogram and time-model views are aggregates
+ * without user data and are visible to everyone. Query ids follow
+ * pg_stat_statements: shown to superusers, members of pg_read_all_stats
+ * and the role whose sessions ran the statement; the waits of other roles'
+ * statements are still shown, under query_id NULL. So each row of the query
+ * table carries the role of the sessions that waited (PgwtQueryKey.userid,
+ * filled by coop_hooks.c), and the view adds up the rows that look the
+ * same to the caller.
  *
- * Resets follow pg_signal_backend(): own backend always; another backend
- * when we have the privileges of its role or of pg_signal_backend; targets
- * owned by superusers or without a role need superuser (autovacuum workers:
- * pg_signal_autovacuum_worker); processes that are not backends are refused.
- * pgwt_reset_all() needs superuser.
+ * Resets follow PostgreSQL 18's pg_signal_backend() exactly (with the same
+ * error codes, and its messages with "reset wait statistics" for "cancel
+ * query"): a target that is not a backend gets a warning and false;
+ * targets owned by superusers or without a role need superuser, except
+ * autovacuum workers, which members of pg_signal_autovacuum_worker may
+ * reset; any other target needs the privileges of its role or of
+ * pg_signal_backend. pgwt_reset_all() needs superuser.
  *
  * Time model (coop tier): DB time = CPU* + non-idle waits of foreground
  * processes (client backends and their parallel workers), where CPU* is
@@ -606,7 +614,38 @@ pgwt_active(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
-/* pgwt_query_event: the bounded (query_id, event) table. */
+#ifdef PGWT_COOP_BUILD
+/*
+ * The role of the sessions whose waits a query-table row holds: the key's
+ * pad word (pgwt_shared.h), set by coop_hooks.c from the session's slot.
+ */
+static Oid
+pgwt_query_row_role(const PgwtQueryEntry *e)
+{
+	return (Oid) e->key.userid;
+}
+
+/* Order of the rows as the caller sees them: query id (0: hidden), event. */
+static int
+pgwt_query_row_cmp(const void *a, const void *b)
+{
+	const PgwtQueryEntry *x = a,
+			   *y = b;
+
+	if (x->key.query_id != y->key.query_id)
+		return x->key.query_id < y->key.query_id ? -1 : 1;
+	if (x->key.event != y->key.event)
+		return x->key.event < y->key.event ? -1 : 1;
+	return 0;
+}
+#endif
+
+/*
+ * pgwt_query_event: the bounded (query_id, event, role) table, one row per
+ * (query id, event) the caller may see; other roles' statements under
+ * query_id NULL for callers outside pg_read_all_stats (pg_stat_statements'
+ * rule), one row per event.
+ */
 Datum
 pgwt_query_event(PG_FUNCTION_ARGS)
 {
@@ -625,16 +664,31 @@ pgwt_query_event(PG_FUNCTION_ARGS)
 		uint64		evictions,
 					dropped;
 		PgwtQueryEntry *q = pgwt_query_snapshot(&n, &evictions, &dropped);
+		bool		all = has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS);
+		Oid			me = GetUserId();
 
+		/* hide what the caller may not see (query id 0 is never stored) */
+		for (i = 0; i < n; i++)
+			if (!all && pgwt_query_row_role(&q[i]) != me)
+				q[i].key.query_id = 0;
+		if (n > 1)
+			qsort(q, n, sizeof(PgwtQueryEntry), pgwt_query_row_cmp);
 		for (i = 0; i < n; i++)
 		{
 			Datum		values[10];
 			bool		nulls[10] = {false};
+			PgwtAgg		agg = q[i].agg;
 			int			col;
 
-			values[0] = Int64GetDatum(q[i].key.query_id);
-			col = pgwt_event_columns(values, nulls, 1, q[i].key.event, &q[i].agg, 0, 0);
-			values[col] = pgwt_histogram_array(&q[i].agg);
+			/* rows of several roles that look the same: one row */
+			while (i + 1 < n && pgwt_query_row_cmp(&q[i], &q[i + 1]) == 0)
+				pgwt_agg_merge(&agg, &q[++i].agg);
+			if (q[i].key.query_id != 0)
+				values[0] = Int64GetDatum(q[i].key.query_id);
+			else
+				nulls[0] = true;
+			col = pgwt_event_columns(values, nulls, 1, q[i].key.event, &agg, 0, 0);
+			values[col] = pgwt_histogram_array(&agg);
 			Assert(col == 9);
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		}
@@ -645,48 +699,54 @@ pgwt_query_event(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
-/* pgwt_reset(pid): the rules of pg_signal_backend(). */
+/*
+ * pgwt_reset(pid): PostgreSQL 18's pg_signal_backend() checks, in its order
+ * and with its outcomes: not a backend (also an auxiliary process or the
+ * postmaster): a warning and false; no role or a superuser's role:
+ * autovacuum workers for pg_signal_autovacuum_worker, the rest for
+ * superusers; else the privileges of the target's role or of
+ * pg_signal_backend. The errors are pg_cancel_backend()'s.
+ */
 Datum
 pgwt_reset(PG_FUNCTION_ARGS)
 {
 	int			pid = PG_GETARG_INT32(0);
-	PGPROC	   *proc;
+	PGPROC	   *proc = BackendPidGetProc(pid);
 
-	if (pid != MyProcPid)
+	if (proc == NULL)
 	{
-		proc = BackendPidGetProc(pid);
-		if (proc == NULL)
-		{
-			ereport(WARNING,
-					(errmsg("PID %d is not a PostgreSQL backend process", pid)));
-			PG_RETURN_BOOL(false);
-		}
-		if (!OidIsValid(proc->roleId) || superuser_arg(proc->roleId))
-		{
+		ereport(WARNING,
+				(errmsg("PID %d is not a PostgreSQL backend process", pid)));
+		PG_RETURN_BOOL(false);
+	}
+	if (!OidIsValid(proc->roleId) || superuser_arg(proc->roleId))
+	{
 #if PG_VERSION_NUM >= 180000
-			if (pgstat_get_backend_type_by_proc_number(GetNumberFromPGProc(proc)) == B_AUTOVAC_WORKER)
-			{
-				if (!has_privs_of_role(GetUserId(), ROLE_PG_SIGNAL_AUTOVACUUM_WORKER))
-					ereport(ERROR,
-							(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-							 errmsg("permission denied to reset wait statistics of PID %d", pid),
-							 errdetail("Only roles with privileges of the \"pg_signal_autovacuum_worker\" role may reset statistics of autovacuum workers.")));
-			}
-			else
-#endif
-			if (!superuser())
+		if (pgstat_get_backend_type_by_proc_number(GetNumberFromPGProc(proc)) == B_AUTOVAC_WORKER)
+		{
+			if (!has_privs_of_role(GetUserId(), ROLE_PG_SIGNAL_AUTOVACUUM_WORKER))
 				ereport(ERROR,
 						(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-						 errmsg("permission denied to reset wait statistics of PID %d", pid),
-						 errdetail("Only roles with the SUPERUSER attribute may reset statistics of processes owned by superusers or without a role.")));
+						 errmsg("permission denied to reset wait statistics"),
+						 errdetail("Only roles with privileges of the \"%s\" role may reset wait statistics of autovacuum workers.",
+								   "pg_signal_autovacuum_worker")));
 		}
-		if (!has_privs_of_role(GetUserId(), proc->roleId) &&
-			!has_privs_of_role(GetUserId(), ROLE_PG_SIGNAL_BACKEND))
+		else
+#endif
+		if (!superuser())
 			ereport(ERROR,
 					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-					 errmsg("permission denied to reset wait statistics of PID %d", pid),
-					 errdetail("Only roles with privileges of the role of the target process or of the \"pg_signal_backend\" role may reset its statistics.")));
+					 errmsg("permission denied to reset wait statistics"),
+					 errdetail("Only roles with the %s attribute may reset wait statistics of roles with the %s attribute.",
+							   "SUPERUSER", "SUPERUSER")));
 	}
+	else if (!has_privs_of_role(GetUserId(), proc->roleId) &&
+			 !has_privs_of_role(GetUserId(), ROLE_PG_SIGNAL_BACKEND))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to reset wait statistics"),
+				 errdetail("Only roles with privileges of the role whose wait statistics are being reset or with privileges of the \"%s\" role may reset them.",
+						   "pg_signal_backend")));
 #ifdef PGWT_COOP_BUILD
 	pgwt_reset_backend(pid);
 #endif

@@ -55,8 +55,10 @@ WHERE wait_event = 'PgSleep';
 CREATE ROLE pgwt_sampler_plain;
 SELECT set_config('pgwt_test.av_pid', pid::text, false) IS NOT NULL AS has_launcher
 FROM pg_stat_activity WHERE backend_type = 'autovacuum launcher';
-SET ROLE pgwt_sampler_plain;
+-- own backend: its role (a superuser) may reset it; after SET ROLE to a
+-- plain role it may not, as pg_cancel_backend() (pg_signal_backend rules)
 SELECT pgwt_reset(pg_backend_pid()) AS own_reset;
+SET ROLE pgwt_sampler_plain;
 DO $$
 BEGIN
   PERFORM pgwt_reset(current_setting('pgwt_test.av_pid')::int);

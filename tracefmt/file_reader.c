@@ -5,7 +5,12 @@
  *
  * Two ways to find blocks:
  *	 - footer: an archive's footer lists {first_ts, offset} per block. The
- *	   entries are sorted by first_ts and a time range is found by binary
+ *	   file is hostile input: a footer that claims more entries than the
+ *	   file's bytes can hold (each block takes at least its header and a
+ *	   byte, plus its entry) is refused before anything is read or
+ *	   allocated, and the entries must point at ascending offsets between
+ *	   the header and the footer. The entries are sorted by first_ts
+ *	   (O(n log n) whatever their order) and a time range is found by binary
  *	   search: in a v4 file no block spans more than PGWT_TF_MAX_BLOCK_SPAN_NS,
  *	   so blocks holding ts >= t_start have first_ts >= t_start - span
  *	   (v2/v3 files promise no span, so the search starts at the first block
@@ -143,27 +148,60 @@ tf_load_footer(tf_file_reader *f)
 	return 0;
 }
 
-/* Sort index entries by first_ts (stable: file order breaks ties). */
-static void
+typedef struct tf_index_pair
+{
+	uint64_t	ts;
+	uint64_t	off;
+} tf_index_pair;
+
+/* first_ts, then file order: offsets are unique and grow in file order */
+static int
+tf_index_pair_cmp(const void *a, const void *b)
+{
+	const tf_index_pair *x = a,
+			   *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	return 0;
+}
+
+/*
+ * Sort index entries by first_ts, ties in file order (the footer's order,
+ * which tf_load_footer checked to be ascending offsets). A writer's footer
+ * is already sorted: one pass finds that. Otherwise (a recovered file, or
+ * one made to be slow) qsort on a scratch array: O(n log n) however the
+ * footer is ordered.
+ */
+static int
 tf_index_sort(tf_file_reader *f)
 {
+	tf_index_pair *pairs;
 	uint32_t	i;
 
 	for (i = 1; i < f->idx_n; i++)
+		if (f->idx_ts[i - 1] > f->idx_ts[i])
+			break;
+	if (i >= f->idx_n)
+		return 0;
+	pairs = malloc((size_t) f->idx_n * sizeof(*pairs));
+	if (!pairs)
+		return -PGWT_TF_NOMEM;
+	for (i = 0; i < f->idx_n; i++)
 	{
-		uint64_t	ts = f->idx_ts[i];
-		uint64_t	off = f->idx_off[i];
-		uint32_t	j = i;
-
-		while (j > 0 && f->idx_ts[j - 1] > ts)
-		{
-			f->idx_ts[j] = f->idx_ts[j - 1];
-			f->idx_off[j] = f->idx_off[j - 1];
-			j--;
-		}
-		f->idx_ts[j] = ts;
-		f->idx_off[j] = off;
+		pairs[i].ts = f->idx_ts[i];
+		pairs[i].off = f->idx_off[i];
 	}
+	qsort(pairs, f->idx_n, sizeof(*pairs), tf_index_pair_cmp);
+	for (i = 0; i < f->idx_n; i++)
+	{
+		f->idx_ts[i] = pairs[i].ts;
+		f->idx_off[i] = pairs[i].off;
+	}
+	free(pairs);
+	return 0;
 }
 
 static int
@@ -232,9 +270,10 @@ tf_file_reader_open(const char *path, bool live, bool ignore_meta,
 	{
 		rc = tf_load_footer(f);
 		if (rc == 0)
+			rc = tf_index_sort(f);
+		if (rc == 0)
 		{
 			f->from_footer = true;
-			tf_index_sort(f);
 			f->hi = f->idx_n;
 		}
 		else if (rc != -PGWT_TF_NOMEM && rc != -PGWT_TF_IO)

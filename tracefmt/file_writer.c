@@ -22,6 +22,12 @@
  * (summary_file.c); a summary failure never loses trace records: the
  * summary is dropped and counted (stats.summary_failed).
  *
+ * Files are created by name in their directory's descriptor with
+ * O_CREAT|O_EXCL|O_NOFOLLOW (safe_dir.c): a name taken by anything, a
+ * link included, is an error, never a file written through; .meta goes
+ * through a temporary file that replaces, not follows, what it renames
+ * over.
+ *
  * A writer object belongs to one thread; it has no shared state.
  */
 #include <errno.h>
@@ -50,7 +56,10 @@ struct pgwt_tf_file_writer
 {
 	int			fd;
 	bool		failed;			/* a write failed: refuse further work */
-	char	   *path;
+	int			dirfd;			/* its directory (our own descriptor) */
+	char	   *name;			/* its name there */
+	char	   *path;			/* the path the summary is created by:
+								 * /proc/self/fd/<dirfd>/<name> */
 	pgwt_tf_file_opts opts;
 	pgwt_tf_file_header hdr;
 	uint64_t	offset;			/* bytes in the file so far */
@@ -146,33 +155,42 @@ tf_meta_format(uint64_t count, char *text)
 	memcpy(text, tmp, TF_META_LEN);
 }
 
-int
-tf_meta_create(const char *path, uint64_t count, int mode, long gid, int *fd_out)
+/* "<name>.meta" and "<name>.meta.tmp" of a file in the directory. */
+static int
+tf_meta_names(const char *name, char *meta, size_t mlen, char *tmp, size_t tlen)
 {
-	char		tmp[4096];
-	char		dst[4096];
+	if (snprintf(meta, mlen, "%s%s", name, PGWT_TF_META_SUFFIX) >= (int) mlen ||
+		(tmp && snprintf(tmp, tlen, "%s%s.tmp", name, PGWT_TF_META_SUFFIX) >= (int) tlen))
+		return -PGWT_TF_INVAL;
+	return 0;
+}
+
+int
+tf_meta_create_at(int dirfd, const char *name, uint64_t count, int mode, long gid,
+				  int *fd_out)
+{
+	char		tmp[512];
+	char		dst[512];
 	char		text[TF_META_LEN];
 	int			fd;
 	int			rc;
 
-	if (snprintf(tmp, sizeof(tmp), "%s%s.tmp", path, PGWT_TF_META_SUFFIX) >= (int) sizeof(tmp) ||
-		snprintf(dst, sizeof(dst), "%s%s", path, PGWT_TF_META_SUFFIX) >= (int) sizeof(dst))
-		return -PGWT_TF_INVAL;
+	if ((rc = tf_meta_names(name, dst, sizeof(dst), tmp, sizeof(tmp))) < 0)
+		return rc;
 	tf_meta_format(count, text);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	/* a leftover or planted .tmp is replaced, never written through */
+	fd = tf_openat_replace(dirfd, tmp, O_WRONLY, mode, gid);
 	if (fd < 0)
 		return -PGWT_TF_IO;
-	(void) fchmod(fd, (mode_t) mode);
-	if (gid >= 0)
-		(void) fchown(fd, (uid_t) -1, (gid_t) gid);
 	rc = tf_write_all(fd, text, sizeof(text));
-	/* the name appears with its first count in it, never empty */
-	if (rc == 0 && rename(tmp, dst) < 0)
+	/* the name appears with its first count in it, never empty; a link
+	 * planted under it is replaced, not followed */
+	if (rc == 0 && renameat(dirfd, tmp, dirfd, dst) < 0)
 		rc = -PGWT_TF_IO;
 	if (rc < 0)
 	{
 		close(fd);
-		(void) unlink(tmp);
+		(void) unlinkat(dirfd, tmp, 0);
 		return rc;
 	}
 	*fd_out = fd;
@@ -180,17 +198,29 @@ tf_meta_create(const char *path, uint64_t count, int mode, long gid, int *fd_out
 }
 
 int
-tf_meta_store(int *fd, const char *path, uint64_t count, int mode, long gid,
-			  unsigned *nstores)
+tf_meta_create(const char *path, uint64_t count, int mode, long gid, int *fd_out)
+{
+	const char *name;
+	int			dirfd;
+	int			rc;
+
+	if ((rc = tf_split_path(path, &dirfd, &name)) < 0)
+		return rc;
+	rc = tf_meta_create_at(dirfd, name, count, mode, gid, fd_out);
+	close(dirfd);
+	return rc;
+}
+
+/* Overwrites the record in place; every TF_META_RECHECK-th call first
+ * recreates a .meta removed under the writer (by hand: nothing here
+ * removes a live one), as the renames of earlier writers did. */
+static int
+tf_meta_store_common(int *fd, int dirfd, const char *path, const char *name,
+					 uint64_t count, int mode, long gid, unsigned *nstores)
 {
 	char		text[TF_META_LEN];
 	ssize_t		w;
 
-	/*
-	 * Now and then, whether .meta was removed under the writer (by hand:
-	 * nothing here removes a live one): then it is created again, as the
-	 * renames of earlier writers did at every update.
-	 */
 	if (++*nstores % TF_META_RECHECK == 0)
 	{
 		struct stat st;
@@ -198,7 +228,9 @@ tf_meta_store(int *fd, const char *path, uint64_t count, int mode, long gid,
 		if (fstat(*fd, &st) == 0 && st.st_nlink == 0)
 		{
 			int			nfd;
-			int			rc = tf_meta_create(path, count, mode, gid, &nfd);
+			int			rc = dirfd >= 0 ?
+				tf_meta_create_at(dirfd, name, count, mode, gid, &nfd) :
+				tf_meta_create(path, count, mode, gid, &nfd);
 
 			if (rc < 0)
 				return rc;
@@ -212,6 +244,20 @@ tf_meta_store(int *fd, const char *path, uint64_t count, int mode, long gid,
 		w = pwrite(*fd, text, sizeof(text), 0);
 	while (w < 0 && errno == EINTR);
 	return w == (ssize_t) sizeof(text) ? 0 : -PGWT_TF_IO;
+}
+
+int
+tf_meta_store(int *fd, const char *path, uint64_t count, int mode, long gid,
+			  unsigned *nstores)
+{
+	return tf_meta_store_common(fd, -1, path, NULL, count, mode, gid, nstores);
+}
+
+int
+tf_meta_store_at(int *fd, int dirfd, const char *name, uint64_t count, int mode,
+				 long gid, unsigned *nstores)
+{
+	return tf_meta_store_common(fd, dirfd, NULL, name, count, mode, gid, nstores);
 }
 
 /* Parses one read of a .meta: 1 = torn (check failed), 0 = ok, < 0 bad. */
@@ -271,10 +317,10 @@ tf_read_meta(const char *path, uint64_t *count)
 	{
 		ssize_t		len;
 		int			rc;
-		int			fd = open(name, O_RDONLY | O_CLOEXEC);
+		int			fd = open(name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 
 		if (fd < 0)
-			return errno == ENOENT ? -PGWT_TF_BAD_META : -PGWT_TF_IO;
+			return errno == ENOENT || errno == ELOOP ? -PGWT_TF_BAD_META : -PGWT_TF_IO;
 		len = pread(fd, text, sizeof(text), 0);
 		close(fd);
 		rc = tf_meta_parse(text, len, count);
@@ -344,45 +390,119 @@ tf_footer_encode(const uint64_t *first_ts, const uint64_t *offsets, uint32_t n,
 /* ---- the writer -------------------------------------------------------- */
 
 void
-tf_unlink_meta_of(const char *path)
+tf_unlink_meta_at(int dirfd, const char *name)
 {
-	char		meta[4096];
+	char		meta[512];
 
-	if (snprintf(meta, sizeof(meta), "%s%s", path, PGWT_TF_META_SUFFIX) < (int) sizeof(meta))
-		(void) unlink(meta);
+	if (tf_meta_names(name, meta, sizeof(meta), NULL, 0) == 0)
+		(void) unlinkat(dirfd, meta, 0);
 }
 
-/* A summary that failed to finish is removed, so no torn one is archived. */
-static void
-tf_summary_failed_after_finish(pgwt_tf_file_writer *w)
+void
+tf_unlink_meta_of(const char *path)
 {
-	char		sum[4096];
+	const char *name;
+	int			dirfd;
+
+	if (tf_split_path(path, &dirfd, &name) < 0)
+		return;
+	tf_unlink_meta_at(dirfd, name);
+	close(dirfd);
+}
+
+/* A failed summary is removed (name and .meta), so no torn one is archived. */
+static void
+tf_summary_remove(pgwt_tf_file_writer *w)
+{
+	char		sum[512];
 
 	w->stats.summary_failed = 1;
-	if (snprintf(sum, sizeof(sum), "%s%s", w->path, PGWT_TF_SUM_SUFFIX) < (int) sizeof(sum))
+	if (snprintf(sum, sizeof(sum), "%s%s", w->name, PGWT_TF_SUM_SUFFIX) < (int) sizeof(sum))
 	{
-		(void) unlink(sum);
-		tf_unlink_meta_of(sum);
+		(void) unlinkat(w->dirfd, sum, 0);
+		tf_unlink_meta_at(w->dirfd, sum);
 	}
 }
 
-int
-pgwt_tf_file_writer_create(const char *path, const pgwt_tf_file_opts *opts,
-						   pgwt_tf_file_writer **out)
+static void
+tf_writer_free(pgwt_tf_file_writer *w)
 {
-	pgwt_tf_file_writer *w;
+	if (w->meta_fd >= 0)
+		close(w->meta_fd);
+	if (w->dirfd >= 0)
+		close(w->dirfd);
+	free(w->idx_ts);
+	free(w->idx_off);
+	free(w->name);
+	free(w->path);
+	free(w);
+}
+
+/* Header, .meta and summary of a new file; w->fd is open. */
+static int
+tf_writer_start(pgwt_tf_file_writer *w)
+{
 	uint8_t		buf[PGWT_TF_FILE_HEADER_SIZE];
 	int			rc;
 
-	if (!path || !opts || !out)
+	tf_file_header_encode(&w->hdr, buf);
+	rc = tf_write_all(w->fd, buf, sizeof(buf));
+	if (rc == 0 && w->opts.write_meta)
+		rc = tf_meta_create_at(w->dirfd, w->name, 0, w->opts.mode, w->opts.group_gid,
+							   &w->meta_fd);
+	if (rc < 0)
+		return rc;
+	w->offset = sizeof(buf);
+	if (!w->opts.no_summary &&
+		(rc = tf_sum_writer_create(w->path, &w->opts, &w->hdr, &w->sum)) < 0)
+	{
+		if (w->meta_fd >= 0)
+		{
+			close(w->meta_fd);
+			w->meta_fd = -1;
+			tf_unlink_meta_at(w->dirfd, w->name);
+		}
+		return rc;
+	}
+	return 0;
+}
+
+int
+tf_file_writer_create_at(int dirfd, const char *name, const char *path,
+						 const pgwt_tf_file_opts *opts, pgwt_tf_file_writer **out)
+{
+	pgwt_tf_file_writer *w;
+	char		at[4096];
+	int			rc;
+
+	if (!opts || !out || !tf_name_ok(name))
 		return -PGWT_TF_INVAL;
 	if (opts->version != 0 &&
 		(opts->version < PGWT_TF_VERSION_MIN || opts->version > PGWT_TF_VERSION_MAX))
 		return -PGWT_TF_INVAL;
 	w = calloc(1, sizeof(*w));
-	if (!w || !(w->path = strdup(path)))
+	if (!w)
+		return -PGWT_TF_NOMEM;
+	w->fd = -1;
+	w->meta_fd = -1;
+	w->dirfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+	if (w->dirfd < 0)
 	{
 		free(w);
+		return -PGWT_TF_IO;
+	}
+	/* the summary's own path lookups go through our descriptor too */
+	if (tf_at_path(w->dirfd, NULL, name, at, sizeof(at)) < 0)
+	{
+		if (!path || snprintf(at, sizeof(at), "%s", path) >= (int) sizeof(at))
+		{
+			tf_writer_free(w);
+			return -PGWT_TF_INVAL;
+		}
+	}
+	if (!(w->name = strdup(name)) || !(w->path = strdup(at)))
+	{
+		tf_writer_free(w);
 		return -PGWT_TF_NOMEM;
 	}
 	w->opts = *opts;
@@ -400,68 +520,49 @@ pgwt_tf_file_writer_create(const char *path, const pgwt_tf_file_opts *opts,
 	w->hdr.start_realtime_ns = tf_clock_realtime(&w->opts.clock);
 	w->hdr.start_monotonic_ns = tf_clock_monotonic(&w->opts.clock);
 
-	w->meta_fd = -1;
-	w->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, w->opts.mode);
+	/* O_EXCL|O_NOFOLLOW: a name taken by anything, a link included, fails */
+	w->fd = tf_openat_new(w->dirfd, name, O_WRONLY, w->opts.mode, w->opts.group_gid);
 	if (w->fd < 0)
 	{
 		rc = errno == EEXIST ? -PGWT_TF_EXISTS : -PGWT_TF_IO;
-		free(w->path);
-		free(w);
+		tf_writer_free(w);
 		return rc;
 	}
-	/* The umask must not widen or narrow the documented mode. */
-	(void) fchmod(w->fd, (mode_t) w->opts.mode);
-	if (w->opts.group_gid >= 0)
-		(void) fchown(w->fd, (uid_t) -1, (gid_t) w->opts.group_gid);
-
-	tf_file_header_encode(&w->hdr, buf);
-	rc = tf_write_all(w->fd, buf, sizeof(buf));
-	if (rc == 0 && w->opts.write_meta)
-		rc = tf_meta_create(path, 0, w->opts.mode, w->opts.group_gid, &w->meta_fd);
-	if (rc < 0)
+	if ((rc = tf_writer_start(w)) < 0)
 	{
 		close(w->fd);
-		unlink(path);
-		free(w->path);
-		free(w);
+		(void) unlinkat(w->dirfd, name, 0);
+		tf_writer_free(w);
 		return rc;
-	}
-	w->offset = sizeof(buf);
-	if (!w->opts.no_summary)
-	{
-		rc = tf_sum_writer_create(path, &w->opts, &w->hdr, &w->sum);
-		if (rc < 0)
-		{
-			close(w->fd);
-			unlink(path);
-			if (w->meta_fd >= 0)
-			{
-				close(w->meta_fd);
-				tf_unlink_meta_of(path);
-			}
-			free(w->path);
-			free(w);
-			return rc;
-		}
 	}
 	*out = w;
 	return 0;
+}
+
+int
+pgwt_tf_file_writer_create(const char *path, const pgwt_tf_file_opts *opts,
+						   pgwt_tf_file_writer **out)
+{
+	const char *name;
+	int			dirfd;
+	int			rc;
+
+	if (!path || !opts || !out)
+		return -PGWT_TF_INVAL;
+	if ((rc = tf_split_path(path, &dirfd, &name)) < 0)
+		return rc;
+	rc = tf_file_writer_create_at(dirfd, name, path, opts, out);
+	close(dirfd);
+	return rc;
 }
 
 /* The summary is an accelerator: when it fails, stop it, keep the trace. */
 static void
 tf_summary_failed(pgwt_tf_file_writer *w)
 {
-	char		sum[4096];
-
 	tf_sum_writer_abandon(w->sum);
 	w->sum = NULL;
-	w->stats.summary_failed = 1;
-	if (snprintf(sum, sizeof(sum), "%s%s", w->path, PGWT_TF_SUM_SUFFIX) < (int) sizeof(sum))
-	{
-		(void) unlink(sum);
-		tf_unlink_meta_of(sum);
-	}
+	tf_summary_remove(w);
 }
 
 /* Stable insertion sort by ts: blocks are nearly sorted when not sorted. */
@@ -550,8 +651,8 @@ tf_commit(pgwt_tf_file_writer *w)
 
 	if (w->meta_fd < 0 || w->meta_count == w->stats.blocks)
 		return 0;
-	if ((rc = tf_meta_store(&w->meta_fd, w->path, w->stats.blocks, w->opts.mode,
-							w->opts.group_gid, &w->meta_stores)) == 0)
+	if ((rc = tf_meta_store_at(&w->meta_fd, w->dirfd, w->name, w->stats.blocks,
+							   w->opts.mode, w->opts.group_gid, &w->meta_stores)) == 0)
 		w->meta_count = w->stats.blocks;
 	return rc;
 }
@@ -644,17 +745,6 @@ pgwt_tf_file_writer_flush(pgwt_tf_file_writer *w)
 	return tf_commit(w);
 }
 
-static void
-tf_writer_free(pgwt_tf_file_writer *w)
-{
-	if (w->meta_fd >= 0)
-		close(w->meta_fd);
-	free(w->idx_ts);
-	free(w->idx_off);
-	free(w->path);
-	free(w);
-}
-
 int
 pgwt_tf_file_writer_finish(pgwt_tf_file_writer *w)
 {
@@ -667,10 +757,7 @@ pgwt_tf_file_writer_finish(pgwt_tf_file_writer *w)
 	{
 		/* before the trace's footer: a finished trace has its summary */
 		if (tf_sum_writer_finish(w->sum) < 0)
-		{
-			w->sum = NULL;
-			tf_summary_failed_after_finish(w);
-		}
+			tf_summary_remove(w);
 		w->sum = NULL;
 	}
 	if (rc == 0)
@@ -686,7 +773,7 @@ pgwt_tf_file_writer_finish(pgwt_tf_file_writer *w)
 	{
 		/* The footer now describes the file; .meta only served readers
 		 * of the live file. */
-		tf_unlink_meta_of(w->path);
+		tf_unlink_meta_at(w->dirfd, w->name);
 	}
 	tf_writer_free(w);
 	return rc;

@@ -18,10 +18,17 @@
  *		              line repeated within a segment is dropped too.
  *		events.tsv    rewritten whole by the writer at start: bounded already.
  *
- *		The decision per line is pure (pgwt_tf_side_keep_*), unit-tested;
- *		the rewrite goes through a temporary file, fsync and rename. Lines
+ *		Bound: appends stop at a file's bound (an eighth of the
+ *		directory's cap, side_bounds.c); a file whose kept lines pass 7/8
+ *		of it loses its oldest lines down to 3/4, whatever the rules say,
+ *		so the newest lines find room again.
+ *
+ *		The decision per line is pure (pgwt_tf_side_keep_*, _trim),
+ *		unit-tested; the rewrite goes through a temporary file, fsync and
+ *		rename, all by name in the checked directory (safe_dir.c): a name
+ *		that is a link or a file not ours is never read or written. Lines
  *		the rules do not understand (comments, invalid or torn lines) are
- *		kept byte for byte.
+ *		kept byte for byte unless the bound cuts them.
  *
  * Concurrency: appenders open, append one line and close (sidefiles.c). A
  * line appended while a file is rewritten is carried over: bytes past
@@ -227,18 +234,64 @@ tf_side_copy_new(int fd, int out, size_t *from)
 }
 
 /*
- * Rewrites dir/name keeping line 0 (the magic line) and the lines whose
- * keep[] is true. keep_fn fills keep[] from the lines. Returns the number
- * of lines dropped (>= 0) or an error; a missing file drops nothing.
+ * Rewrites name in dirfd keeping line 0 (the magic line) and the lines
+ * whose keep[] is true. keep_fn fills keep[] from the lines (NULL keeps
+ * every line); when what it keeps is over 7/8 of max_bytes, the oldest of
+ * those go too, down to 3/4 of it (*trimmed counts them). Returns the number of
+ * lines dropped (>= 0) or an error; a missing file drops nothing, and so
+ * does anything under the name that is not a regular file of ours (a
+ * link is never followed: the next append replaces it).
  */
 typedef void (*tf_side_keep_fn) (const tf_side_lines *l, bool *keep, const void *arg);
 
+/* When what is kept passes 7/8 of max (appends stop at max), marks the
+ * oldest kept lines dropped until the rest fits 3/4 of it. */
 static int64_t
-tf_side_rewrite(const char *dir, const char *name, const pgwt_tf_file_opts *opts,
-				tf_side_keep_fn keep_fn, const void *arg)
+tf_side_trim_kept(const tf_side_lines *l, bool *keep, uint64_t max_bytes)
 {
-	char		path[4096],
-				tmp[4200];
+	uint64_t	kept = 0;
+	size_t	   *len;
+	size_t	   *idx;
+	bool	   *k2;
+	size_t		m = 0,
+				i;
+	int64_t		trimmed = 0;
+
+	for (i = 0; i < l->n; i++)
+		if (keep[i])
+			kept += l->llen[i] + 1;
+	kept += l->len - l->tail;
+	if (max_bytes == 0 || kept <= max_bytes / 8 * 7)
+		return 0;
+	len = malloc(l->n * sizeof(size_t));
+	idx = malloc(l->n * sizeof(size_t));
+	k2 = malloc(l->n * sizeof(bool));
+	if (len && idx && k2)
+	{
+		for (i = 0; i < l->n; i++)
+			if (keep[i])
+			{
+				len[m] = l->llen[i] + 1;
+				idx[m++] = i;
+			}
+		trimmed = (int64_t) pgwt_tf_side_trim(len, m, m > 0 && idx[0] == 0 &&
+											  l->llen[0] > 0 && l->buf[0] == '#',
+											  max_bytes / 4 * 3, k2);
+		for (i = 0; i < m; i++)
+			keep[idx[i]] = k2[i];
+	}
+	free(len);
+	free(idx);
+	free(k2);
+	return trimmed;
+}
+
+static int64_t
+tf_side_rewrite(int dirfd, const char *name, const pgwt_tf_file_opts *opts,
+				tf_side_keep_fn keep_fn, const void *arg, uint64_t max_bytes,
+				uint64_t *trimmed)
+{
+	char		tmp[256];
 	int			mode = opts && opts->mode ? opts->mode : 0640;
 	tf_side_lines l;
 	bool	   *keep = NULL;
@@ -249,35 +302,40 @@ tf_side_rewrite(const char *dir, const char *name, const pgwt_tf_file_opts *opts
 				out = -1,
 				rc;
 
-	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int) sizeof(path) ||
-		snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int) sizeof(tmp))
+	memset(&l, 0, sizeof(l));
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", name) >= (int) sizeof(tmp))
 		return -PGWT_TF_INVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = tf_openat_read(dirfd, name);
 	if (fd < 0)
-		return errno == ENOENT ? 0 : -PGWT_TF_IO;
+		return errno == ENOENT || errno == EPERM || errno == ELOOP ? 0 : -PGWT_TF_IO;
 	rc = tf_side_read(fd, &l);
 	if (rc == 0 && l.n > 0 && !(keep = calloc(l.n, sizeof(bool))))
 		rc = -PGWT_TF_NOMEM;
 	if (rc == 0 && l.n > 0)
 	{
-		keep_fn(&l, keep, arg);
+		int64_t		cut;
+
+		if (keep_fn)
+			keep_fn(&l, keep, arg);
+		else
+			memset(keep, 1, l.n * sizeof(bool));
 		if (l.llen[0] > 0 && l.buf[l.off[0]] == '#')
 			keep[0] = true;		/* the magic line */
+		cut = tf_side_trim_kept(&l, keep, max_bytes);
+		if (trimmed)
+			*trimmed += (uint64_t) cut;
 		for (i = 0; i < l.n; i++)
 			dropped += !keep[i];
 	}
 	if (rc < 0 || dropped == 0)
 		goto done;
 
-	out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	out = tf_openat_replace(dirfd, tmp, O_WRONLY, mode, opts ? opts->group_gid : -1);
 	if (out < 0)
 	{
 		rc = -PGWT_TF_IO;
 		goto done;
 	}
-	(void) fchmod(out, (mode_t) mode);
-	if (opts && opts->group_gid >= 0)
-		(void) fchown(out, (uid_t) -1, (gid_t) opts->group_gid);
 	for (i = 0; rc == 0 && i < l.n; i++)
 		if (keep[i])
 			rc = tf_write_all(out, l.buf + l.off[i], l.llen[i] + 1);
@@ -295,21 +353,21 @@ tf_side_rewrite(const char *dir, const char *name, const pgwt_tf_file_opts *opts
 	if (close(out) < 0 && rc == 0)
 		rc = -PGWT_TF_IO;
 	out = -1;
-	if (rc == 0 && rename(tmp, path) < 0)
+	if (rc == 0 && renameat(dirfd, tmp, dirfd, name) < 0)
 		rc = -PGWT_TF_IO;
 	if (rc < 0)
-		(void) unlink(tmp);
+		(void) unlinkat(dirfd, tmp, 0);
 	else
 	{
 		/* an appender that opened the old inode before the rename */
-		int			ap = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+		int			ap = tf_openat_append(dirfd, name, mode, -1, false);
 
 		if (ap >= 0)
 		{
 			(void) tf_side_copy_new(fd, ap, &copied);
 			(void) close(ap);
 		}
-		(void) tf_fsync_dir(dir);
+		(void) tf_fsync_dirfd(dirfd);
 	}
 done:
 	close(fd);
@@ -471,36 +529,38 @@ tf_side_keep_queries_fn(const tf_side_lines *l, bool *keep, const void *arg)
 }
 
 int
-tf_side_apply_retention(const char *dir, const pgwt_tf_file_opts *opts,
+tf_side_apply_retention(int dirfd, const pgwt_tf_file_opts *opts,
 						const pgwt_tf_file_header *oldest, uint64_t now_rt,
-						uint64_t now_mono, uint64_t *dropped)
+						uint64_t now_mono, uint64_t max_bytes, uint64_t *dropped,
+						uint64_t *trimmed)
 {
 	int64_t		rc;
 	uint64_t	h_rt = oldest->start_realtime_ns;
 	uint64_t	h_mono = oldest->start_monotonic_ns;
+	bool		same_boot;
 
 	*dropped = 0;
-	if ((rc = tf_side_rewrite(dir, PGWT_TF_BACKENDS_NAME, opts,
-							  tf_side_keep_backends_fn, &h_rt)) < 0)
+	if ((rc = tf_side_rewrite(dirfd, PGWT_TF_BACKENDS_NAME, opts,
+							  tf_side_keep_backends_fn, &h_rt, max_bytes, trimmed)) < 0)
 		return (int) rc;
 	*dropped += (uint64_t) rc;
-	if ((rc = tf_side_rewrite(dir, PGWT_TF_QUERIES_NAME, opts,
-							  tf_side_keep_queries_fn, &h_rt)) < 0)
+	if ((rc = tf_side_rewrite(dirfd, PGWT_TF_QUERIES_NAME, opts,
+							  tf_side_keep_queries_fn, &h_rt, max_bytes, trimmed)) < 0)
 		return (int) rc;
 	*dropped += (uint64_t) rc;
 
 	/*
 	 * Monotonic time restarts at boot: compare only when the monotonic
 	 * clock advanced with the wall clock (within a minute) from the oldest
-	 * retained file to now, i.e. no reboot between them.
+	 * retained file to now, i.e. no reboot between them. The bound holds
+	 * either way.
 	 */
-	if (now_mono >= h_mono && now_rt >= h_rt &&
-		now_mono - h_mono + 60000000000ull >= now_rt - h_rt)
-	{
-		if ((rc = tf_side_rewrite(dir, PGWT_TF_BLOCKERS_NAME, opts,
-								  tf_side_keep_blockers_fn, &h_mono)) < 0)
-			return (int) rc;
-		*dropped += (uint64_t) rc;
-	}
+	same_boot = now_mono >= h_mono && now_rt >= h_rt &&
+		now_mono - h_mono + 60000000000ull >= now_rt - h_rt;
+	if ((rc = tf_side_rewrite(dirfd, PGWT_TF_BLOCKERS_NAME, opts,
+							  same_boot ? tf_side_keep_blockers_fn : NULL, &h_mono,
+							  max_bytes, trimmed)) < 0)
+		return (int) rc;
+	*dropped += (uint64_t) rc;
 	return 0;
 }

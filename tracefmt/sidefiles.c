@@ -10,6 +10,10 @@
  * \\ \t \n \r. A line is appended with a single write() on an O_APPEND
  * descriptor, so concurrent appenders never interleave within a line;
  * a torn last line (no LF) is ignored by readers and counted as bad.
+ * Files are opened by name relative to the checked directory descriptor
+ * (safe_dir.c): never through a link, never into a file not ours. Each
+ * side file is bounded (opts->side_max_bytes, side_bounds.c): a line that
+ * would pass the bound is refused with -PGWT_TF_FULL.
  * No state is kept between calls.
  */
 #include <errno.h>
@@ -101,47 +105,83 @@ tf_line_str(tf_line *l, const char *s, size_t max)
 	tf_line_field(l, s, tf_utf8_cut(s, max), false);
 }
 
-/* Appends one finished line; writes the magic line first into a new file. */
-static int
-tf_append_line(const char *dir, const char *name, const char *magic,
-			   const pgwt_tf_file_opts *opts, tf_line *l)
+/* The bound an append respects (opts->side_max_bytes, else the default). */
+static uint64_t
+tf_side_max(const pgwt_tf_file_opts *opts)
 {
-	char		path[4096];
+	return opts && opts->side_max_bytes ? opts->side_max_bytes : PGWT_TF_SIDE_MAX_DEFAULT;
+}
+
+/*
+ * Appends len bytes to name in dirfd (safe_dir.c: never through a link or
+ * into a file not ours), writing the magic line first into a new file.
+ * Refused with -PGWT_TF_FULL when the file would pass its bound.
+ */
+static int
+tf_append_at(int dirfd, const char *name, const char *magic,
+			 const pgwt_tf_file_opts *opts, const char *buf, size_t len)
+{
 	int			mode = opts && opts->mode ? opts->mode : 0640;
+	long		gid = opts ? opts->group_gid : -1;
+	char		m[64];
+	size_t		mlen = 0;
 	struct stat st;
 	int			fd;
 	int			rc = 0;
 
-	if (l->overflow)
-		return -PGWT_TF_INVAL;
-	tf_line_raw(l, "\n", 1);
-	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int) sizeof(path))
-		return -PGWT_TF_INVAL;
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, mode);
+	fd = tf_openat_append(dirfd, name, mode, gid, true);
 	if (fd < 0)
-		return -PGWT_TF_IO;
+		return errno == EINVAL ? -PGWT_TF_INVAL : -PGWT_TF_IO;
 	if (fstat(fd, &st) < 0)
 		rc = -PGWT_TF_IO;
 	else if (st.st_size == 0)
 	{
-		char		m[64];
-		int			n = snprintf(m, sizeof(m), "%s\n", magic);
-
+		/* a file another writer left empty gets our mode and group too */
 		(void) fchmod(fd, (mode_t) mode);
-		if (opts && opts->group_gid >= 0)
-			(void) fchown(fd, (uid_t) -1, (gid_t) opts->group_gid);
-		rc = tf_write_all(fd, m, (size_t) n);
+		if (gid >= 0)
+			(void) fchown(fd, (uid_t) -1, (gid_t) gid);
+		if (magic)
+			mlen = (size_t) snprintf(m, sizeof(m), "%s\n", magic);
 	}
+	/* a new file gets its magic line even when the line is refused */
+	if (rc == 0 && mlen > 0)
+		rc = tf_write_all(fd, m, mlen);
+	if (rc == 0 && (uint64_t) st.st_size + mlen + len > tf_side_max(opts))
+		rc = -PGWT_TF_FULL;
 	if (rc == 0)
-		rc = tf_write_all(fd, l->buf, l->len);
+		rc = tf_write_all(fd, buf, len);
 	if (close(fd) < 0 && rc == 0)
 		rc = -PGWT_TF_IO;
 	return rc;
 }
 
+/* Appends one finished line (tf_append_at). */
+static int
+tf_append_line(int dirfd, const char *name, const char *magic,
+			   const pgwt_tf_file_opts *opts, tf_line *l)
+{
+	if (l->overflow)
+		return -PGWT_TF_INVAL;
+	tf_line_raw(l, "\n", 1);
+	if (l->overflow)
+		return -PGWT_TF_INVAL;
+	return tf_append_at(dirfd, name, magic, opts, l->buf, l->len);
+}
+
 int
-pgwt_tf_backend_append(const char *dir, const pgwt_tf_file_opts *opts,
-					   const pgwt_tf_backend *b)
+pgwt_tf_side_append_at(int dirfd, const char *name, const pgwt_tf_file_opts *opts,
+					   const char *lines, size_t len)
+{
+	if (!tf_name_ok(name) || (len > 0 && lines[len - 1] != '\n'))
+		return -PGWT_TF_INVAL;
+	if (len == 0)
+		return 0;
+	return tf_append_at(dirfd, name, NULL, opts, lines, len);
+}
+
+int
+pgwt_tf_backend_append_at(int dirfd, const pgwt_tf_file_opts *opts,
+						  const pgwt_tf_backend *b)
 {
 	tf_line    *l = calloc(1, sizeof(*l));
 	int			rc;
@@ -155,14 +195,14 @@ pgwt_tf_backend_append(const char *dir, const pgwt_tf_file_opts *opts,
 	tf_line_str(l, b->database, PGWT_TF_FIELD_MAX);
 	tf_line_str(l, b->client_addr, PGWT_TF_FIELD_MAX);
 	tf_line_str(l, b->application_name, PGWT_TF_FIELD_MAX);
-	rc = tf_append_line(dir, PGWT_TF_BACKENDS_NAME, TF_BACKENDS_MAGIC, opts, l);
+	rc = tf_append_line(dirfd, PGWT_TF_BACKENDS_NAME, TF_BACKENDS_MAGIC, opts, l);
 	free(l);
 	return rc;
 }
 
 int
-pgwt_tf_query_append(const char *dir, const pgwt_tf_file_opts *opts,
-					 pgwt_tf_query_mode mode, uint64_t query_id, const char *text)
+pgwt_tf_query_append_at(int dirfd, const pgwt_tf_file_opts *opts,
+						pgwt_tf_query_mode mode, uint64_t query_id, const char *text)
 {
 	tf_line    *l;
 	char	   *norm = NULL;
@@ -196,7 +236,7 @@ pgwt_tf_query_append(const char *dir, const pgwt_tf_file_opts *opts,
 							   query_id, mode == PGWT_TF_QUERY_FULL ? 'F' : 'N',
 							   truncated ? 1 : 0);
 	tf_line_field(l, src, n, false);
-	rc = tf_append_line(dir, PGWT_TF_QUERIES_NAME, TF_QUERIES_MAGIC, opts, l);
+	rc = tf_append_line(dirfd, PGWT_TF_QUERIES_NAME, TF_QUERIES_MAGIC, opts, l);
 	free(l);
 	free(norm);
 	return rc;
@@ -208,19 +248,17 @@ pgwt_tf_query_append(const char *dir, const pgwt_tf_file_opts *opts,
  * belong to that file and later ones, which is what lets retention age
  * texts with the trace files (side_retention.c). Only an existing
  * queries.tsv is marked: a directory without texts stays without one.
+ * A mark is a few bytes once an hour: it is not held to the bound.
  */
 int
-pgwt_tf_queries_mark_file(const char *dir, uint64_t start_rt)
+pgwt_tf_queries_mark_file_at(int dirfd, uint64_t start_rt)
 {
-	char		path[4096];
 	char		line[64];
 	int			n;
 	int			fd;
 	int			rc;
 
-	if (snprintf(path, sizeof(path), "%s/%s", dir, PGWT_TF_QUERIES_NAME) >= (int) sizeof(path))
-		return -PGWT_TF_INVAL;
-	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	fd = tf_openat_append(dirfd, PGWT_TF_QUERIES_NAME, 0640, -1, false);
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -PGWT_TF_IO;
 	n = snprintf(line, sizeof(line), "%s\t%" PRIu64 "\n", PGWT_TF_QUERIES_FILE_MARK, start_rt);
@@ -231,31 +269,24 @@ pgwt_tf_queries_mark_file(const char *dir, uint64_t start_rt)
 }
 
 int
-pgwt_tf_events_write(const char *dir, const pgwt_tf_file_opts *opts,
-					 uint32_t pg_version, const pgwt_tf_event_name *ev, size_t n)
+pgwt_tf_events_write_at(int dirfd, const pgwt_tf_file_opts *opts,
+						uint32_t pg_version, const pgwt_tf_event_name *ev, size_t n)
 {
-	char		tmp[4096];
-	char		dst[4096];
+	const char *tmp = PGWT_TF_EVENTS_NAME ".tmp";
 	int			mode = opts && opts->mode ? opts->mode : 0640;
 	tf_line    *l;
 	size_t		i;
 	int			fd;
 	int			rc = 0;
 
-	if (snprintf(tmp, sizeof(tmp), "%s/%s.tmp", dir, PGWT_TF_EVENTS_NAME) >= (int) sizeof(tmp) ||
-		snprintf(dst, sizeof(dst), "%s/%s", dir, PGWT_TF_EVENTS_NAME) >= (int) sizeof(dst))
-		return -PGWT_TF_INVAL;
 	if (!(l = calloc(1, sizeof(*l))))
 		return -PGWT_TF_NOMEM;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	fd = tf_openat_replace(dirfd, tmp, O_WRONLY, mode, opts ? opts->group_gid : -1);
 	if (fd < 0)
 	{
 		free(l);
 		return -PGWT_TF_IO;
 	}
-	(void) fchmod(fd, (mode_t) mode);
-	if (opts && opts->group_gid >= 0)
-		(void) fchown(fd, (uid_t) -1, (gid_t) opts->group_gid);
 	l->len = (size_t) snprintf(l->buf, sizeof(l->buf), "%s\t%u\n", TF_EVENTS_MAGIC, pg_version);
 	rc = tf_write_all(fd, l->buf, l->len);
 	for (i = 0; rc == 0 && i < n; i++)
@@ -271,129 +302,72 @@ pgwt_tf_events_write(const char *dir, const pgwt_tf_file_opts *opts,
 		rc = -PGWT_TF_IO;
 	if (close(fd) < 0 && rc == 0)
 		rc = -PGWT_TF_IO;
-	if (rc == 0 && rename(tmp, dst) < 0)
+	/* renameat replaces whatever has the name, a link included, itself */
+	if (rc == 0 && renameat(dirfd, tmp, dirfd, PGWT_TF_EVENTS_NAME) < 0)
 		rc = -PGWT_TF_IO;
 	if (rc < 0)
-		(void) unlink(tmp);
+		(void) unlinkat(dirfd, tmp, 0);
 	free(l);
 	return rc;
 }
 
-/* ---- normalization ------------------------------------------------------- */
+/* ---- the same by directory path ------------------------------------------ */
 
-static bool
-tf_ident_char(char c)
+int
+pgwt_tf_backend_append(const char *dir, const pgwt_tf_file_opts *opts,
+					   const pgwt_tf_backend *b)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		(c >= '0' && c <= '9') || c == '_' || c == '$' || (unsigned char) c >= 0x80;
+	int			dirfd;
+	int			rc;
+
+	if ((rc = tf_open_dir_path(dir, &dirfd)) < 0)
+		return rc;
+	rc = pgwt_tf_backend_append_at(dirfd, opts, b);
+	close(dirfd);
+	return rc;
 }
 
-static bool
-tf_digit(char c)
+int
+pgwt_tf_query_append(const char *dir, const pgwt_tf_file_opts *opts,
+					 pgwt_tf_query_mode mode, uint64_t query_id, const char *text)
 {
-	return c >= '0' && c <= '9';
-}
+	int			dirfd;
+	int			rc;
 
-size_t
-pgwt_tf_normalize_query(const char *in, char *out, size_t outlen)
-{
-	size_t		o = 0;
-	const char *p = in;
-
-/* the argument is always evaluated (it may advance p), even when full */
-#define TF_EMIT(c) do { char c_ = (c); if (o + 1 < outlen) out[o++] = c_; } while (0)
-	if (outlen == 0)
+	if (mode == PGWT_TF_QUERY_NONE)
 		return 0;
-	while (*p)
-	{
-		char		c = *p;
-		bool		prev_ident = p > in && tf_ident_char(p[-1]);
+	if ((rc = tf_open_dir_path(dir, &dirfd)) < 0)
+		return rc;
+	rc = pgwt_tf_query_append_at(dirfd, opts, mode, query_id, text);
+	close(dirfd);
+	return rc;
+}
 
-		/* string constants: '...', E'...', B'...', X'...', N'...', U&'...' */
-		if (c == '\'' ||
-			(!prev_ident && strchr("eEbBxXnN", c) && c != '\0' && p[1] == '\'') ||
-			(!prev_ident && (c == 'u' || c == 'U') && p[1] == '&' && p[2] == '\''))
-		{
-			bool		backslash = (c == 'e' || c == 'E');
+int
+pgwt_tf_queries_mark_file(const char *dir, uint64_t start_rt)
+{
+	int			dirfd;
+	int			rc;
 
-			while (*p != '\'')
-				p++;
-			p++;
-			for (;;)
-			{
-				if (*p == '\0')
-					break;
-				if (backslash && *p == '\\' && p[1] != '\0')
-				{
-					p += 2;
-					continue;
-				}
-				if (*p == '\'')
-				{
-					if (p[1] == '\'')
-					{
-						p += 2;
-						continue;
-					}
-					p++;
-					break;
-				}
-				p++;
-			}
-			TF_EMIT('?');
-			continue;
-		}
-		/* dollar-quoted: $tag$ ... $tag$ ($1 is a parameter, kept) */
-		if (c == '$' && !prev_ident && !tf_digit(p[1]))
-		{
-			const char *t = p + 1;
-			size_t		taglen;
-			const char *q;
+	if ((rc = tf_open_dir_path(dir, &dirfd)) < 0)
+		return rc;
+	rc = pgwt_tf_queries_mark_file_at(dirfd, start_rt);
+	close(dirfd);
+	return rc;
+}
 
-			while (*t && *t != '$' && tf_ident_char(*t) && !tf_digit(*t))
-				t++;
-			if (*t == '$')
-			{
-				taglen = (size_t) (t - p) + 1;
-				q = t + 1;
-				while (*q && strncmp(q, p, taglen) != 0)
-					q++;
-				p = *q ? q + taglen : q;
-				TF_EMIT('?');
-				continue;
-			}
-		}
-		/* quoted identifiers are kept */
-		if (c == '"')
-		{
-			TF_EMIT(*p++);
-			while (*p && *p != '"')
-				TF_EMIT(*p++);
-			if (*p)
-				TF_EMIT(*p++);
-			continue;
-		}
-		/* numbers not glued to an identifier: 12, 1.5, .5, 1e-3 */
-		if (!prev_ident && (tf_digit(c) || (c == '.' && tf_digit(p[1]))))
-		{
-			while (tf_digit(*p))
-				p++;
-			if (*p == '.')
-				for (p++; tf_digit(*p); p++)
-					;
-			if ((*p == 'e' || *p == 'E') &&
-				(tf_digit(p[1]) || ((p[1] == '+' || p[1] == '-') && tf_digit(p[2]))))
-				for (p += 2; tf_digit(*p); p++)
-					;
-			TF_EMIT('?');
-			continue;
-		}
-		TF_EMIT(c);
-		p++;
-	}
-#undef TF_EMIT
-	out[o] = '\0';
-	return o;
+int
+pgwt_tf_events_write(const char *dir, const pgwt_tf_file_opts *opts,
+					 uint32_t pg_version, const pgwt_tf_event_name *ev, size_t n)
+{
+	int			dirfd;
+	int			rc;
+
+	if ((rc = tf_open_dir_path(dir, &dirfd)) < 0)
+		return rc;
+	rc = pgwt_tf_events_write_at(dirfd, opts, pg_version, ev, n);
+	close(dirfd);
+	return rc;
 }
 
 /* ---- readers ---------------------------------------------------------------- */

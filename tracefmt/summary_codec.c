@@ -232,8 +232,9 @@ sb_get_stat(sb_in *in, pgwt_tf_sum_stat *st)
 	{
 		int64_t		d = tf_unzigzag(v[2]);
 
-		/* completed = exact + d must not wrap */
-		if ((d < 0 && (uint64_t) -d > st->exact_ns) ||
+		/* completed = exact + d must not wrap (-d computed unsigned: d may
+		 * be INT64_MIN, whose negation is no int64_t) */
+		if ((d < 0 && (uint64_t) 0 - (uint64_t) d > st->exact_ns) ||
 			(d > 0 && (uint64_t) d > UINT64_MAX - st->exact_ns))
 			in->bad = true;
 		st->completed_ns = st->exact_ns + (uint64_t) d;
@@ -366,7 +367,9 @@ pgwt_tf_second_decode(const uint8_t *data, size_t len, pgwt_tf_second_buf *buf)
 	sb_get_stat(&in, &s->other_pid_event);
 	sb_get_stat(&in, &s->other_query_event);
 
-	s->events = sb_count(&in, &s->nevents, 4 + 6 + 2 + 2, s->events,
+	/* an event: its id, then at least a byte each for the stat's mask,
+	 * superseded_ns, superseded_samples and the two histogram masks */
+	s->events = sb_count(&in, &s->nevents, 4 + 5, s->events,
 						 &buf->cap_events, sizeof(*s->events));
 	for (i = 0; i < s->nevents && !in.bad; i++)
 	{

@@ -6,6 +6,7 @@
 #ifndef PGWT_TF_INTERNAL_H
 #define PGWT_TF_INTERNAL_H
 
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "tracefmt/tracefmt.h"
@@ -130,6 +131,12 @@ extern int	tf_meta_create(const char *path, uint64_t count, int mode, long gid,
 						   int *fd_out);
 extern int	tf_meta_store(int *fd, const char *path, uint64_t count, int mode,
 						  long gid, unsigned *nstores);
+/* The same for the file `name` of the directory dirfd (safe_dir.c rules). */
+extern int	tf_meta_create_at(int dirfd, const char *name, uint64_t count, int mode,
+							  long gid, int *fd_out);
+extern int	tf_meta_store_at(int *fd, int dirfd, const char *name, uint64_t count,
+							 int mode, long gid, unsigned *nstores);
+extern void tf_unlink_meta_at(int dirfd, const char *name);
 /* Parse the committed count of path.meta (a checked record, or a bare
  * count from earlier writers); PGWT_TF_BAD_META if unusable. */
 extern int	tf_read_meta(const char *path, uint64_t *count);
@@ -138,19 +145,66 @@ extern int	tf_fsync_dir(const char *dir);
 extern void tf_unlink_meta_of(const char *path);
 extern uint64_t tf_clock_realtime(const pgwt_tf_clock *c);
 extern uint64_t tf_clock_monotonic(const pgwt_tf_clock *c);
+/* A trace file `name` in the directory dirfd (duplicated: the writer
+ * keeps its own); path is where it is for the summary when /proc is
+ * missing (may be NULL). */
+extern int	tf_file_writer_create_at(int dirfd, const char *name, const char *path,
+									 const pgwt_tf_file_opts *opts,
+									 pgwt_tf_file_writer **out);
 /* Encode a footer for n entries into a malloc'd buffer. */
 extern int	tf_footer_encode(const uint64_t *first_ts, const uint64_t *offsets,
 							 uint32_t n, uint8_t **buf, size_t *len);
 
+/* ---- safe_dir.c: opening files in a trace directory ------------------- */
+
+/*
+ * Names are plain (tf_name_ok: no '/', not "", "." or ".."); every open is
+ * relative to the directory's descriptor with O_NOFOLLOW. The tf_openat_*
+ * calls return a descriptor or -1 with errno (ENOENT: missing; EPERM: a
+ * file that is no regular file of ours with one link, left untouched).
+ */
+extern bool tf_name_ok(const char *name);
+/* A regular file of the effective user with one link. */
+extern bool tf_file_safe(const struct stat *st);
+extern int	tf_openat_read(int dirfd, const char *name);
+/* O_RDWR of a safe file (recovery cuts and completes it). */
+extern int	tf_openat_modify(int dirfd, const char *name);
+/* Creates name (O_EXCL), then fchmod(mode) and fchown(gid >= 0). */
+extern int	tf_openat_new(int dirfd, const char *name, int flags, int mode, long gid);
+/* Removes whatever has the name (the name, never a link's target), then
+ * tf_openat_new: for temporary files. */
+extern int	tf_openat_replace(int dirfd, const char *name, int flags, int mode, long gid);
+/* O_APPEND of a safe file; anything else under the name is removed and,
+ * with create, replaced by a new empty file. */
+extern int	tf_openat_append(int dirfd, const char *name, int mode, long gid, bool create);
+/* The name exists and is not a safe file (a link, not ours, ...). */
+extern bool tf_entry_unsafe(int dirfd, const char *name);
+extern int	tf_fsync_dirfd(int dirfd);
+/* Path APIs: the directory of path, strictly checked (safe_dir_open). */
+extern int	tf_open_dir_path(const char *path, int *dirfd);
+/* Path APIs for single files: the parent of path (opened as given) and
+ * the last component, which must be a plain name. */
+extern int	tf_split_path(const char *path, int *dirfd, const char **name);
+/* A path that resolves through the descriptor (/proc/self/fd/N/name, or
+ * dir_path/name without /proc), for code that takes paths. */
+extern int	tf_at_path(int dirfd, const char *dir_path, const char *name,
+					   char *buf, size_t len);
+/* A path reopening fd itself (/proc/self/fd/N; dir_path/name without). */
+extern int	tf_fd_path(int fd, const char *dir_path, const char *name,
+					   char *buf, size_t len);
+
 /* ---- side_retention.c: side files follow the archives' retention ----- */
 
-/* Prunes the side files of dir to what can describe records at or after
+/* Prunes the side files of dirfd to what can describe records at or after
  * the oldest retained file's start; now_* (the writer's clock) tells
- * whether a reboot lies between. *dropped = lines removed. */
-extern int	tf_side_apply_retention(const char *dir, const pgwt_tf_file_opts *opts,
+ * whether a reboot lies between. Then cuts every side file over
+ * max_bytes to its newest lines (pgwt_tf_side_trim). *dropped = lines
+ * removed, *trimmed += those the bound removed. */
+extern int	tf_side_apply_retention(int dirfd, const pgwt_tf_file_opts *opts,
 									const pgwt_tf_file_header *oldest,
 									uint64_t now_rt, uint64_t now_mono,
-									uint64_t *dropped);
+									uint64_t max_bytes, uint64_t *dropped,
+									uint64_t *trimmed);
 
 /* ---- summary_file.c: the summary beside a trace file ------------------- */
 

@@ -12,6 +12,9 @@
  *	 - reader.c		a file or a directory of files, in time order
  *	 - tracedir.c	the trace directory: rotation, recovery, retention
  *	 - sidefiles.c	backends, query texts, wait-event names
+ *	 - normalize.c	query texts without their literals (pure)
+ *	 - safe_dir.c	the checked directory and every open in it
+ *	 - side_bounds.c	size bounds of side files, the written-query set
  *
  * No global mutable state: every object is owned by its caller, and one
  * object is used by one thread at a time. Errors are returned as negative
@@ -51,7 +54,9 @@
 	X(EXISTS,		"file already exists") \
 	X(NOT_FOUND,	"no trace files found") \
 	X(ORDER,		"records out of order") \
-	X(CLOSED,		"object is closed")
+	X(CLOSED,		"object is closed") \
+	X(UNSAFE,		"trace directory or file not safe to write (owner, mode or link)") \
+	X(FULL,			"side file at its size bound: line not written")
 
 typedef enum pgwt_tf_err
 {
@@ -161,6 +166,10 @@ typedef struct pgwt_tf_file_opts
 	/* Per-second summaries go to <path>.sum (tracefmt/summary.h) unless
 	 * this is set; the default (false) writes them. */
 	bool		no_summary;
+	/* Bound of each side file (backends, queries, blockers): an append
+	 * past it is refused (-PGWT_TF_FULL). 0 = PGWT_TF_SIDE_MAX_DEFAULT;
+	 * the directory writer derives it from its retention_bytes. */
+	uint64_t	side_max_bytes;
 } pgwt_tf_file_opts;
 
 /* Create path (must not exist). */
@@ -298,14 +307,51 @@ typedef struct pgwt_tf_dir_stats
 	uint64_t	deleted;		/* archives removed by retention */
 	uint64_t	deleted_bytes;
 	uint64_t	side_lines_dropped;	/* side-file lines removed by retention */
+	uint64_t	side_lines_trimmed; /* of those: the oldest lines of a side
+									 * file over its bound */
+	uint64_t	unsafe_replaced;	/* links or foreign files under our names,
+									 * set aside or removed, never followed */
 } pgwt_tf_dir_stats;
 
 typedef struct pgwt_tf_dir_writer pgwt_tf_dir_writer;
 
-/* Opens dir (must exist), recovers a leftover current.trace, applies
- * retention and starts a new current.trace. */
+/*
+ * Who may write a trace directory (safe_dir.c; docs/TRACE_FORMAT.md 6):
+ * it is opened once (O_DIRECTORY|O_NOFOLLOW: a symbolic link is refused)
+ * and must belong to root or the effective user and be writable by
+ * neither its group nor others; every directory above it must belong to
+ * root or the effective user and be writable by others only with the
+ * sticky bit. Refusals say which directory and why in why (also on
+ * success why is set to ""). create makes a missing directory (the last
+ * component) with mode (0 = 0750) and group_gid (-1 = unchanged), set on
+ * its descriptor. *dirfd is O_CLOEXEC and the caller's to close.
+ */
+typedef struct pgwt_tf_safe_dir_opts
+{
+	bool		create;
+	int			mode;
+	long		group_gid;
+} pgwt_tf_safe_dir_opts;
+
+extern int	pgwt_tf_safe_dir_open(const char *path, const pgwt_tf_safe_dir_opts *opts,
+								  int *dirfd, char *why, size_t whylen);
+/* The rule itself (pure): 0, or -PGWT_TF_UNSAFE and the reason in why. */
+extern int	pgwt_tf_dir_verdict(uint32_t owner, uint32_t mode, uint32_t euid,
+								bool ancestor, char *why, size_t whylen);
+
+/* Opens dir (must exist; checked as pgwt_tf_safe_dir_open, refused with
+ * -PGWT_TF_UNSAFE), recovers a leftover current.trace, applies retention
+ * and starts a new current.trace. */
 extern int	pgwt_tf_dir_open(const char *dir, const pgwt_tf_dir_opts *opts,
 							 pgwt_tf_dir_writer **out);
+/* The same on a directory opened with pgwt_tf_safe_dir_open (the writer
+ * keeps a duplicate of dirfd; dir names it in nothing but fallbacks). */
+extern int	pgwt_tf_dir_open_fd(int dirfd, const char *dir, const pgwt_tf_dir_opts *opts,
+								pgwt_tf_dir_writer **out);
+/* The writer's directory descriptor, for side files written beside it. */
+extern int	pgwt_tf_dir_writer_fd(const pgwt_tf_dir_writer *d);
+/* Its file options with side_max_bytes derived from retention_bytes. */
+extern pgwt_tf_file_opts pgwt_tf_dir_side_opts(const pgwt_tf_dir_writer *d);
 extern int	pgwt_tf_dir_append(pgwt_tf_dir_writer *d, const pgwt_record *rec);
 extern int	pgwt_tf_dir_set_sample_period(pgwt_tf_dir_writer *d, uint64_t period_ns);
 /* Flush buffered blocks; rotate if the hour changed; cheap otherwise. */
@@ -392,7 +438,10 @@ typedef struct pgwt_tf_event_name
 } pgwt_tf_event_name;
 
 /* Appenders open, append one line, and close (side files are small and
- * rarely written). Files are created 0640 with opts' group. */
+ * rarely written). Files are created 0640 with opts' group. A line that
+ * would take the file past opts->side_max_bytes is refused with
+ * -PGWT_TF_FULL. The path forms check dir as pgwt_tf_safe_dir_open
+ * does; the _at forms take a directory opened that way. */
 extern int	pgwt_tf_backend_append(const char *dir, const pgwt_tf_file_opts *opts,
 								   const pgwt_tf_backend *b);
 /* Stores nothing in mode NONE; truncates at PGWT_TF_QUERY_TEXT_MAX. */
@@ -407,6 +456,57 @@ extern int	pgwt_tf_queries_mark_file(const char *dir, uint64_t start_rt);
 extern int	pgwt_tf_events_write(const char *dir, const pgwt_tf_file_opts *opts,
 								 uint32_t pg_version,
 								 const pgwt_tf_event_name *ev, size_t n);
+extern int	pgwt_tf_backend_append_at(int dirfd, const pgwt_tf_file_opts *opts,
+									  const pgwt_tf_backend *b);
+extern int	pgwt_tf_query_append_at(int dirfd, const pgwt_tf_file_opts *opts,
+									pgwt_tf_query_mode mode, uint64_t query_id,
+									const char *text);
+extern int	pgwt_tf_queries_mark_file_at(int dirfd, uint64_t start_rt);
+extern int	pgwt_tf_events_write_at(int dirfd, const pgwt_tf_file_opts *opts,
+									uint32_t pg_version,
+									const pgwt_tf_event_name *ev, size_t n);
+/* Appends len bytes of whole lines to the side file `name` (a plain name,
+ * e.g. PGWT_TF_BLOCKERS_NAME) in one write(), within the same bound. */
+extern int	pgwt_tf_side_append_at(int dirfd, const char *name,
+								   const pgwt_tf_file_opts *opts,
+								   const char *lines, size_t len);
+
+/*
+ * Bounds (side_bounds.c, pure). Each side file is bounded: by default
+ * PGWT_TF_SIDE_MAX_DEFAULT; in a directory capped at retention_bytes, an
+ * eighth of the cap, at least PGWT_TF_SIDE_MAX_FLOOR. Retention cuts a
+ * file past 7/8 of its bound to its newest lines (3/4 of it: room to
+ * append until the next pass), and counts side files in the cap.
+ */
+#define PGWT_TF_SIDE_MAX_DEFAULT	(64ull << 20)
+#define PGWT_TF_SIDE_MAX_FLOOR		(64ull << 10)
+extern uint64_t pgwt_tf_side_bound(uint64_t retention_bytes);
+/* keep[i] for lines of len[i] bytes (LF included), oldest first: line 0
+ * when keep_first (the magic line), then the newest lines that fit in
+ * target bytes with it. Returns the lines dropped. */
+extern size_t pgwt_tf_side_trim(const size_t *len, size_t n, bool keep_first,
+								uint64_t target, bool *keep);
+
+/*
+ * The query ids whose text a writer already wrote into the current trace
+ * file: a fixed-size set (PGWT_TF_QUERY_SEEN_SETS x _WAYS ids) evicting
+ * the id seen least recently in its set. An id in use stays; one evicted
+ * costs one more line when it comes back. Reset at each new file.
+ */
+#define PGWT_TF_QUERY_SEEN_SETS	2048
+#define PGWT_TF_QUERY_SEEN_WAYS	4
+typedef struct pgwt_tf_query_seen
+{
+	uint64_t	id[PGWT_TF_QUERY_SEEN_SETS][PGWT_TF_QUERY_SEEN_WAYS];	/* 0 = empty */
+	uint32_t	used[PGWT_TF_QUERY_SEEN_SETS][PGWT_TF_QUERY_SEEN_WAYS];
+	uint32_t	clock;
+	uint64_t	evicted;
+} pgwt_tf_query_seen;
+
+extern void pgwt_tf_query_seen_reset(pgwt_tf_query_seen *s);
+/* true: id was in the set (its text is written); false: it is added now
+ * (its text is to be written). id 0 is never added (always false). */
+extern bool pgwt_tf_query_seen_add(pgwt_tf_query_seen *s, uint64_t id);
 
 /* Replace SQL literals by '?' into out (NUL-terminated, truncated to
  * outlen - 1). Returns the length written. Pure. */

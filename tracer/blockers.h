@@ -9,7 +9,9 @@
  * pgwt_engine_feed_blockers) and, when a trace directory is recorded, to
  * its side file blockers.tsv: one line per observation,
  * "ts_ns<TAB>waiter_pid<TAB>blocker,blocker,..." (CLOCK_MONOTONIC ns, as
- * the records; an empty third column = no blocker any more).
+ * the records; an empty third column = no blocker any more). The lines of
+ * one poll are appended with one write through tracefmt's side-file code
+ * (a checked directory, never through a link, within the file's bound).
  */
 #ifndef PGWT_TRACER_BLOCKERS_H
 #define PGWT_TRACER_BLOCKERS_H
@@ -19,6 +21,7 @@
 #include <stdio.h>
 
 #include "tracefmt/record.h"
+#include "tracefmt/tracefmt.h"
 #include "tracer/pgconn.h"
 
 #define PGWT_BLOCKERS_MAX_WAITERS	256
@@ -35,15 +38,26 @@ typedef struct pgwt_blockers
 	uint64_t	last_query_ns;
 	uint64_t	queries_total;
 	uint64_t	observations_total;
-	FILE	   *tsv;			/* NULL = no side file */
+	uint64_t	lines_refused;	/* not written: the file at its bound, or
+								 * an I/O error */
+	int			dirfd;			/* the trace directory; -1 = no side file */
+	pgwt_tf_file_opts tsv_opts; /* mode, group and bound of blockers.tsv */
+	char	   *buf;			/* the lines of one poll */
+	size_t		len;
+	size_t		cap;
 	pgwt_blocker_sink sink;
 	void	   *sink_arg;
 	uint64_t	now_ns;			/* during a query */
 } pgwt_blockers;
 
-/* tsv_path may be NULL. -1 when the side file cannot be opened. */
-int			pgwt_blockers_init(pgwt_blockers *b, uint64_t min_interval_ns,
-							   const char *tsv_path, pgwt_blocker_sink sink, void *arg);
+/*
+ * blockers.tsv in the recorder's checked trace directory (dirfd is
+ * duplicated; -1 = no side file); opts: mode, group and bound of the file
+ * (NULL: the defaults). -1 when it cannot be used (nothing is written then).
+ */
+int			pgwt_blockers_init_at(pgwt_blockers *b, uint64_t min_interval_ns,
+								  int dirfd, const pgwt_tf_file_opts *opts,
+								  pgwt_blocker_sink sink, void *arg);
 
 /* Pure: follow Lock waits through records. */
 void		pgwt_blockers_note(pgwt_blockers *b, const pgwt_record *recs, size_t n);

@@ -23,6 +23,7 @@ static const char *const cli_sort_names[] = {"wait_time", "db_time", "pid", "eve
 static const char *const cli_format_names[] = {"auto", "tui", "text", "json", "csv"};
 
 static const char *const cli_mode_names[] = {"tiered", "sampled", "full", "coop"};
+static const char *const cli_query_text_names[] = {"normalized", "none"};
 
 /* --anomaly-* flags: name, range; order of pgwt_cli_anomaly */
 static const struct
@@ -123,6 +124,7 @@ enum
 	OPT_SAMPLE_RATE = 1000, OPT_RETENTION_GB, OPT_TRACE_GROUP, OPT_REPLAY,
 	OPT_FROM, OPT_TO, OPT_DAEMON, OPT_MODE, OPT_DBNAME, OPT_USER, OPT_HOST,
 	OPT_LIGHTWEIGHT, OPT_SKIP_QID, OPT_CHECK_EXACT, OPT_SAMPLER_PRIORITY, OPT_BUDGET, OPT_METRICS_LISTEN, OPT_CPU_DISABLE,
+	OPT_QUERY_TEXT,
 	OPT_ANOMALY_FIRST			/* + pgwt_cli_anomaly */
 };
 
@@ -143,6 +145,7 @@ static const struct option cli_long_opts[] = {
 	{"trace-retention", required_argument, NULL, 'R'},
 	{"retention-gb", required_argument, NULL, OPT_RETENTION_GB},
 	{"trace-group", required_argument, NULL, OPT_TRACE_GROUP},
+	{"query-text", required_argument, NULL, OPT_QUERY_TEXT},
 	{"replay", no_argument, NULL, OPT_REPLAY},
 	{"check-exact", no_argument, NULL, OPT_CHECK_EXACT},
 	{"from", required_argument, NULL, OPT_FROM},
@@ -201,6 +204,7 @@ pgwt_options_parse(int argc, char **argv, pgwt_options *o, char *err, size_t err
 	const char *windows = NULL;
 	const char *mode = NULL;
 	int			interval_set = 0;
+	int			query_text_set = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->sample_rate = 10;
@@ -298,6 +302,12 @@ pgwt_options_parse(int argc, char **argv, pgwt_options *o, char *err, size_t err
 				break;
 			case OPT_TRACE_GROUP:
 				o->trace_group = optarg;
+				break;
+			case OPT_QUERY_TEXT:
+				if ((c = cli_lookup(optarg, cli_query_text_names, 2)) < 0)
+					return cli_fail(err, errlen, "--query-text: 'normalized' or 'none', got '%s'", optarg);
+				o->query_text = (pgwt_query_text) c;
+				query_text_set = 1;
 				break;
 			case OPT_REPLAY:
 				o->replay = 1;
@@ -443,6 +453,8 @@ pgwt_options_parse(int argc, char **argv, pgwt_options *o, char *err, size_t err
 		return cli_fail(err, errlen, "--query-id applies to --view query_event");
 	if ((o->retention_gb > 0 || o->trace_group) && !o->trace_dir)
 		return cli_fail(err, errlen, "--retention-gb/--trace-group need -T DIR");
+	if (query_text_set && (!o->trace_dir || o->replay))
+		return cli_fail(err, errlen, "--query-text applies to recording (-T DIR without --replay)");
 	if (windows)
 	{
 		if (cli_parse_windows(windows, o, err, errlen) != 0)
@@ -513,6 +525,8 @@ pgwt_usage(FILE *out)
 		  "  -R, --trace-retention H  keep H hours (default 24)\n"
 		  "      --retention-gb G     also cap the directory at G GiB\n"
 		  "      --trace-group GROUP  group owning the files (default dba, if it exists)\n"
+		  "      --query-text MODE    normalized (default: texts with every literal\n"
+		  "                           replaced by ?) or none (query ids only, no text)\n"
 		  "Modes:\n"
 		  "      --daemon             run until stopped; re-attach after restarts\n"
 		  "      --replay -T DIR [--from T] [--to T]  views from trace files\n"

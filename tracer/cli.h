@@ -51,6 +51,13 @@ typedef enum pgwt_mode
 
 #define PGWT_CLI_BUDGET_UNLIMITED (-1)
 
+/* --query-text: what of a query the trace directory keeps beside its id. */
+typedef enum pgwt_query_text
+{
+	PGWT_QUERY_TEXT_NORMALIZED = 0,	/* literals replaced by '?' (default) */
+	PGWT_QUERY_TEXT_NONE		/* no text at all: query ids only */
+} pgwt_query_text;
+
 /*
  * --anomaly-* overrides, applied over the policy module's defaults (kept
  * there, not here): value and whether it was given.
@@ -115,6 +122,7 @@ typedef struct pgwt_options
 	unsigned	retention_hours;
 	double		retention_gb;	/* 0 = no cap */
 	const char *trace_group;	/* NULL = default "dba" when it exists */
+	pgwt_query_text query_text;
 	/* modes */
 	int			daemon;
 	int			replay;

@@ -5,7 +5,9 @@
  * Debian's postgres binary is stripped but keeps .dynsym, which exports the
  * globals the sampler needs (my_wait_event_info, MyBEEntry). Every offset
  * read from the file is bounds-checked against the buffer, so a truncated or
- * hostile file yields an error, never an out-of-range read. Fields are read
+ * hostile file yields an error, never an out-of-range read; a PT_LOAD range
+ * that wraps is refused, and so is a symbol outside the loaded range (the
+ * tracer reads the postmaster's memory there). Fields are read
  * through little-endian helpers rather than by casting to <elf.h> structs,
  * which keeps the code independent of the buffer's alignment.
  */
@@ -102,6 +104,11 @@ pgwt_elf_open(pgwt_elf_image *img, const uint8_t *buf, size_t len,
 			continue;
 		vaddr = elf_u64(ph + 16);
 		memsz = elf_u64(ph + 40);
+		if (memsz > UINT64_MAX - vaddr)
+		{
+			snprintf(errbuf, errlen, "PT_LOAD segment wraps the address space");
+			return -1;
+		}
 		if (nload == 0 || vaddr < img->load_lo)
 			img->load_lo = vaddr;
 		if (nload == 0 || vaddr + memsz > img->load_hi)
@@ -168,6 +175,8 @@ pgwt_elf_lookup(const pgwt_elf_image *img, const char *name,
 		uint32_t	st_name = elf_u32(sym);
 		uint16_t	shndx = elf_u16(sym + 6);
 		const char *s;
+		uint64_t	v,
+					sz;
 
 		/* The name and its terminator must lie inside .dynstr. */
 		if (st_name >= img->str_size || namelen >= img->str_size - st_name)
@@ -177,9 +186,14 @@ pgwt_elf_lookup(const pgwt_elf_image *img, const char *name,
 			continue;
 		if (shndx == SHN_UNDEF)
 			return -1;
-		*value = elf_u64(sym + 8);
+		/* the tracer reads memory there: it must lie in the image */
+		v = elf_u64(sym + 8);
+		sz = elf_u64(sym + 16);
+		if (v < img->load_lo || v >= img->load_hi || sz > img->load_hi - v)
+			return -1;
+		*value = v;
 		if (size)
-			*size = elf_u64(sym + 16);
+			*size = sz;
 		return 0;
 	}
 	return -1;

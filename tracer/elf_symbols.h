@@ -33,7 +33,7 @@ extern int	pgwt_elf_open(pgwt_elf_image *img, const uint8_t *buf, size_t len,
 
 /*
  * Look up a defined symbol by name in .dynsym. 0 and value, size on
- * success, -1 when absent or undefined.
+ * success, -1 when absent, undefined, or outside the PT_LOAD range.
  */
 extern int	pgwt_elf_lookup(const pgwt_elf_image *img, const char *name,
 							uint64_t *value, uint64_t *size);

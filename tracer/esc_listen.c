@@ -15,6 +15,21 @@
  * the extension keeps the reporting backend's pid and trusts the report
  * while that backend lives.
  *
+ * Any role that can connect can NOTIFY on the channel, so a request is
+ * acted on only after its sender is authorized, on the connection that
+ * received it: the backend PGnotify.be_pid (filled in by the server) must
+ * still run in this database with the start time the payload carries (a
+ * reused pid fails), and its role must hold EXECUTE on the extension's
+ * pgwt_escalate(integer, text[]) or pgwt_deescalate(), the rule of calling
+ * them. Requests wait for that look-up in a small queue per slot (looked up
+ * in one statement for all of them); one that cannot be looked up is
+ * refused, counted and logged, and changes nothing.
+ *
+ * Every connection is a superuser's in databases whose owners we do not
+ * trust: search_path is empty from the start (the startup packet's
+ * options, and set again first thing), and every statement names its
+ * objects, functions and operators with their schema, as pg_dump does.
+ *
  * Every slot is a small state machine advanced by pgwt_esc_listen_step()
  * from the daemon loop; nothing here waits on the server. Single-threaded.
  *
@@ -25,12 +40,15 @@
  */
 #include "tracer/esc_listen.h"
 
+#include <inttypes.h>
 #include <libpq-fe.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "common/clock.h"
 
 #define ESCL_NSLOTS			(PGWT_ESC_LISTEN_MAX_DBS + 1)
 #define ESCL_MAX_DBS		1024	/* databases remembered from pg_database */
@@ -40,6 +58,17 @@
 #define ESCL_CONNECT_NS		10000000000ull	/* connect_timeout of our own */
 #define ESCL_QUERY_NS		30000000000ull	/* a statement stuck this long: reconnect */
 #define ESCL_NAME_LEN		64
+#define ESCL_QNAME_LEN		(2 * ESCL_NAME_LEN + 3)	/* a quoted identifier */
+#define ESCL_PENDING_MAX	32	/* requests waiting for a look-up, per slot */
+#define ESCL_PENDING_PER_PID 4	/* of which from one backend */
+#define ESCL_REFUSAL_LOG_NS 1000000000ull	/* at most one refusal logged a second */
+
+/*
+ * No role's or database's search_path reaches our sessions, nor a timeout
+ * that a database owner set to cut our idle listeners.
+ */
+#define ESCL_OPTIONS		"-c search_path= -c statement_timeout=0 -c idle_session_timeout=0"
+#define ESCL_PIN_SQL		"SELECT pg_catalog.set_config('search_path', '', false);"
 
 _Static_assert(ESCL_NSLOTS <= PGWT_OWN_SLOTS, "every slot needs a place in the own-backend set");
 
@@ -52,8 +81,16 @@ typedef enum escl_state
 	ESCL_LISTEN_SENT,
 	ESCL_READY,					/* idle: notifications only */
 	ESCL_LISTING,				/* home: reading pg_database */
-	ESCL_REPORTING				/* pgwt_tracer_report() in flight */
+	ESCL_REPORTING,				/* pgwt_tracer_report() in flight */
+	ESCL_VERIFYING				/* looking the senders of requests up */
 } escl_state;
+
+/* A request waiting for its sender to be looked up. */
+typedef struct escl_pending
+{
+	pgwt_esc_notice n;
+	pgwt_esc_sender who;
+} escl_pending;
 
 typedef struct escl_slot
 {
@@ -66,8 +103,12 @@ typedef struct escl_slot
 	int			failures;
 	uint64_t	retry_ns;
 	uint64_t	deadline_ns;	/* of the connect or statement in flight */
-	long long	ext_count;		/* CHECKING's answer */
+	bool		ext_found;		/* CHECKING's answer */
 	bool		query_failed;
+	char		schema[ESCL_QNAME_LEN];	/* the extension's, quoted */
+	escl_pending pend[ESCL_PENDING_MAX];
+	int			npend;
+	int			nverify;		/* the first nverify are being looked up */
 } escl_slot;
 
 typedef struct escl_db
@@ -95,22 +136,18 @@ struct pgwt_esc_listen
 	int			capped;			/* databases waiting for a slot */
 	uint64_t	notices_total;
 	uint64_t	bad_notices_total;
+	uint64_t	authorized_total;
+	uint64_t	refused_total;
 	uint64_t	reports_total;
 	uint64_t	errors_total;
 	char		last_error[256];
+	char		last_refusal[704];	/* escaped */
+	uint64_t	refusal_logged_ns;	/* the last refusal logged */
+	uint64_t	refusals_unlogged;	/* since then */
 };
 
 /* The backends of our slots' connections (the capture sources read it). */
 static pgwt_own_backends escl_own;
-
-static uint64_t
-escl_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
-}
 
 static void
 escl_quiet(void *arg, const char *message)
@@ -119,9 +156,58 @@ escl_quiet(void *arg, const char *message)
 	(void) message;
 }
 
+/*
+ * A request refused: it opens, extends and closes nothing and spends no
+ * budget. Counted, kept for status, and logged (at most one line a second,
+ * so a flood of NOTIFYs cannot flood the log); everything the database or
+ * the payload said is escaped.
+ */
+static void
+escl_refuse(pgwt_esc_listen *l, const escl_slot *s, const pgwt_esc_notice *n,
+			pgwt_esc_verdict v, uint64_t now)
+{
+	char		db[4 * PGWT_ESC_LOG_MAX_IN + 4],
+				role[4 * PGWT_ESC_LOG_MAX_IN + 4],
+				by[4 * PGWT_ESC_LOG_MAX_IN + 4];
+
+	l->refused_total++;
+	pgwt_esc_log_escape(s->db, PGWT_ESC_LOG_MAX_IN, db, sizeof(db));
+	pgwt_esc_log_escape(n->role, PGWT_ESC_LOG_MAX_IN, role, sizeof(role));
+	pgwt_esc_log_escape(n->by, PGWT_ESC_LOG_MAX_IN, by, sizeof(by));
+	snprintf(l->last_refusal, sizeof(l->last_refusal),
+			 "%s request %lld from database \"%s\", backend %d%s%s%s: %s",
+			 n->op == PGWT_ESC_OP_ESCALATE ? "escalate" : "deescalate", n->id, db, n->be_pid,
+			 role[0] ? " (role \"" : "", role, role[0] ? "\")" : "", pgwt_esc_verdict_text(v));
+	if (l->refusal_logged_ns && now - l->refusal_logged_ns < ESCL_REFUSAL_LOG_NS)
+	{
+		l->refusals_unlogged++;
+		return;
+	}
+	if (l->refusals_unlogged)
+		fprintf(stderr, "pg_wait_tracer: %" PRIu64 " more SQL requests refused (not logged)\n",
+				l->refusals_unlogged);
+	fprintf(stderr, "pg_wait_tracer: refused SQL %s (the payload says by \"%s\", pid %d)\n",
+			l->last_refusal, by, n->pid);
+	l->refusal_logged_ns = now;
+	l->refusals_unlogged = 0;
+}
+
+/* The requests of a slot whose connection closes cannot be looked up. */
+static void
+escl_drop_pending(pgwt_esc_listen *l, escl_slot *s)
+{
+	uint64_t	now = pgwt_mono_ns();
+
+	for (int i = 0; i < s->npend; i++)
+		escl_refuse(l, s, &s->pend[i].n, PGWT_ESC_REFUSED_UNVERIFIED, now);
+	s->npend = 0;
+	s->nverify = 0;
+}
+
 static void
 escl_close(pgwt_esc_listen *l, escl_slot *s)
 {
+	escl_drop_pending(l, s);
 	/* the backend is no longer ours: a pid reused later is traced again */
 	pgwt_own_closed(&escl_own, (int) (s - l->slot));
 	if (s->conn)
@@ -176,8 +262,9 @@ escl_fail(pgwt_esc_listen *l, escl_slot *s, uint64_t now, const char *what)
 static void
 escl_connect(pgwt_esc_listen *l, escl_slot *s, uint64_t now)
 {
-	const char *keys[] = {"host", "port", "user", "dbname", "application_name", NULL};
-	const char *vals[] = {l->host, l->port, l->user, s->db, "pg_wait_tracer escalation", NULL};
+	const char *keys[] = {"host", "port", "user", "dbname", "application_name", "options", NULL};
+	const char *vals[] = {l->host, l->port, l->user, s->db, "pg_wait_tracer escalation",
+	ESCL_OPTIONS, NULL};
 
 	s->conn = PQconnectStartParams(keys, vals, 0);
 	s->deadline_ns = now + ESCL_CONNECT_NS;
@@ -194,15 +281,15 @@ escl_connect(pgwt_esc_listen *l, escl_slot *s, uint64_t now)
 	s->want_write = true;
 }
 
-/* Send a statement; the slot enters state next. */
+/* Send a statement (with nparams text parameters); the slot enters next. */
 static bool
 escl_send(pgwt_esc_listen *l, escl_slot *s, uint64_t now, escl_state next,
-		  const char *sql, const char *param)
+		  const char *sql, int nparams, const char *const *params)
 {
 	int			ok;
 
-	if (param)
-		ok = PQsendQueryParams(s->conn, sql, 1, NULL, &param, NULL, NULL, 0);
+	if (nparams > 0)
+		ok = PQsendQueryParams(s->conn, sql, nparams, NULL, params, NULL, NULL, 0);
 	else
 		ok = PQsendQuery(s->conn, sql);
 	if (!ok)
@@ -260,6 +347,46 @@ escl_take_listing(pgwt_esc_listen *l, PGresult *res, uint64_t now)
 	}
 }
 
+/* CHECKING found the extension in schema name: keep it quoted. */
+static void
+escl_take_schema(escl_slot *s, const char *name)
+{
+	char	   *q = PQescapeIdentifier(s->conn, name, strlen(name));
+
+	if (q && strlen(q) < sizeof(s->schema))
+	{
+		snprintf(s->schema, sizeof(s->schema), "%s", q);
+		s->ext_found = true;
+	}
+	if (q)
+		PQfreemem(q);
+}
+
+/* VERIFYING's rows: what the server says about each request's sender. */
+static void
+escl_take_senders(escl_slot *s, PGresult *res)
+{
+	if (PQnfields(res) != 5)
+		return;
+	for (int r = 0; r < PQntuples(res); r++)
+	{
+		int			pid = (int) strtol(PQgetvalue(res, r, 0), NULL, 10);
+
+		for (int i = 0; i < s->nverify; i++)
+		{
+			pgwt_esc_sender *w = &s->pend[i].who;
+
+			if (s->pend[i].n.be_pid != pid)
+				continue;
+			w->found = !PQgetisnull(res, r, 1);
+			w->start_us = strtoll(PQgetvalue(res, r, 1), NULL, 10);
+			w->may_escalate = strcmp(PQgetvalue(res, r, 2), "t") == 0;
+			w->may_deescalate = strcmp(PQgetvalue(res, r, 3), "t") == 0;
+			snprintf(w->role, sizeof(w->role), "%s", PQgetvalue(res, r, 4));
+		}
+	}
+}
+
 static void
 escl_take_result(pgwt_esc_listen *l, escl_slot *s, PGresult *res, uint64_t now)
 {
@@ -275,10 +402,44 @@ escl_take_result(pgwt_esc_listen *l, escl_slot *s, PGresult *res, uint64_t now)
 				 (int) strcspn(msg, "\n"), msg);
 		return;
 	}
-	if (s->state == ESCL_CHECKING && PQntuples(res) == 1)
-		s->ext_count = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+	/* the pinning statement's row before it has another column name */
+	if (s->state == ESCL_CHECKING && PQntuples(res) == 1 && PQnfields(res) == 1 &&
+		strcmp(PQfname(res, 0), "nspname") == 0)
+		escl_take_schema(s, PQgetvalue(res, 0, 0));
 	else if (s->state == ESCL_LISTING)
 		escl_take_listing(l, res, now);
+	else if (s->state == ESCL_VERIFYING)
+		escl_take_senders(s, res);
+}
+
+/*
+ * The senders of the first nverify requests were looked up: act on those
+ * authorized, in the order they came, and refuse the others.
+ */
+static void
+escl_decide(pgwt_esc_listen *l, escl_slot *s, uint64_t now)
+{
+	int			k = s->nverify;
+
+	for (int i = 0; i < k; i++)
+	{
+		escl_pending *p = &s->pend[i];
+		pgwt_esc_verdict v = s->query_failed ? PGWT_ESC_REFUSED_UNVERIFIED :
+			pgwt_esc_authorize(&p->n, &p->who);
+
+		snprintf(p->n.role, sizeof(p->n.role), "%s", p->who.role);
+		if (v != PGWT_ESC_AUTHORIZED)
+		{
+			escl_refuse(l, s, &p->n, v, now);
+			continue;
+		}
+		l->authorized_total++;
+		if (l->ops.notice)
+			l->ops.notice(l->ops.arg, &p->n, s->db);
+	}
+	memmove(s->pend, s->pend + k, (size_t) (s->npend - k) * sizeof(s->pend[0]));
+	s->npend -= k;
+	s->nverify = 0;
 }
 
 /* The statement in flight completed: what the slot does next. */
@@ -288,9 +449,9 @@ escl_done(pgwt_esc_listen *l, escl_slot *s, uint64_t now)
 	switch (s->state)
 	{
 		case ESCL_CHECKING:
-			s->has_ext = !s->query_failed && s->ext_count > 0;
+			s->has_ext = !s->query_failed && s->ext_found;
 			if (s->has_ext)
-				escl_send(l, s, now, ESCL_LISTEN_SENT, "LISTEN " PGWT_ESC_CHANNEL, NULL);
+				escl_send(l, s, now, ESCL_LISTEN_SENT, "LISTEN " PGWT_ESC_CHANNEL, 0, NULL);
 			else if (s == &l->slot[0])
 				s->state = ESCL_READY;
 			else
@@ -342,6 +503,10 @@ escl_done(pgwt_esc_listen *l, escl_slot *s, uint64_t now)
 				s->state = ESCL_FREE;
 			}
 			break;
+		case ESCL_VERIFYING:
+			s->state = ESCL_READY;
+			escl_decide(l, s, now);
+			break;
 		default:
 			s->state = ESCL_READY;
 			break;
@@ -350,8 +515,30 @@ escl_done(pgwt_esc_listen *l, escl_slot *s, uint64_t now)
 		s->failures = 0;
 }
 
+/*
+ * A request waits for its sender's look-up. The queue is bounded, and so
+ * is one backend's share of it: a flood from one connection is refused
+ * without delaying the others.
+ */
 static void
-escl_notifications(pgwt_esc_listen *l, escl_slot *s)
+escl_enqueue(pgwt_esc_listen *l, escl_slot *s, const pgwt_esc_notice *n, uint64_t now)
+{
+	int			same = 0;
+
+	for (int i = 0; i < s->npend; i++)
+		if (s->pend[i].n.be_pid == n->be_pid)
+			same++;
+	if (s->npend == ESCL_PENDING_MAX || same >= ESCL_PENDING_PER_PID)
+	{
+		escl_refuse(l, s, n, PGWT_ESC_REFUSED_BUSY, now);
+		return;
+	}
+	memset(&s->pend[s->npend], 0, sizeof(s->pend[0]));
+	s->pend[s->npend++].n = *n;
+}
+
+static void
+escl_notifications(pgwt_esc_listen *l, escl_slot *s, uint64_t now)
 {
 	PGnotify   *nf;
 
@@ -364,8 +551,9 @@ escl_notifications(pgwt_esc_listen *l, escl_slot *s)
 			pgwt_esc_notice_parse(nf->extra, &n, err, sizeof(err)) == 0)
 		{
 			l->notices_total++;
-			if (l->ops.notice)
-				l->ops.notice(l->ops.arg, &n, s->db);
+			/* the server's word for who sent it, never the payload's */
+			n.be_pid = nf->be_pid;
+			escl_enqueue(l, s, &n, now);
 		}
 		else
 		{
@@ -375,6 +563,49 @@ escl_notifications(pgwt_esc_listen *l, escl_slot *s)
 		}
 		PQfreemem(nf);
 	}
+}
+
+/*
+ * One statement looks up the senders of every waiting request: the
+ * backend's row in this database, its start time (Unix microseconds, exact:
+ * EXTRACT gives numeric), and whether its role may execute the extension's
+ * two functions (to_regprocedure of the quoted, schema-qualified
+ * signatures: NULL, so false, if they are not there).
+ */
+#define ESCL_VERIFY_SQL \
+	"SELECT a.pid," \
+	" pg_catalog.trunc(EXTRACT(epoch FROM a.backend_start)" \
+	"   OPERATOR(pg_catalog.*) 1000000::pg_catalog.numeric)::pg_catalog.int8," \
+	" pg_catalog.has_function_privilege(a.usesysid, pg_catalog.to_regprocedure($2), 'EXECUTE')," \
+	" pg_catalog.has_function_privilege(a.usesysid, pg_catalog.to_regprocedure($3), 'EXECUTE')," \
+	" a.usename" \
+	" FROM pg_catalog.pg_stat_activity a" \
+	" WHERE a.pid OPERATOR(pg_catalog.=) ANY ($1::pg_catalog.int4[])" \
+	" AND a.datname OPERATOR(pg_catalog.=) pg_catalog.current_database()"
+
+static void
+escl_verify(pgwt_esc_listen *l, escl_slot *s, uint64_t now)
+{
+	char		pids[ESCL_PENDING_MAX * 12 + 4];
+	char		esc[ESCL_QNAME_LEN + 64],
+				desc[ESCL_QNAME_LEN + 32];
+	const char *params[3] = {pids, esc, desc};
+	size_t		len = 0;
+
+	if (!s->conn || s->state != ESCL_READY || s->npend == 0)
+		return;
+	pids[len++] = '{';
+	for (int i = 0; i < s->npend; i++)
+	{
+		len += (size_t) snprintf(pids + len, sizeof(pids) - len, "%s%d", i ? "," : "",
+								 s->pend[i].n.be_pid);
+		memset(&s->pend[i].who, 0, sizeof(s->pend[i].who));
+	}
+	snprintf(pids + len, sizeof(pids) - len, "}");
+	snprintf(esc, sizeof(esc), "%s.\"pgwt_escalate\"(pg_catalog.int4, pg_catalog.text[])", s->schema);
+	snprintf(desc, sizeof(desc), "%s.\"pgwt_deescalate\"()", s->schema);
+	s->nverify = s->npend;
+	escl_send(l, s, now, ESCL_VERIFYING, ESCL_VERIFY_SQL, 3, params);
 }
 
 static void
@@ -398,10 +629,13 @@ escl_step_slot(pgwt_esc_listen *l, escl_slot *s, uint64_t now)
 									   (uint32_t) PQbackendPID(s->conn));
 					PQsetnonblocking(s->conn, 1);
 					s->want_write = false;
-					s->ext_count = 0;
-					escl_send(l, s, now, ESCL_CHECKING,
-							  "SELECT count(*) FROM pg_catalog.pg_extension WHERE extname = 'pg_wait_tracer'",
-							  NULL);
+					s->ext_found = false;
+					s->schema[0] = '\0';
+					escl_send(l, s, now, ESCL_CHECKING, ESCL_PIN_SQL
+							  " SELECT n.nspname FROM pg_catalog.pg_extension e"
+							  " JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace"
+							  " WHERE e.extname OPERATOR(pg_catalog.=) 'pg_wait_tracer'::pg_catalog.name",
+							  0, NULL);
 					return;
 				case PGRES_POLLING_FAILED:
 					escl_fail(l, s, now, "cannot connect");
@@ -458,7 +692,7 @@ escl_step_slot(pgwt_esc_listen *l, escl_slot *s, uint64_t now)
 			return;
 		}
 	}
-	escl_notifications(l, s);
+	escl_notifications(l, s, now);
 }
 
 /* Databases due for a probe get a free slot, as far as slots go. */
@@ -512,6 +746,8 @@ escl_report(pgwt_esc_listen *l, uint64_t now)
 	escl_slot  *rep = NULL;
 	pgwt_esc_report r;
 	char		json[PGWT_ESC_REPORT_MAX];
+	char		sql[ESCL_QNAME_LEN + 64];
+	const char *param = json;
 
 	if (!l->report_due && now < l->next_report_ns)
 		return;
@@ -528,7 +764,8 @@ escl_report(pgwt_esc_listen *l, uint64_t now)
 	r.pid = (int) getpid();
 	if (pgwt_esc_report_json(&r, json, sizeof(json)) < 0)
 		return;
-	if (escl_send(l, rep, now, ESCL_REPORTING, "SELECT pgwt_tracer_report($1)", json))
+	snprintf(sql, sizeof(sql), "SELECT %s.\"pgwt_tracer_report\"($1::pg_catalog.text)", rep->schema);
+	if (escl_send(l, rep, now, ESCL_REPORTING, sql, 1, &param))
 	{
 		l->report_due = false;
 		l->next_report_ns = now + ESCL_REPORT_NS;
@@ -599,10 +836,13 @@ pgwt_esc_listen_step(pgwt_esc_listen *l, uint64_t now)
 		l->next_list_ns = now + ESCL_LIST_NS;
 		escl_send(l, home, now, ESCL_LISTING,
 				  "SELECT datname FROM pg_catalog.pg_database "
-				  "WHERE datallowconn AND NOT datistemplate ORDER BY datname", NULL);
+				  "WHERE datallowconn AND NOT datistemplate ORDER BY datname", 0, NULL);
 	}
 	escl_probe(l, now);
 	escl_report(l, now);
+	/* after the report: a flood of requests cannot starve it */
+	for (int k = 0; k < ESCL_NSLOTS; k++)
+		escl_verify(l, &l->slot[k], now);
 }
 
 int
@@ -640,6 +880,10 @@ pgwt_esc_listen_status(const pgwt_esc_listen *l, pgwt_json_out *out)
 	pgwt_json_int(out, "escalation_listen_max", PGWT_ESC_LISTEN_MAX_DBS);
 	pgwt_json_int(out, "escalation_listen_capped", l->capped);
 	pgwt_json_int(out, "escalation_notices_total", (long long) l->notices_total);
+	pgwt_json_int(out, "escalation_notices_authorized_total", (long long) l->authorized_total);
+	pgwt_json_int(out, "escalation_notices_refused_total", (long long) l->refused_total);
+	pgwt_json_int(out, "escalation_notices_malformed_total", (long long) l->bad_notices_total);
+	pgwt_json_str(out, "escalation_last_refusal", l->last_refusal);
 	pgwt_json_int(out, "escalation_reports_total", (long long) l->reports_total);
 	pgwt_json_int(out, "escalation_listen_errors_total", (long long) l->errors_total);
 	pgwt_json_str(out, "escalation_listen_last_error", l->last_error);
@@ -657,6 +901,9 @@ pgwt_esc_listen_get_counts(const pgwt_esc_listen *l, pgwt_esc_listen_counts *c)
 	c->dbs = escl_listening(l);
 	c->capped = l->capped;
 	c->notices_total = l->notices_total;
+	c->authorized_total = l->authorized_total;
+	c->refused_total = l->refused_total;
+	c->malformed_total = l->bad_notices_total;
 	c->reports_total = l->reports_total;
 	c->errors_total = l->errors_total;
 }
@@ -667,7 +914,7 @@ escl_finish_statement(pgwt_esc_listen *l, escl_slot *s, uint64_t deadline)
 {
 	while (s->conn && s->state != ESCL_READY && s->state != ESCL_DOWN && s->state != ESCL_FREE)
 	{
-		uint64_t	now = escl_now();
+		uint64_t	now = pgwt_mono_ns();
 		struct pollfd p = {PQsocket(s->conn), POLLIN, 0};
 
 		if (now >= deadline)
@@ -675,7 +922,7 @@ escl_finish_statement(pgwt_esc_listen *l, escl_slot *s, uint64_t deadline)
 		if (s->want_write)
 			p.events |= POLLOUT;
 		poll(&p, 1, (int) ((deadline - now) / 1000000ull) + 1);
-		escl_step_slot(l, s, escl_now());
+		escl_step_slot(l, s, pgwt_mono_ns());
 	}
 	return s->conn && s->state == ESCL_READY;
 }
@@ -684,10 +931,11 @@ void
 pgwt_esc_listen_free(pgwt_esc_listen *l)
 {
 	uint64_t	deadline;
+	char		sql[ESCL_QNAME_LEN + 64];
 
 	if (!l)
 		return;
-	deadline = escl_now() + 1000000000ull;
+	deadline = pgwt_mono_ns() + 1000000000ull;
 	for (int k = 0; k < ESCL_NSLOTS; k++)
 	{
 		escl_slot  *s = &l->slot[k];
@@ -695,8 +943,9 @@ pgwt_esc_listen_free(pgwt_esc_listen *l)
 		if (!s->conn || !s->listening)
 			continue;
 		/* the reporter: NULL says the tracer detached cleanly */
+		snprintf(sql, sizeof(sql), "SELECT %s.\"pgwt_tracer_report\"(NULL)", s->schema);
 		if (escl_finish_statement(l, s, deadline) &&
-			escl_send(l, s, escl_now(), ESCL_REPORTING, "SELECT pgwt_tracer_report(NULL)", NULL))
+			escl_send(l, s, pgwt_mono_ns(), ESCL_REPORTING, sql, 0, NULL))
 			escl_finish_statement(l, s, deadline);
 		break;
 	}

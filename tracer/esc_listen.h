@@ -6,6 +6,10 @@
  *		pgwt_deescalate() request to the tier controller, and report the
  *		daemon's state back with pgwt_tracer_report().
  *
+ * A request is handed over only once its sender (PGnotify.be_pid) is
+ * authorized by the rule of calling the SQL function (esc_listen.c); the
+ * others are refused, counted and logged.
+ *
  * Everything is non-blocking (PQconnectStart, PQsendQuery,
  * PQconsumeInput) and driven from the daemon loop: a slow or dead server
  * never stalls sampling; a lost connection is retried with backoff.
@@ -28,7 +32,7 @@ typedef struct pgwt_esc_listen pgwt_esc_listen;
 
 typedef struct pgwt_esc_listen_ops
 {
-	/* A request arrived from database db. */
+	/* An authorized request arrived from database db (n->be_pid, n->role). */
 	void		(*notice) (void *arg, const pgwt_esc_notice *n, const char *db);
 	/* Fill the state to report (reason and strings owned by the caller). */
 	void		(*state) (void *arg, pgwt_esc_report *r);
@@ -60,7 +64,10 @@ typedef struct pgwt_esc_listen_counts
 {
 	int			dbs;			/* databases LISTENed to now */
 	int			capped;			/* databases waiting for a slot */
-	uint64_t	notices_total;	/* requests received */
+	uint64_t	notices_total;	/* well-formed requests received */
+	uint64_t	authorized_total;	/* of which acted on: the sender may */
+	uint64_t	refused_total;	/* of which refused: see esc_listen.c */
+	uint64_t	malformed_total;	/* notifications that did not parse */
 	uint64_t	reports_total;	/* pgwt_tracer_report() calls that succeeded */
 	uint64_t	errors_total;	/* connections or statements that failed */
 } pgwt_esc_listen_counts;

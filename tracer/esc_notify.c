@@ -1,8 +1,9 @@
 /*
  * esc_notify.c
  *		Pure logic of the SQL escalation channel (see esc_notify.h): the
- *		payload parser, the reconnect backoff, the report builder and the
- *		set of the channel's own backends.
+ *		payload parser, the sender's authorization verdict, the log
+ *		escaping, the reconnect backoff, the report builder and the set of
+ *		the channel's own backends.
  *
  * The payload is a flat JSON object whose "classes" value may be an array;
  * the control socket's parser (json_min) refuses nesting on purpose, so the
@@ -150,13 +151,15 @@ pgwt_esc_notice_parse(const char *payload, pgwt_esc_notice *n, char *err, size_t
 		else if (strcmp(key, "by") == 0)
 			p = escn_string(p, n->by, sizeof(n->by));
 		else if (strcmp(key, "id") == 0 || strcmp(key, "seconds") == 0 ||
-				 strcmp(key, "pid") == 0)
+				 strcmp(key, "pid") == 0 || strcmp(key, "backend_start_us") == 0)
 		{
 			p = escn_int(p, &v);
 			if (p && key[0] == 'i')
 				n->id = v, have_id = true;
 			else if (p && key[0] == 's')
 				n->seconds = v, have_seconds = true;
+			else if (p && key[0] == 'b')
+				n->start_us = v, n->have_start = true;
 			else if (p)
 				n->pid = (v > 0 && v < (1ll << 31)) ? (int) v : 0;
 		}
@@ -204,7 +207,100 @@ pgwt_esc_notice_parse(const char *payload, pgwt_esc_notice *n, char *err, size_t
 		snprintf(err, errlen, "escalate without a positive \"seconds\"");
 		return -1;
 	}
+	if (n->op == PGWT_ESC_OP_ESCALATE && n->seconds > PGWT_ESC_MAX_WINDOW_S)
+	{
+		snprintf(err, errlen, "\"seconds\" over %d", PGWT_ESC_MAX_WINDOW_S);
+		return -1;
+	}
 	return 0;
+}
+
+pgwt_esc_verdict
+pgwt_esc_authorize(const pgwt_esc_notice *n, const pgwt_esc_sender *s)
+{
+	if (!n->have_start)
+		return PGWT_ESC_REFUSED_NO_START;
+	if (!s || !s->found)
+		return PGWT_ESC_REFUSED_GONE;
+	if (s->start_us != n->start_us)
+		return PGWT_ESC_REFUSED_START;
+	if (!(n->op == PGWT_ESC_OP_ESCALATE ? s->may_escalate : s->may_deescalate))
+		return PGWT_ESC_REFUSED_PRIVILEGE;
+	return PGWT_ESC_AUTHORIZED;
+}
+
+const char *
+pgwt_esc_verdict_text(pgwt_esc_verdict v)
+{
+	switch (v)
+	{
+		case PGWT_ESC_AUTHORIZED:
+			return "authorized";
+		case PGWT_ESC_REFUSED_NO_START:
+			return "not authorized: the payload has no backend_start_us";
+		case PGWT_ESC_REFUSED_GONE:
+			return "not authorized: the sending backend is gone (or in another database)";
+		case PGWT_ESC_REFUSED_START:
+			return "not authorized: the sending backend's start time differs from the payload's";
+		case PGWT_ESC_REFUSED_PRIVILEGE:
+			return "not authorized: the sender's role may not execute the function";
+		case PGWT_ESC_REFUSED_UNVERIFIED:
+			return "not authorized: the sender could not be looked up";
+		case PGWT_ESC_REFUSED_BUSY:
+			return "not authorized: too many requests waiting for a look-up";
+	}
+	return "not authorized";
+}
+
+char *
+pgwt_esc_log_escape(const char *in, size_t max_in, char *out, size_t cap)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t		n = 0,
+				i;
+
+	if (cap == 0)
+		return out;
+	if (!in)
+		in = "";
+	for (i = 0; in[i] && i < max_in; i++)
+	{
+		unsigned char c = (unsigned char) in[i];
+		char		e[4];
+		size_t		len;
+
+		if (c == '\\' || c == '"')
+		{
+			e[0] = '\\';
+			e[1] = (char) c;
+			len = 2;
+		}
+		else if (c >= 0x20 && c < 0x7f)
+		{
+			e[0] = (char) c;
+			len = 1;
+		}
+		else
+		{
+			e[0] = '\\';
+			e[1] = 'x';
+			e[2] = hex[c >> 4];
+			e[3] = hex[c & 15];
+			len = 4;
+		}
+		/* room for this, "..." and the terminator, else stop here */
+		if (n + len + 4 > cap)
+			break;
+		memcpy(out + n, e, len);
+		n += len;
+	}
+	if (in[i] && cap >= 4 && n + 4 <= cap)
+	{
+		memcpy(out + n, "...", 3);
+		n += 3;
+	}
+	out[n < cap ? n : cap - 1] = '\0';
+	return out;
 }
 
 uint64_t

@@ -1,9 +1,11 @@
 /*
  * esc_notify.h
  *		Pure logic of the daemon's SQL escalation channel (esc_listen.c):
- *		parsing the extension's NOTIFY payloads, the reconnect backoff, and
- *		the state report sent back through pgwt_tracer_report(), and the
- *		set of the channel's own backends that capture leaves out. No I/O.
+ *		parsing the extension's NOTIFY payloads, deciding whether a request's
+ *		sender may make it, escaping database text for the log, the
+ *		reconnect backoff, the state report sent back through
+ *		pgwt_tracer_report(), and the set of the channel's own backends
+ *		that capture leaves out. No I/O.
  */
 #ifndef PGWT_TRACER_ESC_NOTIFY_H
 #define PGWT_TRACER_ESC_NOTIFY_H
@@ -11,6 +13,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "analysis/policy/escalation.h"
 
 /* The extension's channel (extension/escalation.c). */
 #define PGWT_ESC_CHANNEL		"pg_wait_tracer_escalation"
@@ -24,24 +28,83 @@ typedef enum pgwt_esc_op
 	PGWT_ESC_OP_DEESCALATE
 } pgwt_esc_op;
 
-/* One request announced by pgwt_escalate() / pgwt_deescalate(). */
+/*
+ * One request announced by pgwt_escalate() / pgwt_deescalate(). Anyone who
+ * can connect can NOTIFY on the channel, so nothing in the payload is
+ * trusted: "by" and "pid" are only shown (escaped), and the request is
+ * acted on only once its sender (PGnotify.be_pid, which the server fills
+ * in) passed pgwt_esc_authorize().
+ */
 typedef struct pgwt_esc_notice
 {
 	pgwt_esc_op op;
 	long long	id;				/* the extension's window generation */
-	long long	seconds;		/* escalate: what the extension granted */
+	long long	seconds;		/* escalate: 1 to PGWT_ESC_MAX_WINDOW_S */
 	bool		classes_all;	/* escalate: "classes":null */
-	int			pid;			/* the requesting backend, 0 unknown */
-	char		by[64];			/* the requesting role */
+	bool		have_start;		/* "backend_start_us" was there */
+	long long	start_us;		/* the sender's backend start, Unix us */
+	int			pid;			/* claimed requesting backend, 0 unknown */
+	char		by[64];			/* claimed requesting role */
+	/* filled by the listener, not from the payload */
+	int			be_pid;			/* the sending backend (PGnotify.be_pid) */
+	char		role[64];		/* its role, from pg_stat_activity */
 } pgwt_esc_notice;
 
 /*
  * Parses one payload, e.g. {"op":"escalate","id":3,"seconds":5,
- * "classes":["Lock"],"reason":"manual","by":"postgres","pid":42}. Unknown
- * keys are skipped (arrays included). Returns 0, or -1 with a reason.
+ * "classes":["Lock"],"reason":"manual","backend_start_us":17000000000000,
+ * "by":"postgres","pid":42}. Unknown keys are skipped (arrays included);
+ * seconds beyond PGWT_ESC_MAX_WINDOW_S are refused. Returns 0, or -1 with a
+ * reason.
  */
 int			pgwt_esc_notice_parse(const char *payload, pgwt_esc_notice *n,
 								  char *err, size_t errlen);
+
+/*
+ * What the server says about a notification's sender, looked up on the
+ * connection that received it: its pg_stat_activity row in this database
+ * (found), that row's backend_start in Unix microseconds, and whether its
+ * role holds EXECUTE on the extension's pgwt_escalate(integer, text[]) and
+ * pgwt_deescalate().
+ */
+typedef struct pgwt_esc_sender
+{
+	bool		found;
+	long long	start_us;
+	bool		may_escalate;
+	bool		may_deescalate;
+	char		role[64];
+} pgwt_esc_sender;
+
+typedef enum pgwt_esc_verdict
+{
+	PGWT_ESC_AUTHORIZED = 0,
+	PGWT_ESC_REFUSED_NO_START,	/* the payload has no backend_start_us */
+	PGWT_ESC_REFUSED_GONE,		/* no such backend in this database now */
+	PGWT_ESC_REFUSED_START,		/* another backend's start: pid reused or
+								 * a forged payload */
+	PGWT_ESC_REFUSED_PRIVILEGE, /* its role may not call the function */
+	PGWT_ESC_REFUSED_UNVERIFIED,	/* the lookup failed or was not made */
+	PGWT_ESC_REFUSED_BUSY		/* too many requests waiting for a lookup */
+} pgwt_esc_verdict;
+
+/*
+ * The same rule as calling the SQL function: the backend that sent the
+ * notification still runs (the same start time as the payload says), and
+ * its role may execute pgwt_escalate() (escalate) or pgwt_deescalate()
+ * (deescalate).
+ */
+pgwt_esc_verdict pgwt_esc_authorize(const pgwt_esc_notice *n, const pgwt_esc_sender *s);
+const char *pgwt_esc_verdict_text(pgwt_esc_verdict v);
+
+/*
+ * Database text (names, payload fields, server messages) made safe for a
+ * one-line log: printable ASCII kept, '\\' and '"' escaped, anything else
+ * (control characters, newlines, bytes over 0x7e) as \xNN, cut to at most
+ * max_in input bytes (then "..."). out always ends in '\0'; returns out.
+ */
+#define PGWT_ESC_LOG_MAX_IN		64
+char	   *pgwt_esc_log_escape(const char *in, size_t max_in, char *out, size_t cap);
 
 /*
  * Delay before reconnect attempt number `failures` (1-based): 1 s doubling

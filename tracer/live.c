@@ -25,6 +25,7 @@
 
 #include "analysis/engine.h"
 #include "analysis/views.h"
+#include "common/clock.h"
 #include "tracer/blockers.h"
 #include "tracer/output.h"
 #include "tracer/record_ring.h"
@@ -89,15 +90,6 @@ typedef struct live_ctx
 	int			agg_rows;		/* --lightweight rendering */
 } live_ctx;
 
-static uint64_t
-live_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
-}
-
 static void
 live_sleep_until(uint64_t deadline)
 {
@@ -119,7 +111,7 @@ live_wait(pgwt_tiered *tier, int wake_fd, uint64_t deadline)
 
 	while (!live_stop)
 	{
-		uint64_t	now = live_now();
+		uint64_t	now = pgwt_mono_ns();
 		struct pollfd pfd;
 		int			ms;
 
@@ -298,7 +290,7 @@ live_classify_now(live_ctx *c)
 
 	if (!c->sess.pg || (n = pgwt_pg_backends(c->sess.pg, live_rows, 4096)) < 0)
 		return;
-	c->meta_recheck = pgwt_session_classify(&c->sess, live_rows, n, live_now());
+	c->meta_recheck = pgwt_session_classify(&c->sess, live_rows, n, pgwt_mono_ns());
 }
 
 static void
@@ -306,7 +298,7 @@ live_tier_session(live_ctx *c)
 {
 	if (c->tier && c->attached)
 		pgwt_tiered_set_session(c->tier, c->sess.watch, c->sess.exact_ok, c->sess.watch_err,
-								c->sess.cluster.pid, c->sess.cluster.pg_major, live_now());
+								c->sess.cluster.pid, c->sess.cluster.pg_major, pgwt_mono_ns());
 }
 
 /* Close the session (the cluster went away); an open window ends first. */
@@ -340,11 +332,11 @@ live_attach(live_ctx *c, const pgwt_cluster *cl, char *err, size_t errlen)
 			fprintf(stderr, "pg_wait_tracer: --sampler-priority: %s: sampling at normal priority, which undercounts CPU on a saturated host\n",
 					why);
 	}
-	pgwt_session_connect(&c->sess, c->o, live_now(), c->o->verbose);
+	pgwt_session_connect(&c->sess, c->o, pgwt_mono_ns(), c->o->verbose);
 	live_classify_now(c);
 	/* full: watch once the query id offset is known (or known unknowable) */
 	if (c->o->mode == PGWT_MODE_FULL)
-		pgwt_watch_source_enable(c->sess.watch, true, live_now(), live_emit, c);
+		pgwt_watch_source_enable(c->sess.watch, true, pgwt_mono_ns(), live_emit, c);
 	live_tier_session(c);
 	if (c->o->verbose || c->o->daemon)
 	{
@@ -369,7 +361,7 @@ live_wait_for_cluster(live_ctx *c, const char *pgdata, int old_pid)
 	while (!live_stop)
 	{
 		pgwt_cluster cl;
-		uint64_t	now = live_now();
+		uint64_t	now = pgwt_mono_ns();
 
 		if (c->rec)
 			pgwt_recorder_periodic(c->rec, now);
@@ -520,7 +512,7 @@ pgwt_run_live(const pgwt_options *o)
 		return 1;
 	}
 	snprintf(pgdata, sizeof(pgdata), "%s", cl.pgdata);
-	c.start_ns = live_now();
+	c.start_ns = pgwt_mono_ns();
 	c.metrics.start_ns = c.start_ns;
 
 	/* analysis engine (cumulative) or the ring (windows) */
@@ -572,6 +564,7 @@ pgwt_run_live(const pgwt_options *o)
 		ro.pg_version = (uint32_t) c.sess.server_version;
 		ro.sample_period_ns = 1000000000ull / o->sample_rate;
 		ro.metrics = &c.metrics;
+		ro.no_query_text = o->query_text == PGWT_QUERY_TEXT_NONE;
 		if (pgwt_recorder_open(o->trace_dir, &ro, &c.rec, err, sizeof(err)) != 0)
 		{
 			fprintf(stderr, "pg_wait_tracer: %s\n", err);
@@ -581,22 +574,19 @@ pgwt_run_live(const pgwt_options *o)
 		pgwt_recorder_set_names(c.rec, &c.names);
 	}
 	/* after the recorder: the control socket lives in the trace directory */
-	if (pgwt_tiered_create(&c.tier, o, &c.metrics, live_emit, &c, err, sizeof(err)) != 0)
+	if (pgwt_tiered_create(&c.tier, o, c.rec ? pgwt_recorder_dirfd(c.rec) : -1, &c.metrics,
+						   live_emit, &c, err, sizeof(err)) != 0)
 	{
 		fprintf(stderr, "pg_wait_tracer: %s\n", err);
 		status = 1;
 		goto done;
 	}
 	live_tier_session(&c);
-	{
-		char		tsv[4096];
-
-		if (o->trace_dir)
-			snprintf(tsv, sizeof(tsv), "%s/blockers.tsv", o->trace_dir);
-		if (pgwt_blockers_init(&c.blk, LIVE_BLOCKERS_NS, o->trace_dir ? tsv : NULL,
-							   live_on_blockers, &c) != 0)
-			fprintf(stderr, "pg_wait_tracer: cannot open %s: blockers are not recorded\n", tsv);
-	}
+	/* blockers.tsv in the directory the recorder opened and checked */
+	if (pgwt_blockers_init_at(&c.blk, LIVE_BLOCKERS_NS, c.rec ? pgwt_recorder_dirfd(c.rec) : -1,
+							  c.rec ? pgwt_recorder_side_opts(c.rec) : NULL, live_on_blockers, &c) != 0)
+		fprintf(stderr, "pg_wait_tracer: cannot open %s/blockers.tsv: blockers are not recorded\n",
+				o->trace_dir);
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = live_on_signal;
@@ -627,7 +617,7 @@ pgwt_run_live(const pgwt_options *o)
 			pgwt_sampler_wait_begin(c.sess.sampler);
 		woke = live_wait(c.tier, c.sess.watch ? pgwt_watch_source_wake_fd(c.sess.watch) : -1,
 						 deadline);
-		now = live_now();
+		now = pgwt_mono_ns();
 
 		/*
 		 * Real-time only around a sampler tick: woken for something else
@@ -701,7 +691,7 @@ pgwt_run_live(const pgwt_options *o)
 	}
 
 done:
-	pgwt_tiered_free(c.tier, live_now());
+	pgwt_tiered_free(c.tier, pgwt_mono_ns());
 	pgwt_blockers_close(&c.blk);
 	if (c.rec)
 	{

@@ -6,12 +6,20 @@
  * (the directory postmaster.pid names), since the tracer runs as root and
  * libpq would otherwise try a role named root.
  *
+ * The connection is a superuser's, in a database whose owner may be
+ * hostile (CVE-2018-1058): search_path is empty from the startup packet on
+ * (and set so again at connect), and every statement names its relations,
+ * functions, types and operators with their schema, as pg_dump does, so no
+ * object a database owner or role creates is ever resolved in our place.
+ * Server messages are escaped before they reach the log.
+ *
  * query_id offset: the tracer never trusts a hard-coded layout. It makes
  * its own backend run statements whose query ids it learns from
  * pg_stat_activity, reads its own PgBackendStatus after each, and keeps the
  * offsets that held the expected id every time. Exactly one must survive.
  */
 #include "tracer/pgconn.h"
+#include "tracer/esc_notify.h"
 #include "tracer/memscan.h"
 
 #include <errno.h>
@@ -20,6 +28,28 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* No role's or database's search_path (or timeout) reaches our session. */
+#define PG_OPTIONS	"-c search_path= -c statement_timeout=0 -c idle_session_timeout=0"
+
+static void
+pg_quiet(void *arg, const char *message)
+{
+	(void) arg;
+	(void) message;
+}
+
+/* A server's message for our log: its first line, escaped and bounded. */
+static void
+pg_error_text(const char *what, const char *msg, char *errbuf, size_t errlen)
+{
+	char		line[256],
+				esc[4 * sizeof(line) + 4];
+
+	snprintf(line, sizeof(line), "%.*s", (int) strcspn(msg ? msg : "", "\n"), msg ? msg : "");
+	snprintf(errbuf, errlen, "%s: %s", what,
+			 pgwt_esc_log_escape(line, sizeof(line), esc, sizeof(esc)));
+}
 
 struct pgwt_pgconn
 {
@@ -31,8 +61,8 @@ pgwt_pgconn *
 pgwt_pg_connect(const pgwt_cluster *c, const char *host, const char *user,
 				const char *dbname, char *errbuf, size_t errlen)
 {
-	const char *keys[8];
-	const char *vals[8];
+	const char *keys[9];
+	const char *vals[9];
 	char		port[16];
 	int			n = 0;
 	pgwt_pgconn *pc;
@@ -50,6 +80,8 @@ pgwt_pg_connect(const pgwt_cluster *c, const char *host, const char *user,
 	vals[n++] = "pg_wait_tracer";
 	keys[n] = "connect_timeout";
 	vals[n++] = "5";
+	keys[n] = "options";
+	vals[n++] = PG_OPTIONS;
 	keys[n] = NULL;
 	vals[n] = NULL;
 
@@ -62,12 +94,23 @@ pgwt_pg_connect(const pgwt_cluster *c, const char *host, const char *user,
 	pc->conn = PQconnectdbParams(keys, vals, 0);
 	if (PQstatus(pc->conn) != CONNECTION_OK)
 	{
-		char	   *msg = PQerrorMessage(pc->conn);
-
-		snprintf(errbuf, errlen, "cannot connect to the cluster: %.*s",
-				 (int) strcspn(msg, "\n"), msg);
+		pg_error_text("cannot connect to the cluster", PQerrorMessage(pc->conn), errbuf, errlen);
 		pgwt_pg_close(pc);
 		return NULL;
+	}
+	PQsetNoticeProcessor(pc->conn, pg_quiet, NULL);
+	/* again, should the startup options not have reached the server */
+	{
+		PGresult   *res = PQexec(pc->conn, "SELECT pg_catalog.set_config('search_path', '', false)");
+		bool		ok = PQresultStatus(res) == PGRES_TUPLES_OK;
+
+		PQclear(res);
+		if (!ok)
+		{
+			pg_error_text("cannot empty search_path", PQerrorMessage(pc->conn), errbuf, errlen);
+			pgwt_pg_close(pc);
+			return NULL;
+		}
 	}
 	return pc;
 }
@@ -118,10 +161,12 @@ int
 pgwt_pg_calibrate_query_id(pgwt_pgconn *pc, pgwt_attach *a, char *errbuf, size_t errlen)
 {
 	/* distinct target lists: distinct query ids */
+#define PG_CALIB_FROM " FROM pg_catalog.pg_stat_activity" \
+	" WHERE pid OPERATOR(pg_catalog.=) pg_catalog.pg_backend_pid()"
 	static const char *const stmts[] = {
-		"SELECT query_id FROM pg_stat_activity WHERE pid = pg_backend_pid()",
-		"SELECT query_id, 1 FROM pg_stat_activity WHERE pid = pg_backend_pid()",
-		"SELECT query_id, 1, 2 FROM pg_stat_activity WHERE pid = pg_backend_pid()",
+		"SELECT query_id" PG_CALIB_FROM,
+		"SELECT query_id, 1" PG_CALIB_FROM,
+		"SELECT query_id, 1, 2" PG_CALIB_FROM,
 	};
 	int			cand[CALIB_SCAN_BYTES / 8];
 	int			ncand = -1;
@@ -131,7 +176,7 @@ pgwt_pg_calibrate_query_id(pgwt_pgconn *pc, pgwt_attach *a, char *errbuf, size_t
 
 	a->qid_offset = -1;
 	{
-		PGresult   *r = PQexec(pc->conn, "SELECT current_setting('compute_query_id')");
+		PGresult   *r = PQexec(pc->conn, "SELECT pg_catalog.current_setting('compute_query_id')");
 
 		if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1 &&
 			strcmp(PQgetvalue(r, 0, 0), "off") == 0)
@@ -205,12 +250,12 @@ pgwt_pg_backends(pgwt_pgconn *pc, pgwt_pg_backend *out, int max)
 		PQreset(pc->conn);
 	res = PQexec(pc->conn,
 				 "SELECT pid, coalesce(leader_pid, 0), coalesce(backend_type, ''),"
-				 " coalesce(usename::text, ''), coalesce(datname::text, ''),"
-				 " coalesce(host(client_addr), ''), coalesce(application_name, ''),"
+				 " coalesce(usename::pg_catalog.text, ''), coalesce(datname::pg_catalog.text, ''),"
+				 " coalesce(pg_catalog.host(client_addr), ''), coalesce(application_name, ''),"
 				 " coalesce(query_id, 0), coalesce(query, ''),"
-				 " coalesce(extract(epoch from backend_start)::float8, 0),"
+				 " coalesce(EXTRACT(epoch FROM backend_start)::pg_catalog.float8, 0),"
 				 " datid IS NULL"
-				 " FROM pg_stat_activity");
+				 " FROM pg_catalog.pg_stat_activity");
 	if (PQresultStatus(res) != PGRES_TUPLES_OK)
 	{
 		PQclear(res);
@@ -245,7 +290,7 @@ pgwt_pg_blocking_pids(pgwt_pgconn *pc, const uint32_t *waiters, int nwaiters,
 					  int max_blockers, pgwt_blockers_fn fn, void *arg)
 {
 	char	   *sql;
-	size_t		cap = 96 + (size_t) nwaiters * 12,
+	size_t		cap = 128 + (size_t) nwaiters * 12,
 				len;
 	PGresult   *res;
 	int			n;
@@ -258,10 +303,11 @@ pgwt_pg_blocking_pids(pgwt_pgconn *pc, const uint32_t *waiters, int nwaiters,
 	if (!sql)
 		return -1;
 	/* integers only: no quoting needed */
-	len = (size_t) snprintf(sql, cap, "SELECT w, pg_blocking_pids(w) FROM unnest('{");
+	len = (size_t) snprintf(sql, cap, "SELECT w, pg_catalog.pg_blocking_pids(w)"
+							" FROM pg_catalog.unnest('{");
 	for (int i = 0; i < nwaiters; i++)
 		len += (size_t) snprintf(sql + len, cap - len, "%s%u", i ? "," : "", waiters[i]);
-	snprintf(sql + len, cap - len, "}'::int[]) AS w");
+	snprintf(sql + len, cap - len, "}'::pg_catalog.int4[]) AS w");
 	res = PQexec(pc->conn, sql);
 	free(sql);
 	if (PQresultStatus(res) != PGRES_TUPLES_OK)

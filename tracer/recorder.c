@@ -1,8 +1,15 @@
 /*
  * recorder.c
  *		Trace recording: SAMPLES and TRANSITIONS blocks into the trace directory through
- *		tracefmt, plus the side files (backends, normalized query texts,
- *		names of the wait events that occurred).
+ *		tracefmt, plus the side files (backends, normalized query texts
+ *		unless --query-text none, names of the wait events that occurred).
+ *
+ * The directory is opened and checked once (tracefmt/safe_dir.c: root's
+ * daemon refuses a directory another user could plant links in); every
+ * file goes through its descriptor. What the database shows is bounded:
+ * a query id's text is written once per trace file (a fixed-size set of
+ * the ids written, tracefmt/side_bounds.c), and each side file has a byte
+ * bound (an eighth of --retention-gb) that an append cannot pass.
  *
  * Blocks are flushed about once a second, so a killed daemon loses at most
  * that much; the next start recovers the leftover live file (tracefmt).
@@ -11,6 +18,7 @@
 #include "tracer/recorder.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +31,6 @@
 #define REC_FLUSH_NS		1000000000ull
 #define REC_RETENTION_NS	60000000000ull
 #define REC_MAX_EVENTS		4096
-#define REC_QUERY_SET		8192	/* query ids remembered as written */
 #define REC_KNOWN_SLOTS		64		/* a power of two */
 
 struct pgwt_recorder
@@ -31,6 +38,9 @@ struct pgwt_recorder
 	char	   *dir;
 	pgwt_tf_dir_opts dopts;
 	pgwt_tf_dir_writer *w;
+	int			dirfd;			/* the writer's (checked) directory */
+	pgwt_tf_file_opts side;		/* side files: mode, group, bound */
+	bool		no_query_text;	/* --query-text none */
 	pgwt_self_metrics *metrics;
 	uint64_t	last_flush_ns;
 	uint64_t	last_retention_ns;
@@ -44,9 +54,9 @@ struct pgwt_recorder
 	 */
 	uint32_t	events_known[REC_KNOWN_SLOTS];
 	unsigned	events_written;
-	uint64_t	queries[REC_QUERY_SET];	/* open addressing, 0 = empty */
-	unsigned	nqueries;
+	pgwt_tf_query_seen *queries;	/* ids whose text this file has */
 	uint64_t	queries_file;	/* files_started when the set was begun */
+	uint64_t	full_warned;	/* files_started when a bound was last reported */
 };
 
 const char *
@@ -60,9 +70,10 @@ pgwt_recorder_open(const char *dir, const pgwt_recorder_opts *opts,
 				   pgwt_recorder **out, char *errbuf, size_t errlen)
 {
 	pgwt_recorder *r;
+	pgwt_tf_safe_dir_opts so;
 	long		gid = -1;
+	int			dirfd;
 	int			rc;
-	struct stat st;
 
 	if (opts->group)
 	{
@@ -82,51 +93,59 @@ pgwt_recorder_open(const char *dir, const pgwt_recorder_opts *opts,
 		if (g)
 			gid = (long) g->gr_gid;
 	}
-	if (stat(dir, &st) != 0)
-	{
-		if (errno != ENOENT || mkdir(dir, 0750) != 0)
-		{
-			snprintf(errbuf, errlen, "trace directory %s: %s", dir, strerror(errno));
-			return -1;
-		}
-		/* the group that may read the files may also list the directory */
-		if (gid >= 0 && chown(dir, (uid_t) -1, (gid_t) gid) != 0)
-		{
-			snprintf(errbuf, errlen, "trace directory %s: chgrp: %s", dir, strerror(errno));
-			return -1;
-		}
-	}
-	else if (!S_ISDIR(st.st_mode))
-	{
-		snprintf(errbuf, errlen, "trace directory %s: not a directory", dir);
+	/* a new directory: 0750, the group that may read the files may list it */
+	memset(&so, 0, sizeof(so));
+	so.create = true;
+	so.mode = 0750;
+	so.group_gid = gid;
+	if (pgwt_tf_safe_dir_open(dir, &so, &dirfd, errbuf, errlen) < 0)
 		return -1;
-	}
 
 	r = calloc(1, sizeof(*r));
-	if (!r || !(r->dir = strdup(dir)))
+	if (!r || !(r->dir = strdup(dir)) || !(r->queries = calloc(1, sizeof(*r->queries))))
 	{
+		if (r)
+			free(r->dir);
 		free(r);
+		close(dirfd);
 		snprintf(errbuf, errlen, "out of memory");
 		return -1;
 	}
 	r->metrics = opts->metrics;
+	r->no_query_text = opts->no_query_text;
 	r->dopts.file.pg_version = opts->pg_version;
 	r->dopts.file.write_meta = true;
 	r->dopts.file.group_gid = gid;
 	r->dopts.retention_hours = opts->retention_hours;
 	r->dopts.retention_bytes = (uint64_t) (opts->retention_gb * 1073741824.0);
-	rc = pgwt_tf_dir_open(dir, &r->dopts, &r->w);
+	rc = pgwt_tf_dir_open_fd(dirfd, dir, &r->dopts, &r->w);
+	close(dirfd);
 	if (rc < 0)
 	{
 		snprintf(errbuf, errlen, "trace directory %s: %s", dir, pgwt_tf_strerror(rc));
+		free(r->queries);
 		free(r->dir);
 		free(r);
 		return -1;
 	}
+	r->dirfd = pgwt_tf_dir_writer_fd(r->w);
+	r->side = pgwt_tf_dir_side_opts(r->w);
 	if (opts->sample_period_ns)
 		pgwt_tf_dir_set_sample_period(r->w, opts->sample_period_ns);
 	*out = r;
 	return 0;
+}
+
+int
+pgwt_recorder_dirfd(const pgwt_recorder *r)
+{
+	return r->dirfd;
+}
+
+const pgwt_tf_file_opts *
+pgwt_recorder_side_opts(const pgwt_recorder *r)
+{
+	return &r->side;
 }
 
 int
@@ -214,7 +233,7 @@ rec_write_events(pgwt_recorder *r)
 		tab[n].name = slot;
 		n++;
 	}
-	rc = pgwt_tf_events_write(r->dir, &r->dopts.file, r->dopts.file.pg_version, tab, n);
+	rc = pgwt_tf_events_write_at(r->dirfd, &r->side, r->dopts.file.pg_version, tab, n);
 	free(tab);
 	free(names);
 	if (rc >= 0)
@@ -225,13 +244,11 @@ rec_write_events(pgwt_recorder *r)
 static void
 rec_account_bytes(pgwt_recorder *r)
 {
-	char		path[4096];
 	struct stat st;
 
 	if (!r->metrics)
 		return;
-	snprintf(path, sizeof(path), "%s/%s", r->dir, PGWT_TF_CURRENT_NAME);
-	if (stat(path, &st) == 0)
+	if (fstatat(r->dirfd, PGWT_TF_CURRENT_NAME, &st, AT_SYMLINK_NOFOLLOW) == 0)
 		r->metrics->trace_bytes_written_total = r->metrics->trace_bytes_archived + (uint64_t) st.st_size;
 }
 
@@ -246,12 +263,10 @@ pgwt_recorder_periodic(pgwt_recorder *r, uint64_t now_ns)
 
 		if (r->metrics)
 		{
-			char		path[4096];
 			struct stat st;
 
 			/* remember the live file's size in case the flush rotates it */
-			snprintf(path, sizeof(path), "%s/%s", r->dir, PGWT_TF_CURRENT_NAME);
-			if (stat(path, &st) != 0)
+			if (fstatat(r->dirfd, PGWT_TF_CURRENT_NAME, &st, AT_SYMLINK_NOFOLLOW) != 0)
 				st.st_size = 0;
 			rc = pgwt_tf_dir_flush(r->w);
 			if (pgwt_tf_dir_writer_stats(r->w)->rotations != before_rot)
@@ -272,10 +287,24 @@ pgwt_recorder_periodic(pgwt_recorder *r, uint64_t now_ns)
 	return rc < 0 ? rc : 0;
 }
 
+/* A side file reached its bound: said once per trace file. */
+static void
+rec_note_full(pgwt_recorder *r, const char *name)
+{
+	uint64_t	file = pgwt_tf_dir_writer_stats(r->w)->files_started;
+
+	if (r->full_warned == file)
+		return;
+	r->full_warned = file;
+	fprintf(stderr, "pg_wait_tracer: %s/%s reached its size bound (%llu bytes): new lines are dropped until retention cuts it\n",
+			r->dir, name, (unsigned long long) r->side.side_max_bytes);
+}
+
 int
 pgwt_recorder_backend(pgwt_recorder *r, const pgwt_pg_backend *b)
 {
 	pgwt_tf_backend tb;
+	int			rc;
 
 	memset(&tb, 0, sizeof(tb));
 	tb.pid = b->pid;
@@ -286,44 +315,38 @@ pgwt_recorder_backend(pgwt_recorder *r, const pgwt_pg_backend *b)
 	tb.database = b->database;
 	tb.client_addr = b->client_addr;
 	tb.application_name = b->application;
-	return pgwt_tf_backend_append(r->dir, &r->dopts.file, &tb);
+	rc = pgwt_tf_backend_append_at(r->dirfd, &r->side, &tb);
+	if (rc == -PGWT_TF_FULL)
+		rec_note_full(r, PGWT_TF_BACKENDS_NAME);
+	return rc;
 }
 
 int
 pgwt_recorder_query(pgwt_recorder *r, uint64_t query_id, const char *text)
 {
-	unsigned	h;
+	int			rc;
 
-	if (query_id == 0 || !text || !*text)
+	if (r->no_query_text || query_id == 0 || !text || !*text)
 		return 0;
 	/*
 	 * Write each query id once per trace file: texts follow their files'
 	 * retention (docs/TRACE_FORMAT.md 6.6), so a new file starts a new set.
+	 * The set is bounded: when more distinct ids come than it holds, the
+	 * least recently seen go (a returning one costs one more line), and a
+	 * refused line (the bound) is not tried again in this file.
 	 */
 	if (pgwt_tf_dir_writer_stats(r->w)->files_started != r->queries_file)
 	{
-		memset(r->queries, 0, sizeof(r->queries));
-		r->nqueries = 0;
+		pgwt_tf_query_seen_reset(r->queries);
 		r->queries_file = pgwt_tf_dir_writer_stats(r->w)->files_started;
 	}
-	h = (unsigned) ((query_id * 0x9E3779B97F4A7C15ull) >> 51) & (REC_QUERY_SET - 1);
-	for (unsigned probe = 0; probe < REC_QUERY_SET; probe++)
-	{
-		unsigned	k = (h + probe) & (REC_QUERY_SET - 1);
-
-		if (r->queries[k] == query_id)
-			return 0;
-		if (r->queries[k] == 0)
-		{
-			if (r->nqueries >= REC_QUERY_SET * 3 / 4)
-				break;			/* full enough: write without remembering */
-			r->queries[k] = query_id;
-			r->nqueries++;
-			break;
-		}
-	}
-	return pgwt_tf_query_append(r->dir, &r->dopts.file, PGWT_TF_QUERY_NORMALIZED,
-								query_id, text);
+	if (pgwt_tf_query_seen_add(r->queries, query_id))
+		return 0;
+	rc = pgwt_tf_query_append_at(r->dirfd, &r->side, PGWT_TF_QUERY_NORMALIZED,
+								 query_id, text);
+	if (rc == -PGWT_TF_FULL)
+		rec_note_full(r, PGWT_TF_QUERIES_NAME);
+	return rc;
 }
 
 int
@@ -342,6 +365,7 @@ pgwt_recorder_close(pgwt_recorder *r)
 		if (rc >= 0)
 			rc = rc2;
 	}
+	free(r->queries);
 	free(r->dir);
 	free(r);
 	return rc < 0 ? rc : 0;

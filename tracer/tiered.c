@@ -34,6 +34,7 @@
 
 #include "analysis/policy/anomaly.h"
 #include "analysis/policy/escalation.h"
+#include "common/clock.h"
 #include "tracer/control/control.h"
 #include "tracer/esc_listen.h"
 #include "tracer/tier_stats.h"
@@ -85,15 +86,6 @@ struct pgwt_tiered
  * tick: a timer of its own would wake the daemon a second time per tick.
  */
 #define TIERED_LISTEN_STEP_NS 100000000ull
-
-static uint64_t
-tiered_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
-}
 
 /* A window changed: the listener reports at once, not at its next timer. */
 static void
@@ -149,7 +141,7 @@ tiered_close_window(pgwt_tiered *t, uint64_t now, const char *why)
 	if (t->watch)
 		pgwt_watch_source_enable(t->watch, false, now, t->emit, t->emit_arg);
 	/* the drained transitions may end a little after now */
-	end = tiered_now();
+	end = pgwt_mono_ns();
 	pgwt_esc_marker(&mk, false, end, t->window_code, end - t->window_start_ns);
 	t->emit(t->emit_arg, &mk, 1);
 	t->window_open = false;
@@ -243,7 +235,7 @@ static void
 ctl_status(void *arg, pgwt_json_out *out)
 {
 	pgwt_tiered *t = arg;
-	uint64_t	now = tiered_now();
+	uint64_t	now = pgwt_mono_ns();
 
 	pgwt_json_str(out, "mode", pgwt_mode_name(t->o->mode));
 	pgwt_json_str(out, "tier", pgwt_tiered_tier(t));
@@ -271,7 +263,7 @@ ctl_metrics(void *arg, pgwt_metric *out, size_t max)
 {
 	pgwt_tiered *t = arg;
 	const pgwt_self_metrics *m = t->m;
-	uint64_t	now = tiered_now();
+	uint64_t	now = pgwt_mono_ns();
 	double		up = (double) (now - t->start_ns) / 1e9;
 	size_t		n = 0;
 
@@ -306,6 +298,18 @@ ctl_metrics(void *arg, pgwt_metric *out, size_t max)
 	MET("anomaly_dropped_budget_total", "anomaly fires denied by the budget", true, t->anomaly_dropped_budget);
 	MET("anomaly_dropped_cooldown_total", "anomaly fires suppressed by the cooldown", true, t->anom.suppressed_cooldown_total);
 	MET("anomaly_baseline_aas", "rolling AAS baseline", false, t->anom.baseline);
+	if (t->ctl)
+	{
+		pgwt_control_counters cc;
+
+		pgwt_control_get_counters(t->ctl, &cc);
+		MET("control_clients_accepted_total", "control and metrics connections accepted", true, cc.accepted);
+		MET("control_clients_refused_total", "control connections refused: peer not allowed, or no room", true,
+			cc.refused_peer + cc.refused_full);
+		MET("control_clients_closed_total", "connections closed: evicted, idle, or not reading", true,
+			cc.evicted + cc.idle_timeouts + cc.write_timeouts);
+		MET("control_requests_oversized_total", "requests over the size bound", true, cc.oversized);
+	}
 	if (t->listen)
 	{
 		pgwt_esc_listen_counts lc;
@@ -314,6 +318,9 @@ ctl_metrics(void *arg, pgwt_metric *out, size_t max)
 		MET("sql_listen_dbs", "databases whose pgwt_escalate() requests are listened to", false, lc.dbs);
 		MET("sql_listen_capped", "databases with the extension not listened to: too many", false, lc.capped);
 		MET("sql_requests_total", "pgwt_escalate()/pgwt_deescalate() requests received", true, lc.notices_total);
+		MET("sql_requests_authorized_total", "requests whose sender may call the function: acted on", true, lc.authorized_total);
+		MET("sql_requests_refused_total", "requests refused: sender not authorized, gone or not looked up", true, lc.refused_total);
+		MET("sql_requests_malformed_total", "notifications on the channel that did not parse", true, lc.malformed_total);
 		MET("sql_reports_total", "states reported with pgwt_tracer_report()", true, lc.reports_total);
 		MET("sql_listen_errors_total", "listener connections or statements that failed", true, lc.errors_total);
 	}
@@ -325,7 +332,7 @@ static void
 ctl_escalate(void *arg, long long duration_s, pgwt_json_out *out)
 {
 	pgwt_tiered *t = arg;
-	uint64_t	now = tiered_now();
+	uint64_t	now = pgwt_mono_ns();
 	int64_t		granted = 0;
 	pgwt_esc_result r;
 
@@ -369,7 +376,7 @@ static void
 ctl_deescalate(void *arg, pgwt_json_out *out)
 {
 	pgwt_tiered *t = arg;
-	uint64_t	now = tiered_now();
+	uint64_t	now = pgwt_mono_ns();
 
 	if (t->o->mode != PGWT_MODE_TIERED)
 	{
@@ -411,7 +418,7 @@ static void
 tiered_on_notice(void *arg, const pgwt_esc_notice *n, const char *db)
 {
 	pgwt_tiered *t = arg;
-	uint64_t	now = tiered_now();
+	uint64_t	now = pgwt_mono_ns();
 
 	t->last_request_id = n->id;
 	if (n->op == PGWT_ESC_OP_DEESCALATE)
@@ -455,17 +462,25 @@ tiered_on_notice(void *arg, const pgwt_esc_notice *n, const char *db)
 	}
 	tiered_report_soon(t);
 	if (t->o->verbose || t->o->daemon)
-		fprintf(stderr, "pg_wait_tracer: SQL %s request %lld (%lld s) from database %s, role %s, pid %d: %s\n",
+	{
+		/* names from the database: escaped, bounded */
+		char		edb[4 * PGWT_ESC_LOG_MAX_IN + 4],
+					erole[4 * PGWT_ESC_LOG_MAX_IN + 4];
+
+		fprintf(stderr, "pg_wait_tracer: SQL %s request %lld (%lld s) from database \"%s\", backend %d (role \"%s\"): %s\n",
 				n->op == PGWT_ESC_OP_ESCALATE ? "escalate" : "deescalate", n->id,
-				n->op == PGWT_ESC_OP_ESCALATE ? n->seconds : 0, db, n->by, n->pid,
+				n->op == PGWT_ESC_OP_ESCALATE ? n->seconds : 0,
+				pgwt_esc_log_escape(db, PGWT_ESC_LOG_MAX_IN, edb, sizeof(edb)), n->be_pid,
+				pgwt_esc_log_escape(n->role, PGWT_ESC_LOG_MAX_IN, erole, sizeof(erole)),
 				t->last_reason);
+	}
 }
 
 static void
 tiered_report_state(void *arg, pgwt_esc_report *r)
 {
 	pgwt_tiered *t = arg;
-	uint64_t	now = tiered_now();
+	uint64_t	now = pgwt_mono_ns();
 
 	r->mode = pgwt_mode_name(t->o->mode);
 	r->tier = pgwt_tiered_tier(t);
@@ -483,8 +498,9 @@ tiered_report_state(void *arg, pgwt_esc_report *r)
 /* ---- the loop's side ---------------------------------------------------- */
 
 int
-pgwt_tiered_create(pgwt_tiered **out, const pgwt_options *o, pgwt_self_metrics *metrics,
-				   pgwt_emit_fn emit, void *arg, char *err, size_t errlen)
+pgwt_tiered_create(pgwt_tiered **out, const pgwt_options *o, int trace_dirfd,
+				   pgwt_self_metrics *metrics, pgwt_emit_fn emit, void *arg, char *err,
+				   size_t errlen)
 {
 	pgwt_tiered *t = calloc(1, sizeof(*t));
 	pgwt_anomaly_cfg ac;
@@ -499,7 +515,7 @@ pgwt_tiered_create(pgwt_tiered **out, const pgwt_options *o, pgwt_self_metrics *
 	t->m = metrics;
 	t->emit = emit;
 	t->emit_arg = arg;
-	t->start_ns = tiered_now();
+	t->start_ns = pgwt_mono_ns();
 	pgwt_esc_init(&t->esc, o->mode == PGWT_MODE_TIERED ?
 				  (o->escalation_budget < 0 ? PGWT_BUDGET_UNLIMITED : o->escalation_budget) : 0);
 
@@ -549,7 +565,10 @@ pgwt_tiered_create(pgwt_tiered **out, const pgwt_options *o, pgwt_self_metrics *
 		char		path[4096];
 
 		snprintf(path, sizeof(path), "%s/pgwt.sock", o->trace_dir);
-		if (pgwt_control_open(&t->ctl, path, o->metrics_listen, &t->ops, err, errlen) != 0)
+		if ((trace_dirfd >= 0 ?
+			 pgwt_control_open_at(&t->ctl, trace_dirfd, "pgwt.sock", path, o->metrics_listen,
+								  &t->ops, err, errlen) :
+			 pgwt_control_open(&t->ctl, path, o->metrics_listen, &t->ops, err, errlen)) != 0)
 		{
 			pgwt_esc_listen_free(t->listen);
 			free(t);
@@ -683,7 +702,7 @@ pgwt_tiered_step(pgwt_tiered *t, uint64_t now_ns)
 void
 pgwt_tiered_service(pgwt_tiered *t, int timeout_ms)
 {
-	uint64_t	deadline = tiered_now() + (uint64_t) (timeout_ms > 0 ? timeout_ms : 0) * 1000000ull;
+	uint64_t	deadline = pgwt_mono_ns() + (uint64_t) (timeout_ms > 0 ? timeout_ms : 0) * 1000000ull;
 
 	if (!t->listen)
 	{
@@ -701,7 +720,7 @@ pgwt_tiered_service(pgwt_tiered *t, int timeout_ms)
 	for (;;)
 	{
 		struct pollfd pfd[PGWT_ESC_LISTEN_MAX_DBS + 1 + PGWT_CONTROL_MAX_POLLFDS];
-		uint64_t	now = tiered_now();
+		uint64_t	now = pgwt_mono_ns();
 		int			nl = pgwt_esc_listen_pollfds(t->listen, pfd, PGWT_ESC_LISTEN_MAX_DBS + 1);
 		int			nc = t->ctl ? pgwt_control_pollfds(t->ctl, pfd + nl, PGWT_CONTROL_MAX_POLLFDS) : 0;
 		int			ms = now < deadline ? (int) ((deadline - now + 999999ull) / 1000000ull) : 0;
@@ -713,7 +732,7 @@ pgwt_tiered_service(pgwt_tiered *t, int timeout_ms)
 			(void) poll(nl + nc ? pfd : NULL, (nfds_t) (nl + nc), ms);
 		for (int i = 0; i < nl; i++)
 			listen_ready |= pfd[i].revents != 0;
-		now = tiered_now();
+		now = pgwt_mono_ns();
 		if (listen_ready || t->listen_step_ns == 0)
 		{
 			pgwt_esc_listen_step(t->listen, now);
@@ -721,7 +740,7 @@ pgwt_tiered_service(pgwt_tiered *t, int timeout_ms)
 		}
 		if (nc > 0)
 			pgwt_control_handle(t->ctl, pfd + nl, nc);
-		if (tiered_now() >= deadline)
+		if (pgwt_mono_ns() >= deadline)
 			break;
 	}
 }

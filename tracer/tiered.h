@@ -23,10 +23,11 @@ typedef struct pgwt_tiered pgwt_tiered;
 
 /*
  * Opens the control socket ({trace_dir}/pgwt.sock) when o->trace_dir is
- * set, and the Prometheus listener when asked. Records (markers, the
+ * set, in trace_dirfd (the recorder's checked descriptor of it; -1: opened
+ * by path), and the Prometheus listener when asked. Records (markers, the
  * transitions drained when a window closes) go to emit.
  */
-int			pgwt_tiered_create(pgwt_tiered **out, const pgwt_options *o,
+int			pgwt_tiered_create(pgwt_tiered **out, const pgwt_options *o, int trace_dirfd,
 							   pgwt_self_metrics *metrics, pgwt_emit_fn emit, void *arg,
 							   char *err, size_t errlen);
 

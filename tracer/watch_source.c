@@ -45,6 +45,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "tracer/esc_notify.h"
 #include "tracer/proc_events.h"
 #include "tracer/target.h"
@@ -103,15 +104,6 @@ typedef struct ws_state_t
 } ws_t;
 
 static void ws_stats(ws_t *s, pgwt_watch_stats *out);
-
-static uint64_t
-ws_clock(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
-}
 
 static ws_backend *
 ws_find(ws_t *s, uint32_t pid, size_t *pos)
@@ -411,7 +403,7 @@ ws_try_attach(ws_t *s, ws_backend *b)
 			pgwt_watch_target_get(s->w, (pid_t) b->pid, &t) == 0 && t.event == cur)
 		{
 			t.event = again;
-			t.since_ns = ws_clock();
+			t.since_ns = pgwt_mono_ns();
 			pgwt_watch_target_set(s->w, (pid_t) b->pid, &t);
 			s->st.attach_races++;
 			cur = again;
@@ -620,7 +612,7 @@ pgwt_watch_source_enable(pgwt_capture_source *src, bool on, uint64_t now_ns,
 	{
 		/* keep what the kernel captured until now, then detach */
 		pgwt_watch_poll(s->w, 0, ws_sink, s);
-		s->now_ns = ws_clock();
+		s->now_ns = pgwt_mono_ns();
 		for (size_t i = 0; i < s->nbe; i++)
 		{
 			ws_unwatch(s, &s->be[i], WS_CLOSE_CUT);
@@ -799,7 +791,7 @@ pgwt_watch_source_create(const pgwt_watch_source_config *cfg, char *err, size_t 
 	ws_qid_source(s);
 	/* subscribe before listing /proc so no fork falls in between */
 	s->cnfd = pgwt_proc_events_open();
-	s->now_ns = ws_clock();
+	s->now_ns = pgwt_mono_ns();
 	s->last_resync_ns = s->now_ns;
 	s->last_tick_ns = s->now_ns;
 	if (ws_resync(s) != 0)

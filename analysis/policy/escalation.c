@@ -7,6 +7,7 @@
  * spans are merged into one covering both: that can only overstate what was
  * used, so the budget is never exceeded, only (rarely) under-granted.
  */
+#include <stdint.h>
 #include <string.h>
 
 #include "escalation.h"
@@ -85,9 +86,12 @@ pgwt_esc_used_ns(const pgwt_escalation *e, uint64_t now_ns)
 	return used;
 }
 
+/* The budget in nanoseconds; a budget too large to say so saturates. */
 static uint64_t
 esc_budget_ns(const pgwt_escalation *e)
 {
+	if ((uint64_t) e->budget_s > UINT64_MAX / NS_PER_S)
+		return UINT64_MAX;
 	return (uint64_t) e->budget_s * NS_PER_S;
 }
 
@@ -128,7 +132,8 @@ pgwt_esc_request(pgwt_escalation *e, uint64_t now_ns, int64_t duration_s,
 	pgwt_esc_result res = PGWT_ESC_GRANTED;
 
 	*granted_s = 0;
-	if (duration_s <= 0)
+	/* bounded, so duration_s * NS_PER_S and now + it cannot wrap */
+	if (duration_s <= 0 || duration_s > PGWT_ESC_MAX_WINDOW_S)
 	{
 		e->denied_total++;
 		return PGWT_ESC_DENIED_BAD_REQUEST;
@@ -249,7 +254,7 @@ pgwt_esc_result_name(pgwt_esc_result r)
 		case PGWT_ESC_DENIED_EXHAUSTED:
 			return "denied: the budget for this hour is spent";
 		case PGWT_ESC_DENIED_BAD_REQUEST:
-			return "denied: the duration must be a positive number of seconds";
+			return "denied: the duration must be a whole number of seconds from 1 to 86400";
 		case PGWT_ESC_DENIED_NO_EXACT:
 			return "denied: no exact tier here (sampled only)";
 		default:

@@ -9,7 +9,10 @@
  * remains is clamped to the remainder; a request while a window is open
  * moves its end (never past what the budget allows); a window closes the
  * moment its time is up or the budget is spent, so exact time in any hour
- * never exceeds the budget, however requests are repeated.
+ * never exceeds the budget, however requests are repeated. A request is at
+ * most PGWT_ESC_MAX_WINDOW_S seconds: more is refused as a bad request (the
+ * control socket, pgwt_escalate() and the NOTIFY parser refuse it before),
+ * so no duration in nanoseconds can wrap, whatever the budget.
  */
 #ifndef PGWT_POLICY_ESCALATION_H
 #define PGWT_POLICY_ESCALATION_H
@@ -20,6 +23,7 @@
 #define PGWT_BUDGET_UNLIMITED	(-1)
 #define PGWT_BUDGET_PERIOD_NS	(3600ull * 1000000000ull)
 #define PGWT_ESC_MAX_SPANS		128	/* consumption history kept */
+#define PGWT_ESC_MAX_WINDOW_S	86400	/* longest request: one day */
 
 typedef enum pgwt_esc_reason
 {
@@ -36,7 +40,7 @@ typedef enum pgwt_esc_result
 	PGWT_ESC_CLAMPED,			/* opened, shorter than asked: budget */
 	PGWT_ESC_DENIED_DISABLED,	/* budget 0: escalation is off */
 	PGWT_ESC_DENIED_EXHAUSTED,	/* nothing left this hour */
-	PGWT_ESC_DENIED_BAD_REQUEST,	/* duration <= 0 */
+	PGWT_ESC_DENIED_BAD_REQUEST,	/* duration <= 0 or over the maximum */
 	PGWT_ESC_DENIED_NO_EXACT	/* the exact tier cannot see here (its
 								 * self-test failed): decided by the
 								 * caller before the budget is asked */
@@ -82,7 +86,10 @@ void		pgwt_esc_init(pgwt_escalation *e, int64_t budget_s);
  */
 void		pgwt_esc_set_budget(pgwt_escalation *e, int64_t budget_s);
 
-/* Ask for an exact window of duration_s seconds from now. */
+/*
+ * Ask for an exact window of duration_s seconds (1 to PGWT_ESC_MAX_WINDOW_S)
+ * from now.
+ */
 pgwt_esc_result pgwt_esc_request(pgwt_escalation *e, uint64_t now_ns,
 								 int64_t duration_s, pgwt_esc_reason reason,
 								 int64_t *granted_s);

@@ -19,6 +19,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "common/clock.h"
 #include "watchpoints.h"
 #include "wait_watch.skel.h"
 
@@ -365,21 +366,12 @@ pgwt_watch_aggregates(pgwt_watch *w,
 /* The self-test's target: written only by pgwt_watch_run_self_test. */
 static volatile uint32_t watch_self_test_var __attribute__((aligned(8)));
 
-static uint64_t
-watch_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
-}
-
 int
 pgwt_watch_run_self_test(pgwt_watch *w, pgwt_watch_self_test *r)
 {
 	uint64_t	before[PGWT_WC_NCOUNTERS],
 				after[PGWT_WC_NCOUNTERS];
-	uint64_t	t0 = watch_now_ns();
+	uint64_t	t0 = pgwt_mono_ns();
 	const char *force = getenv("PGWT_WATCH_SELF_TEST");
 	struct bpf_link *link;
 	uint64_t	hits = 0;
@@ -425,7 +417,7 @@ pgwt_watch_run_self_test(pgwt_watch *w, pgwt_watch_self_test *r)
 	w->skel->bss->self_test_tgid = 0;
 	r->hits = hits;
 	r->runs = after[PGWT_WC_SELF_TEST] - before[PGWT_WC_SELF_TEST];
-	r->elapsed_ns = watch_now_ns() - t0;
+	r->elapsed_ns = pgwt_mono_ns() - t0;
 	pgwt_watch_self_test_judge(r);
 	return r->ok ? 0 : -1;
 }

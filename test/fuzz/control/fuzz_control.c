@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/policy/escalation.h"
 #include "tracer/control/control.h"
 
 static void
@@ -25,7 +26,7 @@ fz_metrics(void *arg, pgwt_metric *m, size_t max)
 static void
 fz_escalate(void *arg, long long d, pgwt_json_out *o)
 {
-	if (d < 1 || d > 86400)
+	if (d < 1 || d > PGWT_ESC_MAX_WINDOW_S)
 		abort();				/* the parser let a bad duration through */
 	pgwt_json_int(o, "granted_s", d);
 }

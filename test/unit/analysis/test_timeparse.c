@@ -70,6 +70,38 @@ test_times(void)
 	EXPECT(!pgwt_parse_time("100000d", 5, &t, err, sizeof(err)));
 }
 
+/* The range of a signed 64-bit ns count since the epoch: past it, a clean
+ * error (the product used to overflow, undefined behaviour). */
+static void
+test_time_range(void)
+{
+	int64_t		now = 1772029800ll * S;
+	int64_t		t;
+	char		err[200];
+
+	setenv("TZ", "UTC", 1);
+	tzset();
+	EXPECT(pgwt_parse_time("2262-04-11T23:47:16Z", now, &t, err, sizeof(err)) &&
+		   t == 9223372036ll * S);
+	EXPECT(pgwt_parse_time("2262-04-11T23:47:16.854775807Z", now, &t, err, sizeof(err)) &&
+		   t == INT64_MAX);
+	EXPECT(!pgwt_parse_time("2262-04-11T23:47:16.854775808Z", now, &t, err, sizeof(err)));
+	EXPECT(!pgwt_parse_time("2262-04-11T23:47:17Z", now, &t, err, sizeof(err)));
+	EXPECT(strstr(err, "after 2262") != NULL);
+	EXPECT(!pgwt_parse_time("2263-01-01T00:00:00Z", now, &t, err, sizeof(err)));
+	EXPECT(!pgwt_parse_time("9999-12-31T23:59:59.999999999Z", now, &t, err, sizeof(err)));
+	EXPECT(!pgwt_parse_time("9999-12-31T23:59:59-23:59", now, &t, err, sizeof(err)));
+	/* local time, through mktime */
+	EXPECT(!pgwt_parse_time("9999-12-31T23:59:59", now, &t, err, sizeof(err)));
+	EXPECT(strstr(err, "after 2262") != NULL);
+	EXPECT(!pgwt_parse_time("0000-01-01T00:00:00Z", now, &t, err, sizeof(err)));
+	EXPECT(strstr(err, "before the epoch") != NULL);
+	EXPECT(!pgwt_parse_time("0000-01-01T00:00:00", now, &t, err, sizeof(err)));
+	EXPECT(!pgwt_parse_time("1969-12-31T23:59:59Z", now, &t, err, sizeof(err)));
+	EXPECT(!pgwt_parse_time("1970-01-01T00:00:00+00:01", now, &t, err, sizeof(err)));
+	EXPECT(pgwt_parse_time("1970-01-01T00:00:00-00:01", now, &t, err, sizeof(err)) && t == 60 * S);
+}
+
 static void
 test_window_lists(void)
 {
@@ -90,6 +122,7 @@ main(void)
 {
 	RUN(test_durations);
 	RUN(test_times);
+	RUN(test_time_range);
 	RUN(test_window_lists);
 	return unit_failures ? 1 : 0;
 }

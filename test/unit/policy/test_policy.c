@@ -60,8 +60,9 @@ test_budget_modes(void)
 	CHECK("esc-disabled", pgwt_esc_request(&e, T0, 5, PGWT_ESC_MANUAL, &g) == PGWT_ESC_DENIED_DISABLED &&
 		  !e.active && pgwt_esc_budget_remaining_s(&e, T0) == 0, "not denied");
 	pgwt_esc_init(&e, PGWT_BUDGET_UNLIMITED);
-	CHECK("esc-unlimited", pgwt_esc_request(&e, T0, 100000, PGWT_ESC_MANUAL, &g) == PGWT_ESC_GRANTED &&
-		  g == 100000 && pgwt_esc_budget_remaining_s(&e, T0) == -1, "g=%lld", (long long) g);
+	/* longer than the budget's hour: the longest request there is */
+	CHECK("esc-unlimited", pgwt_esc_request(&e, T0, 86400, PGWT_ESC_MANUAL, &g) == PGWT_ESC_GRANTED &&
+		  g == 86400 && pgwt_esc_budget_remaining_s(&e, T0) == -1, "g=%lld", (long long) g);
 	pgwt_esc_init(&e, 300);
 	CHECK("esc-bad-duration", pgwt_esc_request(&e, T0, 0, PGWT_ESC_MANUAL, &g) == PGWT_ESC_DENIED_BAD_REQUEST &&
 		  pgwt_esc_request(&e, T0, -5, PGWT_ESC_MANUAL, &g) == PGWT_ESC_DENIED_BAD_REQUEST, "accepted");
@@ -275,6 +276,49 @@ test_cpu_cusum(void)
 	CHECK("cpu-capacity-change-resets", a.cusum == 0, "cusum %.3f", a.cusum);
 }
 
+/*
+ * A request is bounded: with no budget to clamp it, a huge duration used to
+ * wrap duration_s * NS_PER_S into a short (or past) window end.
+ */
+static void
+test_budget_bounds(void)
+{
+	pgwt_escalation e;
+	int64_t		g = -1;
+	pgwt_esc_result r;
+
+	pgwt_esc_init(&e, PGWT_BUDGET_UNLIMITED);
+	r = pgwt_esc_request(&e, T0, INT64_MAX, PGWT_ESC_MANUAL, &g);
+	CHECK("esc-bound-int64-max-refused", r == PGWT_ESC_DENIED_BAD_REQUEST && g == 0 && !e.active &&
+		  e.windows_total == 0 && e.denied_total == 1, "r=%d g=%lld active=%d", r, (long long) g, e.active);
+	/* 18446744074 s * 1e9 wraps to 0.7 s: the old code opened a short window */
+	r = pgwt_esc_request(&e, T0, 18446744074ll, PGWT_ESC_MANUAL, &g);
+	CHECK("esc-bound-wrapping-refused", r == PGWT_ESC_DENIED_BAD_REQUEST && !e.active,
+		  "r=%d g=%lld active=%d", r, (long long) g, e.active);
+	r = pgwt_esc_request(&e, T0, PGWT_ESC_MAX_WINDOW_S + 1, PGWT_ESC_MANUAL, &g);
+	CHECK("esc-bound-max-plus-one-refused", r == PGWT_ESC_DENIED_BAD_REQUEST && !e.active,
+		  "r=%d active=%d", r, e.active);
+	r = pgwt_esc_request(&e, T0, PGWT_ESC_MAX_WINDOW_S, PGWT_ESC_MANUAL, &g);
+	CHECK("esc-bound-max-granted-unlimited", r == PGWT_ESC_GRANTED && g == PGWT_ESC_MAX_WINDOW_S &&
+		  pgwt_esc_seconds_remaining(&e, T0) == PGWT_ESC_MAX_WINDOW_S &&
+		  pgwt_esc_tick(&e, T0 + S(PGWT_ESC_MAX_WINDOW_S - 1)) == PGWT_ESC_STILL_OPEN &&
+		  pgwt_esc_tick(&e, T0 + S(PGWT_ESC_MAX_WINDOW_S)) == PGWT_ESC_CLOSED_EXPIRED,
+		  "r=%d g=%lld", r, (long long) g);
+
+	/* a budget too large for nanoseconds saturates instead of wrapping */
+	pgwt_esc_init(&e, INT64_MAX);
+	r = pgwt_esc_request(&e, T0, 60, PGWT_ESC_MANUAL, &g);
+	CHECK("esc-bound-huge-budget", r == PGWT_ESC_GRANTED && g == 60 &&
+		  pgwt_esc_budget_remaining_s(&e, T0 + S(10)) > 1000000000ll &&
+		  pgwt_esc_tick(&e, T0 + S(10)) == PGWT_ESC_STILL_OPEN,
+		  "r=%d g=%lld left=%lld", r, (long long) g, (long long) pgwt_esc_budget_remaining_s(&e, T0 + S(10)));
+	/* 18446744074 s of budget wraps to 0.7 s in nanoseconds */
+	pgwt_esc_init(&e, 18446744074ll);
+	r = pgwt_esc_request(&e, T0, 60, PGWT_ESC_MANUAL, &g);
+	CHECK("esc-bound-wrapping-budget", r == PGWT_ESC_GRANTED && g == 60,
+		  "r=%d g=%lld", r, (long long) g);
+}
+
 int
 main(void)
 {
@@ -283,6 +327,7 @@ main(void)
 	test_budget_adversarial();
 	test_budget_many_spans();
 	test_budget_midwindow();
+	test_budget_bounds();
 	test_anomaly();
 	test_cpu_cusum();
 	return tp_failures ? 1 : 0;

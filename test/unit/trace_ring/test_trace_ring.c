@@ -93,7 +93,7 @@ test_basic_order(void)
 	n = pgwt_tring_read(r, 0, 0, out, 64, &next, &st);
 	CHECK(n == 0);
 	pgwt_tring_init(r, 64);
-	pgwt_tring_claim(r, 4242);
+	pgwt_tring_claim(r, 4242, 1000, 10);
 	for (uint64_t p = 0; p < 10; p++)
 		append_pos(r, p);
 	pgwt_tring_append(r, PGWT_TRING_MARKER, PGWT_TMARK_STMT_END, 999, 0, 77);
@@ -123,7 +123,7 @@ test_wraparound(void)
 	uint64_t	next;
 	size_t		n;
 
-	pgwt_tring_claim(r, 7);
+	pgwt_tring_claim(r, 7, 1000, 10);
 	for (uint64_t p = 0; p < 3 * 16 + 5; p++)
 		append_pos(r, p);
 	n = pgwt_tring_read(r, 7, 0, out, 64, &next, &st);
@@ -141,24 +141,81 @@ test_owner_change(void)
 	pgwt_trace_ring *r = ring_new(32);
 	pgwt_tring_rec out[32];
 	pgwt_tring_read_stats st = {0};
+	pgwt_tring_owner who;
 	uint64_t	next,
 				base,
 				head;
 	uint32_t	pid;
 
-	pgwt_tring_claim(r, 100);
+	pgwt_tring_claim(r, 100, 5000, 10);
 	for (uint64_t p = 0; p < 5; p++)
 		append_pos(r, p);
+	/* a release keeps the identity and records (a drain can finish them) */
 	pgwt_tring_release(r);
-	CHECK(pgwt_tring_snapshot(r, &pid, &base, &head) && pid == 0);
-	CHECK(pgwt_tring_read(r, 0, 0, out, 32, &next, &st) == 0);
-	pgwt_tring_claim(r, 200);
-	CHECK(pgwt_tring_snapshot(r, &pid, &base, &head) && pid == 200 && base == 5 && head == 5);
+	CHECK(pgwt_tring_owner_of(r, &who, &base, &head) && who.pid == 100 && who.exited &&
+		  who.generation == 1 && base == 0 && head == 5);
+	CHECK(pgwt_tring_snapshot(r, &pid, &base, &head) && pid == 100);
+	CHECK(pgwt_tring_read(r, 100, 0, out, 32, &next, &st) == 5);
+	pgwt_tring_claim(r, 200, 6000, 11);
+	CHECK(pgwt_tring_owner_of(r, &who, &base, &head) && who.pid == 200 && !who.exited &&
+		  who.generation == 2 && who.role == 11 && who.start_time == 6000 &&
+		  base == 5 && head == 5);
 	/* the predecessor's records are not the new owner's */
 	CHECK(pgwt_tring_read(r, 200, 0, out, 32, &next, &st) == 0 && next == 5);
 	CHECK(pgwt_tring_read(r, 100, 0, out, 32, &next, &st) == 0);
 	append_pos(r, 5);
 	CHECK(pgwt_tring_read(r, 200, 0, out, 32, &next, &st) == 1 && out[0].pos == 5);
+	free(r);
+}
+
+/*
+ * pid reuse: a process that exited without releasing its ring (an
+ * auxiliary process, one that failed before its first commit) and a new
+ * process that got the same pid and claimed the ring later. Only the
+ * identity that claimed the records reads them: pid, start time and claim.
+ */
+static void
+test_owner_identity(void)
+{
+	pgwt_trace_ring *r = ring_new(32);
+	pgwt_tring_rec out[32];
+	pgwt_tring_read_stats st = {0};
+	pgwt_tring_owner a,
+				b,
+				who;
+	uint64_t	next,
+				base,
+				head;
+
+	pgwt_tring_claim(r, 4321, 1000, 0);
+	CHECK(pgwt_tring_owner_of(r, &a, &base, &head) && a.role == 0 && a.generation == 1);
+	/* the role becomes known after the claim: same owner, same records */
+	append_pos(r, 0);
+	pgwt_tring_set_role(r, 16384);
+	CHECK(pgwt_tring_owner_of(r, &who, &base, &head) && who.role == 16384 &&
+		  pgwt_tring_same_owner(&who, &a) && base == 0 && head == 1);
+	append_pos(r, 1);
+	CHECK(pgwt_tring_read_owner(r, &a, 0, out, 32, &next, &st) == 2 && rec_matches(&out[1]));
+
+	/* the same pid, a later start: not a's records, and a's reads end */
+	pgwt_tring_claim(r, 4321, 2000, 16385);
+	CHECK(pgwt_tring_owner_of(r, &b, &base, &head) && b.pid == a.pid &&
+		  !pgwt_tring_same_owner(&a, &b) && base == 2);
+	CHECK(pgwt_tring_read_owner(r, &a, 0, out, 32, &next, &st) == 0);
+	CHECK(pgwt_tring_read_owner(r, &b, 0, out, 32, &next, &st) == 0);
+	append_pos(r, 2);
+	CHECK(pgwt_tring_read_owner(r, &b, 0, out, 32, &next, &st) == 1 && out[0].pos == 2);
+	CHECK(pgwt_tring_read_owner(r, &a, 0, out, 32, &next, &st) == 0);
+
+	/* a re-claim with the same pid and start time is still another claim */
+	who = b;
+	pgwt_tring_claim(r, 4321, 2000, 16385);
+	CHECK(pgwt_tring_read_owner(r, &who, 0, out, 32, &next, &st) == 0);
+
+	/* a ring never claimed matches nobody, not even a zeroed identity */
+	pgwt_tring_init(r, 32);
+	memset(&who, 0, sizeof(who));
+	CHECK(pgwt_tring_read_owner(r, &who, 0, out, 32, &next, &st) == 0);
 	free(r);
 }
 
@@ -171,7 +228,7 @@ test_torn_and_stale(void)
 	uint64_t	next;
 	size_t		n;
 
-	pgwt_tring_claim(r, 9);
+	pgwt_tring_claim(r, 9, 1000, 10);
 	for (uint64_t p = 0; p < 8; p++)
 		append_pos(r, p);
 	/* a writer caught mid-entry: position 3's slot carries the WRITING mark */
@@ -263,7 +320,7 @@ test_race(void)
 	race_arg	ra[RACE_READERS];
 	uint64_t	torn_total = 0;
 
-	pgwt_tring_claim(r, 55);
+	pgwt_tring_claim(r, 55, 1000, 10);
 	for (int i = 0; i < RACE_READERS; i++)
 	{
 		memset(&ra[i], 0, sizeof(ra[i]));
@@ -418,7 +475,7 @@ test_roundtrip_files(void)
 	snprintf(t_dir, sizeof(t_dir), "/tmp/pgwt-tring-XXXXXX");
 	CHECK(mkdtemp(t_dir) != NULL);
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	pgwt_tring_claim(r, 777);
+	pgwt_tring_claim(r, 777, 1000, 10);
 	fill_session(r, (uint64_t) ts.tv_sec * 1000000000ull, 300);
 	for (int i = 0; i < 300; i++)
 		expect_sum += 1000 + i;
@@ -607,6 +664,7 @@ main(void)
 	run("tring-basic-order", test_basic_order);
 	run("tring-wraparound", test_wraparound);
 	run("tring-owner-change", test_owner_change);
+	run("tring-owner-identity-pid-reuse", test_owner_identity);
 	run("tring-torn-and-stale", test_torn_and_stale);
 	run("tring-race-writer-readers", test_race);
 	run("trace-convert", test_convert);

@@ -37,6 +37,7 @@ cli_defaults(void)
 	UNIT_CHECK(o.escalation_budget == 300);
 	UNIT_CHECK(o.anomaly_set == 0 && !o.lightweight && !o.skip_query_id);
 	UNIT_CHECK(o.sampler_priority == -1);	/* auto: real-time as root */
+	UNIT_CHECK(o.query_text == PGWT_QUERY_TEXT_NORMALIZED);
 }
 
 static void
@@ -115,6 +116,30 @@ cli_replay_and_daemon(void)
 	UNIT_CHECK(o.replay && strcmp(o.from, "1h") == 0 && strcmp(o.to, "now") == 0);
 	UNIT_CHECK(parse(a2, &o, err) == 0);
 	UNIT_CHECK(o.daemon && o.retention_hours == 2);
+}
+
+/* --query-text: normalized by default, none writes ids only; recording only. */
+static void
+cli_query_text(void)
+{
+	char	   *a1[] = {"x", "-T", "/d", NULL};
+	char	   *a2[] = {"x", "-T", "/d", "--query-text", "none", NULL};
+	char	   *a3[] = {"x", "--daemon", "-T", "/d", "--query-text", "normalized", NULL};
+	char	   *b1[] = {"x", "-T", "/d", "--query-text", "full", NULL};
+	char	   *b2[] = {"x", "--query-text", "none", NULL};
+	char	   *b3[] = {"x", "--replay", "-T", "/d", "--query-text", "none", NULL};
+	char	   *b4[] = {"x", "-T", "/d", "--query-text", "", NULL};
+	pgwt_options o;
+	char		err[256];
+
+	UNIT_CHECK(parse(a1, &o, err) == 0 && o.query_text == PGWT_QUERY_TEXT_NORMALIZED);
+	UNIT_CHECK(parse(a2, &o, err) == 0 && o.query_text == PGWT_QUERY_TEXT_NONE);
+	UNIT_CHECK(parse(a3, &o, err) == 0 && o.query_text == PGWT_QUERY_TEXT_NORMALIZED);
+	/* a full-text mode does not exist: literals never reach the directory */
+	UNIT_CHECK(parse(b1, &o, err) == -1 && strstr(err, "--query-text: 'normalized' or 'none', got 'full'"));
+	UNIT_CHECK(parse(b2, &o, err) == -1 && strstr(err, "--query-text applies to recording"));
+	UNIT_CHECK(parse(b3, &o, err) == -1 && strstr(err, "--query-text applies to recording"));
+	UNIT_CHECK(parse(b4, &o, err) == -1 && strstr(err, "got ''"));
 }
 
 /* Every bad input fails with a message naming the problem. */
@@ -198,4 +223,5 @@ run_cli_tests(void)
 	UNIT_RUN(cli_replay_and_daemon);
 	UNIT_RUN(cli_tiers);
 	UNIT_RUN(cli_bad_inputs);
+	UNIT_RUN(cli_query_text);
 }

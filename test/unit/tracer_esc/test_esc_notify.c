@@ -2,7 +2,8 @@
  * test_esc_notify.c
  *		Unit tests of tracer/esc_notify.c: the extension's NOTIFY payloads
  *		(as extension/escalation.c writes them, and malformed ones), the
- *		reconnect backoff, the size bound of the state report, and the set
+ *		sender's authorization verdict, the escaping of database text for
+ *		the log, the reconnect backoff, the size bound of the state report, and the set
  *		of the channel's own backends that capture leaves out.
  */
 #include <stdio.h>
@@ -182,10 +183,106 @@ test_own_backends(void)
 	CHECK("own-connected-needs-connecting", !pgwt_own_has(&o, 77));
 }
 
+/* The bound on seconds, and the sender's start time in the payload. */
+static void
+test_parse_bounds(void)
+{
+	pgwt_esc_notice n;
+	char		err[128];
+	int			rc;
+
+	rc = pgwt_esc_notice_parse("{\"op\":\"escalate\",\"id\":7,\"seconds\":86400,\"classes\":null,"
+							   "\"reason\":\"manual\",\"backend_start_us\":1765432109876543,"
+							   "\"by\":\"dba\",\"pid\":42}", &n, err, sizeof(err));
+	CHECK("esc-parse-start-and-max-seconds", rc == 0 && n.seconds == 86400 && n.have_start &&
+		  n.start_us == 1765432109876543ll && n.be_pid == 0 && n.role[0] == '\0');
+	rc = pgwt_esc_notice_parse("{\"op\":\"escalate\",\"id\":7,\"seconds\":86401,\"backend_start_us\":1}",
+							   &n, err, sizeof(err));
+	CHECK("esc-parse-rejects-over-max-seconds", rc == -1 && strstr(err, "86400"));
+	rc = pgwt_esc_notice_parse("{\"op\":\"escalate\",\"id\":7,\"seconds\":99999999999999999999999}",
+							   &n, err, sizeof(err));
+	CHECK("esc-parse-rejects-overflowing-seconds", rc == -1);
+	rc = pgwt_esc_notice_parse("{\"op\":\"escalate\",\"id\":7,\"seconds\":9223372036854775807}",
+							   &n, err, sizeof(err));
+	CHECK("esc-parse-rejects-int64-max-seconds", rc == -1);
+	rc = pgwt_esc_notice_parse("{\"op\":\"deescalate\",\"id\":8,\"by\":\"x\",\"pid\":3}", &n, err, sizeof(err));
+	CHECK("esc-parse-no-start", rc == 0 && !n.have_start);
+}
+
+static void
+test_authorize(void)
+{
+	pgwt_esc_notice n;
+	pgwt_esc_sender w;
+	char		err[128];
+
+	pgwt_esc_notice_parse("{\"op\":\"escalate\",\"id\":1,\"seconds\":5,\"backend_start_us\":1000,"
+						  "\"by\":\"postgres\",\"pid\":1}", &n, err, sizeof(err));
+	n.be_pid = 4242;
+	memset(&w, 0, sizeof(w));
+	w.found = true;
+	w.start_us = 1000;
+	w.may_escalate = true;
+	CHECK("esc-auth-granted-role", pgwt_esc_authorize(&n, &w) == PGWT_ESC_AUTHORIZED);
+	/* the payload's "by" and "pid" name postgres: the sender's role decides */
+	w.may_escalate = false;
+	w.may_deescalate = true;
+	CHECK("esc-auth-plain-role-refused", pgwt_esc_authorize(&n, &w) == PGWT_ESC_REFUSED_PRIVILEGE);
+	w.may_escalate = true;
+	w.start_us = 1001;
+	CHECK("esc-auth-pid-reused-refused", pgwt_esc_authorize(&n, &w) == PGWT_ESC_REFUSED_START);
+	w.start_us = 1000;
+	w.found = false;
+	CHECK("esc-auth-sender-gone-refused", pgwt_esc_authorize(&n, &w) == PGWT_ESC_REFUSED_GONE &&
+		  pgwt_esc_authorize(&n, NULL) == PGWT_ESC_REFUSED_GONE);
+	w.found = true;
+	n.have_start = false;
+	CHECK("esc-auth-no-start-refused", pgwt_esc_authorize(&n, &w) == PGWT_ESC_REFUSED_NO_START);
+	/* deescalate needs EXECUTE on pgwt_deescalate(), not on pgwt_escalate() */
+	pgwt_esc_notice_parse("{\"op\":\"deescalate\",\"id\":2,\"backend_start_us\":1000}", &n, err, sizeof(err));
+	w.may_escalate = true;
+	w.may_deescalate = false;
+	CHECK("esc-auth-deescalate-needs-its-grant", pgwt_esc_authorize(&n, &w) == PGWT_ESC_REFUSED_PRIVILEGE);
+	w.may_deescalate = true;
+	CHECK("esc-auth-deescalate-granted", pgwt_esc_authorize(&n, &w) == PGWT_ESC_AUTHORIZED);
+	CHECK("esc-auth-texts", strstr(pgwt_esc_verdict_text(PGWT_ESC_REFUSED_PRIVILEGE), "not authorized") &&
+		  strcmp(pgwt_esc_verdict_text(PGWT_ESC_AUTHORIZED), "authorized") == 0 &&
+		  strstr(pgwt_esc_verdict_text(PGWT_ESC_REFUSED_BUSY), "waiting"));
+}
+
+static void
+test_log_escape(void)
+{
+	char		out[4 * PGWT_ESC_LOG_MAX_IN + 4];
+	char		big[1000];
+	char		small[8];
+
+	pgwt_esc_log_escape("postgres\npg_wait_tracer: exact window opened\r\x1b[2J", PGWT_ESC_LOG_MAX_IN,
+						out, sizeof(out));
+	CHECK("esc-log-escape-controls", strcmp(out, "postgres\\x0apg_wait_tracer: exact window opened\\x0d\\x1b[2J") == 0 &&
+		  strchr(out, '\n') == NULL);
+	pgwt_esc_log_escape("a\"b\\c \xc3\xa9", PGWT_ESC_LOG_MAX_IN, out, sizeof(out));
+	CHECK("esc-log-escape-quotes-high-bytes", strcmp(out, "a\\\"b\\\\c \\xc3\\xa9") == 0);
+	memset(big, '\n', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	pgwt_esc_log_escape(big, PGWT_ESC_LOG_MAX_IN, out, sizeof(out));
+	CHECK("esc-log-escape-bounded", strlen(out) == 4 * PGWT_ESC_LOG_MAX_IN + 3 &&
+		  strcmp(out + strlen(out) - 3, "...") == 0);
+	pgwt_esc_log_escape(big, sizeof(big), small, sizeof(small));
+	CHECK("esc-log-escape-small-buffer", strcmp(small, "\\x0a...") == 0);
+	pgwt_esc_log_escape(NULL, 10, out, sizeof(out));
+	CHECK("esc-log-escape-null", out[0] == '\0');
+	pgwt_esc_log_escape("abc", 10, small, 1);
+	CHECK("esc-log-escape-one-byte", small[0] == '\0');
+}
+
 int
 main(void)
 {
 	test_parse();
+	test_parse_bounds();
+	test_authorize();
+	test_log_escape();
 	test_backoff();
 	test_report();
 	test_own_backends();
