@@ -95,98 +95,6 @@ pgwt_hist_ns_bucket(uint64_t ns)
 	return hist_ns_bucket(ns);
 }
 
-/* ---- fixed-size hash tables ------------------------------------------- */
-
-static uint64_t
-agg_hash(uint64_t k1, uint32_t k2)
-{
-	uint64_t	x = k1 ^ ((uint64_t) k2 * 0x9E3779B97F4A7C15ull);
-
-	x ^= x >> 30;
-	x *= 0xBF58476D1CE4E5B9ull;
-	x ^= x >> 27;
-	x *= 0x94D049BB133111EBull;
-	x ^= x >> 31;
-	return x;
-}
-
-bool
-pgwt_agg_init(agg_table *t, unsigned cap, size_t vsize)
-{
-	unsigned	slots = 16;
-
-	memset(t, 0, sizeof(*t));
-	while (slots < cap * 2u)
-		slots *= 2;
-	t->cap = cap;
-	t->mask = slots - 1;
-	t->vsize = vsize;
-	t->stride = (sizeof(agg_slot) + vsize + 7) & ~(size_t) 7;
-	t->slots = calloc(slots, t->stride);
-	t->order = calloc(cap, sizeof(*t->order));
-	t->other = calloc(1, vsize);
-	return t->slots && t->order && t->other;
-}
-
-void
-pgwt_agg_free(agg_table *t)
-{
-	free(t->slots);
-	free(t->order);
-	free(t->other);
-	memset(t, 0, sizeof(*t));
-}
-
-void
-pgwt_agg_clear(agg_table *t)
-{
-	for (unsigned i = 0; i < t->n; i++)
-		memset(agg_slot_at(t, t->order[i]), 0, t->stride);
-	t->n = 0;
-	memset(t->other, 0, t->vsize);
-	t->other_keys_records = 0;
-}
-
-int
-pgwt_agg_find(const agg_table *t, uint64_t k1, uint32_t k2)
-{
-	unsigned	s = (unsigned) agg_hash(k1, k2) & t->mask;
-	agg_slot   *sl;
-
-	while ((sl = agg_slot_at(t, s))->used)
-	{
-		if (sl->k1 == k1 && sl->k2 == k2)
-			return (int) s;
-		s = (s + 1) & t->mask;
-	}
-	return -1;
-}
-
-/* The value of a key, inserted zeroed if new, or the "other" value. */
-void *
-pgwt_agg_get(agg_table *t, uint64_t k1, uint32_t k2)
-{
-	unsigned	s = (unsigned) agg_hash(k1, k2) & t->mask;
-	agg_slot   *sl;
-
-	while ((sl = agg_slot_at(t, s))->used)
-	{
-		if (sl->k1 == k1 && sl->k2 == k2)
-			return (unsigned char *) sl + sizeof(agg_slot);
-		s = (s + 1) & t->mask;
-	}
-	if (t->n >= t->cap)
-	{
-		t->other_keys_records++;
-		return t->other;
-	}
-	sl->used = 1;
-	sl->k1 = k1;
-	sl->k2 = k2;
-	t->order[t->n++] = s;
-	return (unsigned char *) sl + sizeof(agg_slot);
-}
-
 /* ---- creation ------------------------------------------------------------ */
 
 static unsigned
@@ -811,13 +719,6 @@ size_t
 pgwt_engine_pending(const pgwt_engine *eng)
 {
 	return eng->pending_n;
-}
-
-/* Start loading the slot a key will probe first. */
-static inline void
-agg_prefetch(const agg_table *t, uint64_t k1, uint32_t k2)
-{
-	__builtin_prefetch(agg_slot_at(t, (unsigned) agg_hash(k1, k2) & t->mask), 1);
 }
 
 /*

@@ -6,60 +6,9 @@
 #ifndef PGWT_ANALYSIS_ENGINE_INTERNAL_H
 #define PGWT_ANALYSIS_ENGINE_INTERNAL_H
 
+#include "analysis/agg_table.h"
 #include "analysis/engine.h"
 #include "analysis/wait_event.h"
-
-/*
- * A fixed-size open-addressing hash of (k1, k2) -> value. At most cap keys;
- * slots are twice that, rounded up to a power of two, so probes stay short.
- * A slot holds its key and value together (one cache line or two per
- * lookup). Keys arriving when full land in "other". order[] lists used
- * slots in insertion order for iteration and cheap reset.
- */
-typedef struct agg_slot
-{
-	uint64_t	k1;
-	uint32_t	k2;
-	uint32_t	used;
-	/* the value follows, vsize bytes */
-} agg_slot;
-
-typedef struct agg_table
-{
-	unsigned	cap;
-	unsigned	mask;
-	unsigned	n;
-	size_t		vsize;
-	size_t		stride;				/* sizeof(agg_slot) + vsize, 8-aligned */
-	unsigned char *slots;
-	unsigned   *order;
-	unsigned char *other;		/* one value */
-	uint64_t	other_keys_records;	/* records folded into other */
-} agg_table;
-
-static inline agg_slot *
-agg_slot_at(const agg_table *t, unsigned slot)
-{
-	return (agg_slot *) (t->slots + (size_t) slot * t->stride);
-}
-
-static inline void *
-agg_value(const agg_table *t, unsigned slot)
-{
-	return (unsigned char *) agg_slot_at(t, slot) + sizeof(agg_slot);
-}
-
-static inline uint64_t
-agg_k1(const agg_table *t, unsigned slot)
-{
-	return agg_slot_at(t, slot)->k1;
-}
-
-static inline uint32_t
-agg_k2(const agg_table *t, unsigned slot)
-{
-	return agg_slot_at(t, slot)->k2;
-}
 
 /* Class totals: index = class byte 0..15, PGWT_CLASS_UNKNOWN = 16. */
 #define ENGINE_NCLASS_SLOTS (PGWT_NCLASSES + 1)
@@ -137,15 +86,6 @@ struct pgwt_engine
 	uint64_t	max_ts_seen;		/* latest timestamp of any record */
 	struct pgwt_exact *exact;	/* exact-only analyses, or NULL (exact.c) */
 };
-
-/* Lookup without inserting: slot or -1. */
-int			pgwt_agg_find(const agg_table *t, uint64_t k1, uint32_t k2);
-/* Room for cap keys of vsize-byte values; false when out of memory. */
-bool		pgwt_agg_init(agg_table *t, unsigned cap, size_t vsize);
-void		pgwt_agg_free(agg_table *t);
-void		pgwt_agg_clear(agg_table *t);
-/* The value of a key, inserted zeroed if new, or t->other when full. */
-void	   *pgwt_agg_get(agg_table *t, uint64_t k1, uint32_t k2);
 
 /*
  * Window w for reading, or NULL: first adds the time the key cache holds

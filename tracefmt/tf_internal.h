@@ -112,7 +112,7 @@ extern uint32_t tf_file_reader_nblocks(const tf_file_reader *f);
 extern void tf_file_reader_index(const tf_file_reader *f, const uint64_t **first_ts,
 								 const uint64_t **offsets, uint32_t *n);
 
-/* ---- io helpers (file_writer.c) ------------------------------------------ */
+/* ---- io helpers (file_io.c) ---------------------------------------------- */
 
 extern int	tf_write_all(int fd, const void *buf, size_t len);
 extern int	tf_pread_all(int fd, void *buf, size_t len, off_t off);

@@ -7,7 +7,8 @@
  *	 - tf_le.h		little-endian and LEB128 helpers (pure, inline)
  *	 - block.c		one block <-> records (pure: no I/O)
  *	 - naming.c		archive names, retention policy (pure)
- *	 - file_writer.c	one trace file: header, blocks, footer, .meta
+ *	 - file_io.c		whole reads/writes, the .meta record, clocks (below all)
+ *	 - file_writer.c	one trace file: header, blocks, footer
  *	 - file_reader.c	one trace file: footer index, live files, validation
  *	 - reader.c		a file or a directory of files, in time order
  *	 - tracedir.c	the trace directory: rotation, recovery, retention

@@ -196,16 +196,18 @@ cli_parse_windows(const char *spec, pgwt_options *o, char *err, size_t errlen)
 	return 0;
 }
 
-int
-pgwt_options_parse(int argc, char **argv, pgwt_options *o, char *err, size_t errlen)
+/* What the parser remembers between options until the cross-checks. */
+typedef struct cli_state
 {
-	int			c;
-	long		v;
-	const char *windows = NULL;
-	const char *mode = NULL;
-	int			interval_set = 0;
-	int			query_text_set = 0;
+	const char *windows;
+	const char *mode;
+	bool		interval_set;
+	bool		query_text_set;
+} cli_state;
 
+static void
+cli_defaults(pgwt_options *o)
+{
 	memset(o, 0, sizeof(*o));
 	o->sample_rate = 10;
 	o->interval_s = 5;
@@ -214,208 +216,218 @@ pgwt_options_parse(int argc, char **argv, pgwt_options *o, char *err, size_t err
 	o->mode = PGWT_MODE_TIERED;
 	o->escalation_budget = 300;
 	o->sampler_priority = -1;
+}
 
-	optind = 0;					/* full reset, so tests can parse repeatedly */
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":p:D:V:S:f:i:d:n:w:e:P:Q:T:R:vh",
-							cli_long_opts, NULL)) != -1)
+/*
+ * The one-letter options: the target, the view and its shape. Returns 0,
+ * -1 with err set, or 1 when c is not one of them.
+ */
+static int
+cli_opt_short(int c, const char *arg, pgwt_options *o, cli_state *st,
+			  char *err, size_t errlen)
+{
+	int			k;
+	long		v;
+
+	switch (c)
 	{
-		switch (c)
-		{
-			case 'p':
-				if (cli_long(optarg, 1, INT_MAX, &v))
-					return cli_fail(err, errlen, "--pid: not a process id: '%s'", optarg);
-				o->pid = (int) v;
-				break;
-			case 'D':
-				o->pgdata = optarg;
-				break;
-			case 'V':
-				if ((c = cli_lookup(optarg, cli_view_names, 6)) < 0)
-					return cli_fail(err, errlen, "--view: unknown view '%s' (time_model, system_event, session_event, active, histogram, query_event)", optarg);
-				o->view = (pgwt_view) c;
-				break;
-			case 'S':
-				if ((c = cli_lookup(optarg, cli_sort_names, 4)) < 0)
-					return cli_fail(err, errlen, "--sort: unknown sort '%s' (wait_time, db_time, pid, event)", optarg);
-				o->sort = (pgwt_cli_sort) c;
-				o->sort_name = optarg;
-				break;
-			case 'f':
-				if ((c = cli_lookup(optarg, cli_format_names, 5)) < 0)
-					return cli_fail(err, errlen, "--format: unknown format '%s' (tui, text, json, csv)", optarg);
-				o->format = (pgwt_format) c;
-				break;
-			case 'i':
-				if (cli_long(optarg, 1, 86400, &v))
-					return cli_fail(err, errlen, "--interval: seconds from 1 to 86400, got '%s'", optarg);
-				o->interval_s = (unsigned) v;
-				interval_set = 1;
-				break;
-			case 'd':
-				if (cli_long(optarg, 1, LONG_MAX / 2, &v))
-					return cli_fail(err, errlen, "--duration: a positive number of seconds, got '%s'", optarg);
-				o->duration_s = v;
-				break;
-			case 'n':
-				if (cli_long(optarg, 1, LONG_MAX / 2, &v))
-					return cli_fail(err, errlen, "--count: a positive integer, got '%s'", optarg);
-				o->count = v;
-				break;
-			case 'w':
-				windows = optarg;
-				break;
-			case 'e':
-				o->event = optarg;
-				break;
-			case 'P':
-				if (cli_long(optarg, 1, INT_MAX, &v))
-					return cli_fail(err, errlen, "--pid-filter: not a process id: '%s'", optarg);
-				o->pid_filter = (int) v;
-				break;
-			case 'Q':
-				{
-					char	   *end;
+		case 'p':
+			if (cli_long(arg, 1, INT_MAX, &v))
+				return cli_fail(err, errlen, "--pid: not a process id: '%s'", arg);
+			o->pid = (int) v;
+			break;
+		case 'D':
+			o->pgdata = arg;
+			break;
+		case 'V':
+			if ((k = cli_lookup(arg, cli_view_names, 6)) < 0)
+				return cli_fail(err, errlen, "--view: unknown view '%s' (time_model, system_event, session_event, active, histogram, query_event)", arg);
+			o->view = (pgwt_view) k;
+			break;
+		case 'S':
+			if ((k = cli_lookup(arg, cli_sort_names, 4)) < 0)
+				return cli_fail(err, errlen, "--sort: unknown sort '%s' (wait_time, db_time, pid, event)", arg);
+			o->sort = (pgwt_cli_sort) k;
+			o->sort_name = arg;
+			break;
+		case 'f':
+			if ((k = cli_lookup(arg, cli_format_names, 5)) < 0)
+				return cli_fail(err, errlen, "--format: unknown format '%s' (tui, text, json, csv)", arg);
+			o->format = (pgwt_format) k;
+			break;
+		case 'i':
+			if (cli_long(arg, 1, 86400, &v))
+				return cli_fail(err, errlen, "--interval: seconds from 1 to 86400, got '%s'", arg);
+			o->interval_s = (unsigned) v;
+			st->interval_set = 1;
+			break;
+		case 'd':
+			if (cli_long(arg, 1, LONG_MAX / 2, &v))
+				return cli_fail(err, errlen, "--duration: a positive number of seconds, got '%s'", arg);
+			o->duration_s = v;
+			break;
+		case 'n':
+			if (cli_long(arg, 1, LONG_MAX / 2, &v))
+				return cli_fail(err, errlen, "--count: a positive integer, got '%s'", arg);
+			o->count = v;
+			break;
+		case 'w':
+			st->windows = arg;
+			break;
+		case 'e':
+			o->event = arg;
+			break;
+		case 'P':
+			if (cli_long(arg, 1, INT_MAX, &v))
+				return cli_fail(err, errlen, "--pid-filter: not a process id: '%s'", arg);
+			o->pid_filter = (int) v;
+			break;
+		case 'Q':
+			{
+				char	   *end;
 
-					errno = 0;
-					/* pg_stat_statements shows query ids as signed bigint */
-					if (optarg[0] == '-')
-						o->query_id = (uint64_t) strtoll(optarg, &end, 10);
-					else
-						o->query_id = strtoull(optarg, &end, 10);
-					if (errno || end == optarg || *end || o->query_id == 0)
-						return cli_fail(err, errlen, "--query-id: not a query id: '%s'", optarg);
-					o->have_query_id = 1;
-				}
-				break;
-			case 'T':
-				o->trace_dir = optarg;
-				break;
-			case 'R':
-				if (cli_long(optarg, 1, 24 * 366, &v))
-					return cli_fail(err, errlen, "--trace-retention: whole hours from 1 to 8784, got '%s'", optarg);
-				o->retention_hours = (unsigned) v;
-				break;
-			case OPT_RETENTION_GB:
-				if (cli_double(optarg, 0.001, 1e6, &o->retention_gb))
-					return cli_fail(err, errlen, "--retention-gb: a positive size in GiB, got '%s'", optarg);
-				break;
-			case OPT_TRACE_GROUP:
-				o->trace_group = optarg;
-				break;
-			case OPT_QUERY_TEXT:
-				if ((c = cli_lookup(optarg, cli_query_text_names, 2)) < 0)
-					return cli_fail(err, errlen, "--query-text: 'normalized' or 'none', got '%s'", optarg);
-				o->query_text = (pgwt_query_text) c;
-				query_text_set = 1;
-				break;
-			case OPT_REPLAY:
-				o->replay = 1;
-				break;
-			case OPT_CHECK_EXACT:
-				o->check_exact = 1;
-				break;
-			case OPT_FROM:
-				o->from = optarg;
-				break;
-			case OPT_TO:
-				o->to = optarg;
-				break;
-			case OPT_DAEMON:
-				o->daemon = 1;
-				break;
-			case OPT_MODE:
-				mode = optarg;
-				break;
-			case OPT_SAMPLE_RATE:
-				if (cli_long(optarg, 1, 1000, &v))
-					return cli_fail(err, errlen, "--sample-rate: Hz from 1 to 1000, got '%s'", optarg);
-				o->sample_rate = (unsigned) v;
-				break;
-			case OPT_DBNAME:
-				o->dbname = optarg;
-				break;
-			case OPT_USER:
-				o->user = optarg;
-				break;
-			case OPT_HOST:
-				o->host = optarg;
-				break;
-			case OPT_LIGHTWEIGHT:
-				o->lightweight = 1;
-				break;
-			case OPT_SAMPLER_PRIORITY:
-				if (strcmp(optarg, "off") == 0)
-					o->sampler_priority = 0;
-				else if (cli_long(optarg, 0, 99, &v))
-					return cli_fail(err, errlen, "--sampler-priority: a SCHED_FIFO priority from 1 to 99, or 0/off, got '%s'", optarg);
+				errno = 0;
+				/* pg_stat_statements shows query ids as signed bigint */
+				if (arg[0] == '-')
+					o->query_id = (uint64_t) strtoll(arg, &end, 10);
 				else
-					o->sampler_priority = (int) v;
-				break;
-			case OPT_SKIP_QID:
-				o->skip_query_id = 1;
-				break;
-			case OPT_BUDGET:
-				if (strcmp(optarg, "unlimited") == 0)
-					o->escalation_budget = PGWT_CLI_BUDGET_UNLIMITED;
-				else if (cli_long(optarg, 0, 3600, &v))
-					return cli_fail(err, errlen, "--escalation-budget: seconds per hour from 0 to 3600, or 'unlimited', got '%s'", optarg);
-				else
-					o->escalation_budget = v;
-				break;
-			case OPT_METRICS_LISTEN:
-				o->metrics_listen = optarg;
-				break;
-			case OPT_CPU_DISABLE:
-				o->anomaly_cpu_disable = 1;
-				break;
-			case 'v':
-				o->verbose = 1;
-				break;
-			case 'h':
-				o->help = 1;
-				return 0;
-			case ':':
-				return cli_fail(err, errlen, "option %s needs a value", argv[optind - 1]);
-			case OPT_ANOMALY_FIRST + PGWT_CLI_AN_AAS_FACTOR:
-			case OPT_ANOMALY_FIRST + PGWT_CLI_AN_AAS_TICKS:
-			case OPT_ANOMALY_FIRST + PGWT_CLI_AN_AAS_MIN:
-			case OPT_ANOMALY_FIRST + PGWT_CLI_AN_LOCK_FRACTION:
-			case OPT_ANOMALY_FIRST + PGWT_CLI_AN_LOCK_MIN_AAS:
-			case OPT_ANOMALY_FIRST + PGWT_CLI_AN_COOLDOWN_S:
-			case OPT_ANOMALY_FIRST + PGWT_CLI_AN_WINDOW_S:
-			case OPT_ANOMALY_FIRST + PGWT_CLI_AN_CPU_CAPACITY:
-			case OPT_ANOMALY_FIRST + PGWT_CLI_AN_CPU_MIN_AAS:
-			case OPT_ANOMALY_FIRST + PGWT_CLI_AN_CPU_MARGIN:
-			case OPT_ANOMALY_FIRST + PGWT_CLI_AN_CPU_K:
-			case OPT_ANOMALY_FIRST + PGWT_CLI_AN_CPU_H:
-			case OPT_ANOMALY_FIRST + PGWT_CLI_AN_CPU_CAP:
-			case OPT_ANOMALY_FIRST + PGWT_CLI_AN_CPU_GAP_S:
-				{
-					int			k = c - OPT_ANOMALY_FIRST;
-
-					if (cli_double(optarg, cli_anomaly_flags[k].lo, cli_anomaly_flags[k].hi, &o->anomaly[k]))
-						return cli_fail(err, errlen, "--%s: a number from %g to %g, got '%s'",
-										cli_anomaly_flags[k].name, cli_anomaly_flags[k].lo,
-										cli_anomaly_flags[k].hi, optarg);
-					if (k == PGWT_CLI_AN_AAS_TICKS && o->anomaly[k] != (double) (long) o->anomaly[k])
-						return cli_fail(err, errlen, "--anomaly-aas-ticks: a whole number of ticks, got '%s'", optarg);
-					o->anomaly_set |= 1u << k;
-				}
-				break;
-			default:
-				return cli_fail(err, errlen, "unknown option %s", argv[optind - 1]);
-		}
+					o->query_id = strtoull(arg, &end, 10);
+				if (errno || end == arg || *end || o->query_id == 0)
+					return cli_fail(err, errlen, "--query-id: not a query id: '%s'", arg);
+				o->have_query_id = 1;
+			}
+			break;
+		case 'T':
+			o->trace_dir = arg;
+			break;
+		case 'R':
+			if (cli_long(arg, 1, 24 * 366, &v))
+				return cli_fail(err, errlen, "--trace-retention: whole hours from 1 to 8784, got '%s'", arg);
+			o->retention_hours = (unsigned) v;
+			break;
+		default:
+			return 1;
 	}
-	if (optind < argc)
-		return cli_fail(err, errlen, "unexpected argument '%s'", argv[optind]);
+	return 0;
+}
 
-	/* cross-checks */
-	if (mode)
+/* The long-only options: recording, connection, escalation. As above. */
+static int
+cli_opt_long(int c, const char *arg, pgwt_options *o, cli_state *st,
+			 char *err, size_t errlen)
+{
+	int			k;
+	long		v;
+
+	switch (c)
 	{
-		if ((c = cli_lookup(mode, cli_mode_names, 4)) < 0)
-			return cli_fail(err, errlen, "--mode: unknown mode '%s' (tiered, sampled, full, coop)", mode);
-		o->mode = (pgwt_mode) c;
+		case OPT_RETENTION_GB:
+			if (cli_double(arg, 0.001, 1e6, &o->retention_gb))
+				return cli_fail(err, errlen, "--retention-gb: a positive size in GiB, got '%s'", arg);
+			break;
+		case OPT_TRACE_GROUP:
+			o->trace_group = arg;
+			break;
+		case OPT_QUERY_TEXT:
+			if ((k = cli_lookup(arg, cli_query_text_names, 2)) < 0)
+				return cli_fail(err, errlen, "--query-text: 'normalized' or 'none', got '%s'", arg);
+			o->query_text = (pgwt_query_text) k;
+			st->query_text_set = 1;
+			break;
+		case OPT_REPLAY:
+			o->replay = 1;
+			break;
+		case OPT_CHECK_EXACT:
+			o->check_exact = 1;
+			break;
+		case OPT_FROM:
+			o->from = arg;
+			break;
+		case OPT_TO:
+			o->to = arg;
+			break;
+		case OPT_DAEMON:
+			o->daemon = 1;
+			break;
+		case OPT_MODE:
+			st->mode = arg;
+			break;
+		case OPT_SAMPLE_RATE:
+			if (cli_long(arg, 1, 1000, &v))
+				return cli_fail(err, errlen, "--sample-rate: Hz from 1 to 1000, got '%s'", arg);
+			o->sample_rate = (unsigned) v;
+			break;
+		case OPT_DBNAME:
+			o->dbname = arg;
+			break;
+		case OPT_USER:
+			o->user = arg;
+			break;
+		case OPT_HOST:
+			o->host = arg;
+			break;
+		case OPT_LIGHTWEIGHT:
+			o->lightweight = 1;
+			break;
+		case OPT_SAMPLER_PRIORITY:
+			if (strcmp(arg, "off") == 0)
+				o->sampler_priority = 0;
+			else if (cli_long(arg, 0, 99, &v))
+				return cli_fail(err, errlen, "--sampler-priority: a SCHED_FIFO priority from 1 to 99, or 0/off, got '%s'", arg);
+			else
+				o->sampler_priority = (int) v;
+			break;
+		case OPT_SKIP_QID:
+			o->skip_query_id = 1;
+			break;
+		case OPT_BUDGET:
+			if (strcmp(arg, "unlimited") == 0)
+				o->escalation_budget = PGWT_CLI_BUDGET_UNLIMITED;
+			else if (cli_long(arg, 0, 3600, &v))
+				return cli_fail(err, errlen, "--escalation-budget: seconds per hour from 0 to 3600, or 'unlimited', got '%s'", arg);
+			else
+				o->escalation_budget = v;
+			break;
+		case OPT_METRICS_LISTEN:
+			o->metrics_listen = arg;
+			break;
+		case OPT_CPU_DISABLE:
+			o->anomaly_cpu_disable = 1;
+			break;
+		case 'v':
+			o->verbose = 1;
+			break;
+		default:
+			return 1;
+	}
+	return 0;
+}
+
+/* One --anomaly-* threshold (k indexes cli_anomaly_flags). */
+static int
+cli_opt_anomaly(int k, const char *arg, pgwt_options *o, char *err, size_t errlen)
+{
+	if (cli_double(arg, cli_anomaly_flags[k].lo, cli_anomaly_flags[k].hi, &o->anomaly[k]))
+		return cli_fail(err, errlen, "--%s: a number from %g to %g, got '%s'",
+						cli_anomaly_flags[k].name, cli_anomaly_flags[k].lo,
+						cli_anomaly_flags[k].hi, arg);
+	if (k == PGWT_CLI_AN_AAS_TICKS && o->anomaly[k] != (double) (long) o->anomaly[k])
+		return cli_fail(err, errlen, "--anomaly-aas-ticks: a whole number of ticks, got '%s'", arg);
+	o->anomaly_set |= 1u << k;
+	return 0;
+}
+
+/* The combinations that make no sense, after every option is read. */
+static int
+cli_cross_check(pgwt_options *o, const cli_state *st, char *err, size_t errlen)
+{
+	int			k;
+
+	if (st->mode)
+	{
+		if ((k = cli_lookup(st->mode, cli_mode_names, 4)) < 0)
+			return cli_fail(err, errlen, "--mode: unknown mode '%s' (tiered, sampled, full, coop)", st->mode);
+		o->mode = (pgwt_mode) k;
 	}
 	if (o->mode == PGWT_MODE_COOP)
 		return cli_fail(err, errlen, "--mode coop: the cooperative tier runs inside PostgreSQL: it needs the pg_wait_tracer extension on a server with the wait-event hooks, not this external tracer");
@@ -453,15 +465,15 @@ pgwt_options_parse(int argc, char **argv, pgwt_options *o, char *err, size_t err
 		return cli_fail(err, errlen, "--query-id applies to --view query_event");
 	if ((o->retention_gb > 0 || o->trace_group) && !o->trace_dir)
 		return cli_fail(err, errlen, "--retention-gb/--trace-group need -T DIR");
-	if (query_text_set && (!o->trace_dir || o->replay))
+	if (st->query_text_set && (!o->trace_dir || o->replay))
 		return cli_fail(err, errlen, "--query-text applies to recording (-T DIR without --replay)");
-	if (windows)
+	if (st->windows)
 	{
-		if (cli_parse_windows(windows, o, err, errlen) != 0)
+		if (cli_parse_windows(st->windows, o, err, errlen) != 0)
 			return -1;
 		if (o->view == PGWT_VIEW_ACTIVE)
 			return cli_fail(err, errlen, "--window does not apply to --view active");
-		if (!interval_set)
+		if (!st->interval_set)
 		{
 			if (o->windows_ns[0] % 1000000000ull)
 				return cli_fail(err, errlen, "--window: first window must be whole seconds");
@@ -471,6 +483,41 @@ pgwt_options_parse(int argc, char **argv, pgwt_options *o, char *err, size_t err
 			return cli_fail(err, errlen, "--window: the first window must equal --interval (%us)", o->interval_s);
 	}
 	return 0;
+}
+
+int
+pgwt_options_parse(int argc, char **argv, pgwt_options *o, char *err, size_t errlen)
+{
+	cli_state	st = {0};
+	int			c;
+
+	cli_defaults(o);
+	optind = 0;					/* full reset, so tests can parse repeatedly */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":p:D:V:S:f:i:d:n:w:e:P:Q:T:R:vh",
+							cli_long_opts, NULL)) != -1)
+	{
+		int			rc;
+
+		if (c == 'h')
+		{
+			o->help = 1;
+			return 0;
+		}
+		if (c == ':')
+			return cli_fail(err, errlen, "option %s needs a value", argv[optind - 1]);
+		if (c >= OPT_ANOMALY_FIRST && c < OPT_ANOMALY_FIRST + PGWT_CLI_AN_COUNT)
+			rc = cli_opt_anomaly(c - OPT_ANOMALY_FIRST, optarg, o, err, errlen);
+		else if ((rc = cli_opt_short(c, optarg, o, &st, err, errlen)) == 1)
+			rc = cli_opt_long(c, optarg, o, &st, err, errlen);
+		if (rc == 1)
+			return cli_fail(err, errlen, "unknown option %s", argv[optind - 1]);
+		if (rc < 0)
+			return -1;
+	}
+	if (optind < argc)
+		return cli_fail(err, errlen, "unexpected argument '%s'", argv[optind]);
+	return cli_cross_check(o, &st, err, errlen);
 }
 
 void

@@ -477,43 +477,36 @@ live_render(live_ctx *c, uint64_t now)
 					   c->attached ? c->sess.cluster.pid : 0);
 }
 
-int
-pgwt_run_live(const pgwt_options *o)
+/*
+ * Everything before attaching: the output, the target cluster, and the
+ * engine (cumulative) or the ring (windows). 1 after printing why not.
+ */
+static int
+live_start(live_ctx *c, const pgwt_options *o, pgwt_cluster *cl)
 {
-	live_ctx	c;
-	pgwt_cluster cl;
 	char		err[512];
-	char		pgdata[sizeof(cl.pgdata)];
-	uint64_t	next_render,
-				end_ns = 0;
-	long		rendered = 0;
-	int			status = 0;
-	struct sigaction sa;
 
-	memset(&c, 0, sizeof(c));
-	c.o = o;
-	c.out.out = stdout;
-	c.out.opts = o;
-	c.out.source = "live";
-	c.out.format = pgwt_output_resolve(o->format, stdout);
+	c->o = o;
+	c->out.out = stdout;
+	c->out.opts = o;
+	c->out.source = "live";
+	c->out.format = pgwt_output_resolve(o->format, stdout);
 	/* a daemon prints views only when asked to or on a terminal */
-	c.render = !o->daemon || isatty(STDOUT_FILENO) || o->format != PGWT_FORMAT_AUTO;
-	c.meta = calloc(LIVE_META_CACHE, sizeof(pgwt_backend_info));
-	if (!c.meta)
+	c->render = !o->daemon || isatty(STDOUT_FILENO) || o->format != PGWT_FORMAT_AUTO;
+	c->meta = calloc(LIVE_META_CACHE, sizeof(pgwt_backend_info));
+	if (!c->meta)
 	{
 		fprintf(stderr, "pg_wait_tracer: out of memory\n");
 		return 1;
 	}
 
-	if (pgwt_target_select(o, &cl, stderr, err, sizeof(err)) != 0)
+	if (pgwt_target_select(o, cl, stderr, err, sizeof(err)) != 0)
 	{
 		fprintf(stderr, "pg_wait_tracer: %s\n", err);
-		free(c.meta);
 		return 1;
 	}
-	snprintf(pgdata, sizeof(pgdata), "%s", cl.pgdata);
-	c.start_ns = pgwt_mono_ns();
-	c.metrics.start_ns = c.start_ns;
+	c->start_ns = pgwt_mono_ns();
+	c->metrics.start_ns = c->start_ns;
 
 	/* analysis engine (cumulative) or the ring (windows) */
 	if (o->nwindows == 0)
@@ -525,68 +518,77 @@ pgwt_run_live(const pgwt_options *o)
 		ws.from_ns = 0;
 		ws.to_ns = UINT64_MAX;
 		snprintf(ws.label, sizeof(ws.label), "Since start");
-		c.eng = pgwt_engine_create(&live_engine_cfg, &ws, 1, &e);
-		if (!c.eng)
+		c->eng = pgwt_engine_create(&live_engine_cfg, &ws, 1, &e);
+		if (!c->eng)
 		{
 			fprintf(stderr, "pg_wait_tracer: %s\n", e ? e : "cannot create the analysis engine");
-			free(c.meta);
 			return 1;
 		}
 	}
 	else
-		pgwt_ring_init(&c.ring, LIVE_RING_MAX);
+		pgwt_ring_init(&c->ring, LIVE_RING_MAX);
+	return 0;
+}
 
-	if (live_attach(&c, &cl, err, sizeof(err)) != 0)
-	{
-		fprintf(stderr, "pg_wait_tracer: %s\n", err);
-		status = 1;
-		goto done;
-	}
-	if (o->view == PGWT_VIEW_HISTOGRAM || o->event)
+/*
+ * Once attached: the event filter checked against the server's names, the
+ * recorder, the tiered controller (its control socket lives in the trace
+ * directory) and the blockers' side file. 1 after printing why not.
+ */
+static int
+live_open_outputs(live_ctx *c)
+{
+	char		err[512];
+
+	if (c->o->view == PGWT_VIEW_HISTOGRAM || c->o->event)
 	{
 		uint32_t	id;
 
-		if (!pgwt_event_parse(&c.names, o->event, &id))
+		if (!pgwt_event_parse(&c->names, c->o->event, &id))
 		{
-			fprintf(stderr, "pg_wait_tracer: --event: unknown wait event '%s'\n", o->event);
-			status = 1;
-			goto done;
+			fprintf(stderr, "pg_wait_tracer: --event: unknown wait event '%s'\n", c->o->event);
+			return 1;
 		}
 	}
-	if (o->trace_dir)
+	if (c->o->trace_dir)
 	{
 		pgwt_recorder_opts ro;
 
 		memset(&ro, 0, sizeof(ro));
-		ro.retention_hours = o->retention_hours;
-		ro.retention_gb = o->retention_gb;
-		ro.group = o->trace_group;
-		ro.pg_version = (uint32_t) c.sess.server_version;
-		ro.sample_period_ns = 1000000000ull / o->sample_rate;
-		ro.metrics = &c.metrics;
-		ro.no_query_text = o->query_text == PGWT_QUERY_TEXT_NONE;
-		if (pgwt_recorder_open(o->trace_dir, &ro, &c.rec, err, sizeof(err)) != 0)
+		ro.retention_hours = c->o->retention_hours;
+		ro.retention_gb = c->o->retention_gb;
+		ro.group = c->o->trace_group;
+		ro.pg_version = (uint32_t) c->sess.server_version;
+		ro.sample_period_ns = 1000000000ull / c->o->sample_rate;
+		ro.metrics = &c->metrics;
+		ro.no_query_text = c->o->query_text == PGWT_QUERY_TEXT_NONE;
+		if (pgwt_recorder_open(c->o->trace_dir, &ro, &c->rec, err, sizeof(err)) != 0)
 		{
 			fprintf(stderr, "pg_wait_tracer: %s\n", err);
-			status = 1;
-			goto done;
+			return 1;
 		}
-		pgwt_recorder_set_names(c.rec, &c.names);
+		pgwt_recorder_set_names(c->rec, &c->names);
 	}
 	/* after the recorder: the control socket lives in the trace directory */
-	if (pgwt_tiered_create(&c.tier, o, c.rec ? pgwt_recorder_dirfd(c.rec) : -1, &c.metrics,
-						   live_emit, &c, err, sizeof(err)) != 0)
+	if (pgwt_tiered_create(&c->tier, c->o, c->rec ? pgwt_recorder_dirfd(c->rec) : -1, &c->metrics,
+						   live_emit, c, err, sizeof(err)) != 0)
 	{
 		fprintf(stderr, "pg_wait_tracer: %s\n", err);
-		status = 1;
-		goto done;
+		return 1;
 	}
-	live_tier_session(&c);
+	live_tier_session(c);
 	/* blockers.tsv in the directory the recorder opened and checked */
-	if (pgwt_blockers_init_at(&c.blk, LIVE_BLOCKERS_NS, c.rec ? pgwt_recorder_dirfd(c.rec) : -1,
-							  c.rec ? pgwt_recorder_side_opts(c.rec) : NULL, live_on_blockers, &c) != 0)
+	if (pgwt_blockers_init_at(&c->blk, LIVE_BLOCKERS_NS, c->rec ? pgwt_recorder_dirfd(c->rec) : -1,
+							  c->rec ? pgwt_recorder_side_opts(c->rec) : NULL, live_on_blockers, c) != 0)
 		fprintf(stderr, "pg_wait_tracer: cannot open %s/blockers.tsv: blockers are not recorded\n",
-				o->trace_dir);
+				c->o->trace_dir);
+	return 0;
+}
+
+static void
+live_signals(void)
+{
+	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = live_on_signal;
@@ -595,27 +597,37 @@ pgwt_run_live(const pgwt_options *o)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+}
 
-	next_render = c.start_ns + (uint64_t) o->interval_s * 1000000000ull;
-	if (o->duration_s)
-		end_ns = c.start_ns + (uint64_t) o->duration_s * 1000000000ull;
+/* The capture loop, until a signal, --duration, --count or the end. */
+static int
+live_loop(live_ctx *c, const char *pgdata)
+{
+	uint64_t	next_render,
+				end_ns = 0;
+	long		rendered = 0;
+	int			status = 0;
+
+	next_render = c->start_ns + (uint64_t) c->o->interval_s * 1000000000ull;
+	if (c->o->duration_s)
+		end_ns = c->start_ns + (uint64_t) c->o->duration_s * 1000000000ull;
 
 	while (!live_stop)
 	{
-		uint64_t	deadline = c.sess.src->next_deadline(c.sess.src);
+		uint64_t	deadline = c->sess.src->next_deadline(c->sess.src);
 		uint64_t	now;
 		int			gone = 0,
 					woke;
 		/* tiered: the exact source follows backends beside the sampler */
-		pgwt_capture_source *side = c.sess.sampler ? c.sess.watch : NULL;
+		pgwt_capture_source *side = c->sess.sampler ? c->sess.watch : NULL;
 
 		if (side && side->next_deadline(side) < deadline)
 			deadline = side->next_deadline(side);
 		if (end_ns && deadline > end_ns)
 			deadline = end_ns;
-		if (c.sess.sampler)
-			pgwt_sampler_wait_begin(c.sess.sampler);
-		woke = live_wait(c.tier, c.sess.watch ? pgwt_watch_source_wake_fd(c.sess.watch) : -1,
+		if (c->sess.sampler)
+			pgwt_sampler_wait_begin(c->sess.sampler);
+		woke = live_wait(c->tier, c->sess.watch ? pgwt_watch_source_wake_fd(c->sess.watch) : -1,
 						 deadline);
 		now = pgwt_mono_ns();
 
@@ -626,76 +638,81 @@ pgwt_run_live(const pgwt_options *o)
 		 * priority. Closer than that it stays real-time, so the tick is
 		 * not left waiting behind the backends for a CPU.
 		 */
-		if (c.sess.sampler &&
+		if (c->sess.sampler &&
 			(live_stop || (end_ns && now >= end_ns) ||
-			 now + LIVE_RT_GUARD_NS < c.sess.sampler->next_deadline(c.sess.sampler)))
-			pgwt_sampler_wait_end(c.sess.sampler);
+			 now + LIVE_RT_GUARD_NS < c->sess.sampler->next_deadline(c->sess.sampler)))
+			pgwt_sampler_wait_end(c->sess.sampler);
 		if (live_stop)
 			break;
 		if (end_ns && now >= end_ns)
 		{
-			live_render(&c, now);
+			live_render(c, now);
 			break;
 		}
-		if (now >= c.sess.src->next_deadline(c.sess.src) || (woke && !side))
-			gone = c.sess.src->tick(c.sess.src, now,
-									c.sess.src == c.sess.sampler ? live_emit_sampled : live_emit, &c) != 0;
-		if (c.sess.sampler)
-			pgwt_sampler_wait_end(c.sess.sampler);
+		if (now >= c->sess.src->next_deadline(c->sess.src) || (woke && !side))
+			gone = c->sess.src->tick(c->sess.src, now,
+									c->sess.src == c->sess.sampler ? live_emit_sampled : live_emit, c) != 0;
+		if (c->sess.sampler)
+			pgwt_sampler_wait_end(c->sess.sampler);
 		if (!gone && side && (woke || now >= side->next_deadline(side)))
-			gone = side->tick(side, now, live_emit, &c) != 0;
+			gone = side->tick(side, now, live_emit, c) != 0;
 		if (gone)
 		{
-			int			old = c.sess.cluster.pid;
+			int			old = c->sess.cluster.pid;
 
-			live_detach(&c, now);
-			if (!o->daemon)
+			live_detach(c, now);
+			if (!c->o->daemon)
 			{
-				live_render(&c, now);
+				live_render(c, now);
 				fprintf(stderr, "pg_wait_tracer: postmaster %d exited\n", old);
 				status = 1;
 				break;
 			}
-			if (live_wait_for_cluster(&c, pgdata, old) != 0)
+			if (live_wait_for_cluster(c, pgdata, old) != 0)
 				break;
 			continue;
 		}
-		if (c.tier)
-			pgwt_tiered_step(c.tier, now);
-		pgwt_session_connect(&c.sess, o, now, o->verbose);
-		live_refresh_meta(&c, now);
-		if (pgwt_blockers_poll(&c.blk, c.sess.pg, now) != 0)
-			c.metrics.blocker_queries_total = c.blk.queries_total;
-		if (c.rec && !c.record_error)
+		if (c->tier)
+			pgwt_tiered_step(c->tier, now);
+		pgwt_session_connect(&c->sess, c->o, now, c->o->verbose);
+		live_refresh_meta(c, now);
+		if (pgwt_blockers_poll(&c->blk, c->sess.pg, now) != 0)
+			c->metrics.blocker_queries_total = c->blk.queries_total;
+		if (c->rec && !c->record_error)
 		{
-			int			rc = pgwt_recorder_periodic(c.rec, now);
+			int			rc = pgwt_recorder_periodic(c->rec, now);
 
 			if (rc < 0)
 			{
 				fprintf(stderr, "pg_wait_tracer: trace recording failed: %s\n", pgwt_recorder_error(rc));
-				c.record_error = 1;
+				c->record_error = 1;
 			}
 		}
-		if (!c.eng && o->nwindows)
-			pgwt_ring_trim(&c.ring, now > o->windows_ns[o->nwindows - 1] ? now - o->windows_ns[o->nwindows - 1] : 0);
+		if (!c->eng && c->o->nwindows)
+			pgwt_ring_trim(&c->ring, now > c->o->windows_ns[c->o->nwindows - 1] ? now - c->o->windows_ns[c->o->nwindows - 1] : 0);
 		if (now >= next_render)
 		{
-			live_render(&c, now);
+			live_render(c, now);
 			rendered++;
-			next_render += (uint64_t) o->interval_s * 1000000000ull;
+			next_render += (uint64_t) c->o->interval_s * 1000000000ull;
 			if (next_render <= now)
-				next_render = now + (uint64_t) o->interval_s * 1000000000ull;
-			if (o->count && rendered >= o->count)
+				next_render = now + (uint64_t) c->o->interval_s * 1000000000ull;
+			if (c->o->count && rendered >= c->o->count)
 				break;
 		}
 	}
+	return status;
+}
 
-done:
-	pgwt_tiered_free(c.tier, pgwt_mono_ns());
-	pgwt_blockers_close(&c.blk);
-	if (c.rec)
+/* Close what was opened, in reverse; the run's exit status. */
+static int
+live_finish(live_ctx *c, int status)
+{
+	pgwt_tiered_free(c->tier, pgwt_mono_ns());
+	pgwt_blockers_close(&c->blk);
+	if (c->rec)
 	{
-		int			rc = pgwt_recorder_close(c.rec);
+		int			rc = pgwt_recorder_close(c->rec);
 
 		if (rc < 0)
 		{
@@ -703,13 +720,37 @@ done:
 			status = 1;
 		}
 	}
-	if (c.attached)
-		pgwt_session_close(&c.sess);
-	if (c.record_error)
+	if (c->attached)
+		pgwt_session_close(&c->sess);
+	if (c->record_error)
 		status = 1;
-	pgwt_engine_free(c.eng);
-	pgwt_ring_free(&c.ring);
-	pgwt_names_free(&c.names);
-	free(c.meta);
+	pgwt_engine_free(c->eng);
+	pgwt_ring_free(&c->ring);
+	pgwt_names_free(&c->names);
+	free(c->meta);
 	return status;
+}
+
+int
+pgwt_run_live(const pgwt_options *o)
+{
+	live_ctx	c;
+	pgwt_cluster cl;
+	char		err[512];
+	char		pgdata[sizeof(cl.pgdata)];
+	int			status = 1;
+
+	memset(&c, 0, sizeof(c));
+	c.blk.dirfd = -1;			/* nothing to close before blockers open */
+	if (live_start(&c, o, &cl) != 0)
+		return live_finish(&c, 1);
+	snprintf(pgdata, sizeof(pgdata), "%s", cl.pgdata);
+	if (live_attach(&c, &cl, err, sizeof(err)) != 0)
+		fprintf(stderr, "pg_wait_tracer: %s\n", err);
+	else if (live_open_outputs(&c) == 0)
+	{
+		live_signals();
+		status = live_loop(&c, pgdata);
+	}
+	return live_finish(&c, status);
 }
