@@ -2,6 +2,7 @@
 # regression tests and the build-time probe for the wait-event hooks.
 OBJS = \
 	extension/pg_wait_tracer.o \
+	extension/gucs.o \
 	extension/clock.o \
 	extension/coop_hooks.o \
 	extension/backend_slots.o \

@@ -1,6 +1,6 @@
 /*
  * pg_wait_tracer.c
- *		Module entry point of the pg_wait_tracer extension: GUCs, shared
+ *		Module entry point of the pg_wait_tracer extension: settings (gucs.c), shared
  *		memory reservation, hook installation and pgwt_status().
  *
  * The library must be loaded through shared_preload_libraries: it reserves
@@ -27,6 +27,7 @@
 #include "utils/guc.h"
 
 #include "extension/escalation.h"
+#include "extension/pgwt_gucs.h"
 #include "extension/pgwt_clock.h"
 #include "extension/pgwt_shared.h"
 #include "extension/sampler.h"
@@ -37,16 +38,6 @@ PG_MODULE_MAGIC;
 #define PGWT_LIBRARY_VERSION "0.4"
 
 bool		pgwt_loaded_at_startup = false;
-int			pgwt_capture = PGWT_CAPTURE_OFF;
-int			pgwt_max_queries = 5000;
-int			pgwt_max_sessions = 0;
-
-static const struct config_enum_entry pgwt_capture_options[] = {
-	{"off", PGWT_CAPTURE_OFF, false},
-	{"stats", PGWT_CAPTURE_STATS, false},
-	{"trace", PGWT_CAPTURE_TRACE, false},
-	{NULL, 0, false}
-};
 
 void		_PG_init(void);
 
@@ -86,16 +77,6 @@ pgwt_hooks_present(void)
 }
 #endif
 
-/*
- * Turning capture on by a reload must reach auxiliary processes too, which
- * have no transaction end to notice it at: the assign hook puts the hooks in
- * the chain in every process.
- */
-#ifdef PGWT_COOP_BUILD
-#define PGWT_CAPTURE_ASSIGN_HOOK pgwt_capture_assign
-#else
-#define PGWT_CAPTURE_ASSIGN_HOOK NULL
-#endif
 
 void
 _PG_init(void)
@@ -104,29 +85,8 @@ _PG_init(void)
 		return;
 	pgwt_loaded_at_startup = true;
 
-	DefineCustomEnumVariable("pg_wait_tracer.capture",
-							 "What the extension captures: off, stats (exact aggregates) or trace.",
-							 "trace also records every wait and statement marker in the "
-							 "session's trace ring (pgwt_trace). Needs a server with wait-event hooks.",
-							 &pgwt_capture,
-							 pgwt_hooks_present() ? PGWT_CAPTURE_STATS : PGWT_CAPTURE_OFF,
-							 pgwt_capture_options,
-							 PGC_SUSET, 0,
-							 NULL, PGWT_CAPTURE_ASSIGN_HOOK, NULL);
-	DefineCustomIntVariable("pg_wait_tracer.max_queries",
-							"Maximum number of (query_id, wait event) entries kept.",
-							"The least-used entries are evicted when the table is full.",
-							&pgwt_max_queries,
-							5000, 100, 1000000,
-							PGC_POSTMASTER, 0,
-							NULL, NULL, NULL);
-	DefineCustomIntVariable("pg_wait_tracer.max_sessions",
-							"Number of per-backend statistics slots (0: max backends + 64).",
-							"Slots of exited backends are kept for readers until needed again.",
-							&pgwt_max_sessions,
-							0, 0, 262143,
-							PGC_POSTMASTER, 0,
-							NULL, NULL, NULL);
+	/* every setting of the extension, in one place (gucs.c) */
+	pgwt_gucs_define(pgwt_hooks_present());
 	/* the sampler runs where the server has no hooks (or when asked to) */
 	pgwt_sampler_init(pgwt_hooks_present());
 	/* the trace rings, escalation windows and the trace writer */
@@ -232,7 +192,7 @@ pgwt_status_fill(Datum *values, bool *nulls)
 
 	values[0] = CStringGetTextDatum(tier);
 	values[1] = BoolGetDatum(pgwt_hooks_present());
-	values[2] = CStringGetTextDatum(pgwt_capture_options[pgwt_capture].name);
+	values[2] = CStringGetTextDatum(pgwt_capture_name());
 	values[3] = CStringGetTextDatum(reason);
 	values[4] = CStringGetTextDatum(PGWT_LIBRARY_VERSION);
 	values[5] = Int32GetDatum(PG_VERSION_NUM);

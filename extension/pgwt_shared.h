@@ -17,17 +17,8 @@
 #define PGWT_COOP_BUILD 1
 #endif
 
-/* Values of pg_wait_tracer.capture. */
-typedef enum PgwtCapture
-{
-	PGWT_CAPTURE_OFF = 0,
-	PGWT_CAPTURE_STATS,
-	PGWT_CAPTURE_TRACE			/* stats, plus each wait in the trace ring */
-} PgwtCapture;
+#include "extension/pgwt_gucs.h"
 
-extern int	pgwt_capture;
-extern int	pgwt_max_queries;
-extern int	pgwt_max_sessions;
 extern bool pgwt_loaded_at_startup;
 
 /* True when the running server exports the wait-event hooks. */

@@ -54,10 +54,6 @@
 #include "extension/pgwt_shared.h"
 #include "extension/sampler.h"
 
-int			pgwt_sampler_mode = PGWT_SAMPLER_AUTO;
-int			pgwt_sample_rate = 100;
-int			pgwt_sampler_max_entries = 10000;
-int			pgwt_sampler_history = 16384;
 
 PgwtSamplerShared *pgwt_sampler = NULL;
 PgwtSampleTable *pgwt_sampler_by_query = NULL;
@@ -69,23 +65,10 @@ PgwtSamplerProc *pgwt_sampler_procs = NULL;
 /* Distinct events of the system-wide table: far more than any server has. */
 #define PGWT_SAMPLER_EVENTS 2048
 
-static const struct config_enum_entry pgwt_sampler_mode_options[] = {
-	{"auto", PGWT_SAMPLER_AUTO, false},
-	{"on", PGWT_SAMPLER_ON, false},
-	{"off", PGWT_SAMPLER_OFF, false},
-	{NULL, 0, false}
-};
-
 static bool pgwt_sampler_running = false;	/* decided once, at preload */
 static int	pgwt_sampler_nprocs = 0;
 static shmem_request_hook_type pgwt_sampler_prev_request = NULL;
 static shmem_startup_hook_type pgwt_sampler_prev_startup = NULL;
-
-const char *
-pgwt_sampler_mode_name(void)
-{
-	return pgwt_sampler_mode_options[pgwt_sampler_mode].name;
-}
 
 /* True in every process of a server whose sampler was set up at start. */
 bool
@@ -198,37 +181,6 @@ void
 pgwt_sampler_init(bool server_has_hooks)
 {
 	BackgroundWorker worker;
-
-	DefineCustomEnumVariable("pg_wait_tracer.sampler",
-							 "Whether the in-server sampler runs: auto, on or off.",
-							 "auto runs it where the server has no wait-event hooks "
-							 "(exact statistics cover the others).",
-							 &pgwt_sampler_mode,
-							 PGWT_SAMPLER_AUTO,
-							 pgwt_sampler_mode_options,
-							 PGC_POSTMASTER, 0,
-							 NULL, NULL, NULL);
-	DefineCustomIntVariable("pg_wait_tracer.sample_rate",
-							"Samples per second of every backend's wait state.",
-							NULL,
-							&pgwt_sample_rate,
-							100, 1, 1000,
-							PGC_SIGHUP, 0,
-							NULL, NULL, NULL);
-	DefineCustomIntVariable("pg_wait_tracer.sampler_max_entries",
-							"Entries of each of the sampler's profiles ((query, event) and (backend, event)).",
-							"The least-sampled entries are evicted when a profile is full.",
-							&pgwt_sampler_max_entries,
-							10000, 100, 1000000,
-							PGC_POSTMASTER, 0,
-							NULL, NULL, NULL);
-	DefineCustomIntVariable("pg_wait_tracer.sampler_history",
-							"Samples kept in the sampler's recent-history ring (0: none).",
-							NULL,
-							&pgwt_sampler_history,
-							16384, 0, 10000000,
-							PGC_POSTMASTER, 0,
-							NULL, NULL, NULL);
 
 	if (pgwt_sampler_mode == PGWT_SAMPLER_OFF ||
 		(pgwt_sampler_mode == PGWT_SAMPLER_AUTO && server_has_hooks))

@@ -16,20 +16,9 @@
 #include "storage/lwlock.h"
 #include "utils/timestamp.h"
 
+#include "extension/pgwt_gucs.h"
 #include "extension/sampler_logic.h"
 
-/* Values of pg_wait_tracer.sampler. */
-typedef enum PgwtSamplerMode
-{
-	PGWT_SAMPLER_AUTO = 0,		/* on where the server has no wait-event hooks */
-	PGWT_SAMPLER_ON,
-	PGWT_SAMPLER_OFF
-} PgwtSamplerMode;
-
-extern int	pgwt_sampler_mode;
-extern int	pgwt_sample_rate;
-extern int	pgwt_sampler_max_entries;
-extern int	pgwt_sampler_history;
 
 /* What a backend looked like at the latest tick (one row per PGPROC). */
 typedef struct PgwtSamplerProc
@@ -88,7 +77,6 @@ extern PgwtSamplerProc *pgwt_sampler_procs;
 extern void pgwt_sampler_init(bool server_has_hooks);
 extern bool pgwt_sampler_active(void);
 extern bool pgwt_sampler_answers(void);
-extern const char *pgwt_sampler_mode_name(void);
 extern Size pgwt_sampler_shmem_size(void);
 extern void pgwt_sampler_reset(void);
 extern bool pgwt_sampler_reset_backend(int pid);

@@ -38,12 +38,6 @@
 
 PgwtTraceShared *pgwt_trace_shared = NULL;
 
-int			pgwt_trace_ring_size = 4096;
-int			pgwt_escalation_budget = 300;
-bool		pgwt_escalation_auto = true;
-char	   *pgwt_trace_dir = NULL;
-int			pgwt_trace_retention_hours = 24;
-int			pgwt_trace_retention_mb = 1024;
 
 static bool pgwt_trace_with_rings = false;
 static shmem_request_hook_type pgwt_trace_prev_request = NULL;
@@ -437,49 +431,6 @@ pgwt_trace_install_markers(void)
 void
 pgwt_trace_init(bool server_has_hooks)
 {
-	DefineCustomIntVariable("pg_wait_tracer.trace_ring_size",
-							"Waits and markers kept per process for capture = trace and escalation windows.",
-							"Rounded up to a power of two; the oldest are overwritten.",
-							&pgwt_trace_ring_size,
-							4096, 16, 1 << 24,
-							PGC_POSTMASTER, 0,
-							NULL, NULL, NULL);
-	DefineCustomIntVariable("pg_wait_tracer.escalation_budget",
-							"Seconds of escalation windows per rolling hour (0: none, -1: no limit).",
-							NULL,
-							&pgwt_escalation_budget,
-							300, -1, 3600,
-							PGC_SIGHUP, GUC_UNIT_S,
-							NULL, NULL, NULL);
-	DefineCustomBoolVariable("pg_wait_tracer.escalation_auto",
-							 "Open escalation windows by themselves on anomalies.",
-							 NULL,
-							 &pgwt_escalation_auto,
-							 true,
-							 PGC_SIGHUP, 0,
-							 NULL, NULL, NULL);
-	DefineCustomStringVariable("pg_wait_tracer.trace_dir",
-							   "Directory of the trace files (relative: to the data directory).",
-							   NULL,
-							   &pgwt_trace_dir,
-							   "pg_wait_tracer",
-							   PGC_POSTMASTER, 0,
-							   NULL, NULL, NULL);
-	DefineCustomIntVariable("pg_wait_tracer.trace_retention_hours",
-							"Hours of trace files kept (0: no age limit).",
-							NULL,
-							&pgwt_trace_retention_hours,
-							24, 0, 24 * 366,
-							PGC_SIGHUP, 0,
-							NULL, NULL, NULL);
-	DefineCustomIntVariable("pg_wait_tracer.trace_retention_size",
-							"Megabytes of trace files kept (0: no size limit).",
-							NULL,
-							&pgwt_trace_retention_mb,
-							1024, 0, INT_MAX,
-							PGC_SIGHUP, GUC_UNIT_MB,
-							NULL, NULL, NULL);
-
 	pgwt_trace_with_rings = server_has_hooks;
 	pgwt_trace_prev_request = shmem_request_hook;
 	shmem_request_hook = pgwt_trace_shmem_request;

@@ -71,13 +71,6 @@ typedef struct PgwtTraceShared
 
 extern PgwtTraceShared *pgwt_trace_shared;
 
-/* settings */
-extern int	pgwt_trace_ring_size;
-extern int	pgwt_escalation_budget;
-extern bool pgwt_escalation_auto;
-extern char *pgwt_trace_dir;
-extern int	pgwt_trace_retention_hours;
-extern int	pgwt_trace_retention_mb;
 
 /*
  * Called from _PG_init while shared_preload_libraries is processed: defines
