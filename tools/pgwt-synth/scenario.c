@@ -19,6 +19,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "scenario.h"
@@ -95,14 +96,9 @@ syn_distname(const char *s, syn_dist *d)
 	return 0;
 }
 
-int
-syn_parse(const char *text, syn_scenario *sc, char *err, size_t errlen)
+static void
+syn_defaults(syn_scenario *sc)
 {
-	char	   *copy = strdup(text);
-	char	   *save = NULL;
-	char	   *line;
-	int			lineno = 0;
-
 	memset(sc, 0, sizeof(*sc));
 	sc->seed = 1;
 	sc->duration_ns = 10000000000ull;
@@ -114,6 +110,217 @@ syn_parse(const char *text, syn_scenario *sc, char *err, size_t errlen)
 	sc->cpu_mean_ns = 50000;
 	sc->transitions = true;
 	sc->cpu_column = true;
+}
+
+/*
+ * Keywords with one value: "seed 7", "duration 10s", "transitions off".
+ * A table, so each keyword's type and bounds are in one row.
+ */
+typedef enum syn_kind
+{
+	SYN_U64,					/* uint64_t, at most max */
+	SYN_U32,					/* uint32_t, at most max */
+	SYN_U32_NONZERO,
+	SYN_DURATION,				/* uint64_t nanoseconds */
+	SYN_BOOL
+} syn_kind;
+
+typedef struct syn_scalar
+{
+	const char *name;
+	syn_kind	kind;
+	uint64_t	max;
+	size_t		offset;			/* of the field in syn_scenario */
+} syn_scalar;
+
+#define SYN_FIELD(f) offsetof(syn_scenario, f)
+static const syn_scalar syn_scalars[] = {
+	{"seed", SYN_U64, UINT64_MAX, SYN_FIELD(seed)},
+	{"duration", SYN_DURATION, 0, SYN_FIELD(duration_ns)},
+	{"start_realtime", SYN_U64, UINT64_MAX / 2, SYN_FIELD(start_realtime_ns)},
+	{"start_monotonic", SYN_U64, UINT64_MAX / 2, SYN_FIELD(start_monotonic_ns)},
+	{"pg_version", SYN_U32, UINT32_MAX, SYN_FIELD(pg_version)},
+	{"backends", SYN_U32_NONZERO, SYN_MAX_BACKENDS, SYN_FIELD(backends)},
+	{"first_pid", SYN_U32_NONZERO, UINT32_MAX - SYN_MAX_BACKENDS, SYN_FIELD(first_pid)},
+	{"query_ids", SYN_U32, UINT32_MAX, SYN_FIELD(query_ids)},
+	{"transitions", SYN_BOOL, 0, SYN_FIELD(transitions)},
+	{"cpu_column", SYN_BOOL, 0, SYN_FIELD(cpu_column)},
+	{"max_records", SYN_U64, UINT64_MAX, SYN_FIELD(max_records)},
+};
+
+/* One scalar keyword's value into its field: 0, or 1 when bad. */
+static int
+syn_scalar_set(const syn_scalar *k, const char *word, syn_scenario *sc)
+{
+	char	   *field = (char *) sc + k->offset;
+	uint64_t	v;
+
+	switch (k->kind)
+	{
+		case SYN_U64:
+			return syn_uint(word, k->max, (uint64_t *) field) != 0;
+		case SYN_DURATION:
+			return syn_duration(word, (uint64_t *) field) != 0;
+		case SYN_BOOL:
+			return syn_bool(word, (bool *) field) != 0;
+		case SYN_U32:
+		case SYN_U32_NONZERO:
+			if (syn_uint(word, k->max, &v) || (k->kind == SYN_U32_NONZERO && v == 0))
+				return 1;
+			*(uint32_t *) field = (uint32_t) v;
+			return 0;
+	}
+	return 1;
+}
+
+/* "sample_period 10ms|off" and "sample_jitter 20%". */
+static int
+syn_sampling(char **words, syn_scenario *sc)
+{
+	uint64_t	v;
+	size_t		l;
+
+	if (strcmp(words[0], "sample_period") == 0)
+	{
+		if (strcmp(words[1], "off") == 0)
+		{
+			sc->sample_period_ns = 0;
+			return 0;
+		}
+		/* below 1 us the run would never end */
+		return syn_duration(words[1], &sc->sample_period_ns) ||
+			(sc->sample_period_ns > 0 && sc->sample_period_ns < 1000);
+	}
+	l = strlen(words[1]);
+	if (l < 2 || words[1][l - 1] != '%')
+		return 1;
+	words[1][l - 1] = '\0';
+	if (syn_uint(words[1], 90, &v))
+		return 1;
+	sc->sample_jitter_pct = (uint32_t) v;
+	return 0;
+}
+
+/* "escalation every=1h length=5m [offset=10m]". */
+static int
+syn_escalation(char **words, int nw, syn_scenario *sc)
+{
+	for (int i = 1; i < nw; i++)
+	{
+		char	   *eq = strchr(words[i], '=');
+		int			bad;
+
+		if (!eq)
+			return 1;
+		*eq++ = '\0';
+		if (strcmp(words[i], "every") == 0)
+			bad = syn_duration(eq, &sc->esc_every_ns) || sc->esc_every_ns == 0;
+		else if (strcmp(words[i], "length") == 0)
+			bad = syn_duration(eq, &sc->esc_length_ns) || sc->esc_length_ns == 0;
+		else if (strcmp(words[i], "offset") == 0)
+			bad = syn_duration(eq, &sc->esc_offset_ns);
+		else
+			bad = 1;
+		if (bad)
+			return 1;
+	}
+	/* windows shorter than their period, so they open and close */
+	return sc->esc_every_ns == 0 || sc->esc_length_ns == 0 ||
+		sc->esc_length_ns >= sc->esc_every_ns ||
+		sc->esc_offset_ns > sc->esc_every_ns - sc->esc_length_ns;
+}
+
+/* One key=value of a "cpu" or "event" line into e. */
+static int
+syn_event_attr(char *word, bool is_event, syn_event *e)
+{
+	char	   *eq = strchr(word, '=');
+	uint64_t	v;
+
+	if (!eq)
+		return 1;
+	*eq++ = '\0';
+	if (strcmp(word, "mean") == 0)
+		return syn_duration(eq, &e->mean_ns) || e->mean_ns == 0;
+	if (strcmp(word, "dist") == 0)
+		return syn_distname(eq, &e->dist);
+	if (is_event && strcmp(word, "weight") == 0)
+	{
+		if (syn_uint(eq, 1000000, &v) || v == 0)
+			return 1;
+		e->weight = (uint32_t) v;
+		return 0;
+	}
+	if (is_event && strcmp(word, "name") == 0 && strlen(eq) < SYN_NAME_MAX && strchr(eq, ':'))
+	{
+		strcpy(e->name, eq);
+		return 0;
+	}
+	return 1;
+}
+
+/* "cpu mean=50us [dist=exp]" or "event ID [mean=..] [dist=..] [weight=..] [name=T:E]". */
+static int
+syn_event_line(char **words, int nw, syn_scenario *sc)
+{
+	bool		is_event = words[0][0] == 'e';
+	syn_event	e;
+	uint64_t	v;
+	int			i = 1;
+
+	memset(&e, 0, sizeof(e));
+	e.weight = 1;
+	e.mean_ns = 100000;
+	if (is_event)
+	{
+		if (nw < 2 || syn_uint(words[1], UINT32_MAX, &v) || v == 0 || v >= PGWT_MARKER_FIRST)
+			return 1;
+		e.id = (uint32_t) v;
+		i = 2;
+	}
+	for (; i < nw; i++)
+		if (syn_event_attr(words[i], is_event, &e))
+			return 1;
+	if (!is_event)
+	{
+		sc->cpu_mean_ns = e.mean_ns;
+		sc->cpu_dist = e.dist;
+		return 0;
+	}
+	if (sc->nevents == SYN_MAX_EVENTS)
+		return 1;
+	for (size_t k = 0; k < sc->nevents; k++)
+		if (sc->events[k].id == e.id)
+			return 1;
+	sc->events[sc->nevents++] = e;
+	return 0;
+}
+
+/* One line's words: 0, 1 for a bad value, 2 for an unknown keyword. */
+static int
+syn_line(char **words, int nw, syn_scenario *sc)
+{
+	for (size_t k = 0; k < sizeof(syn_scalars) / sizeof(syn_scalars[0]); k++)
+		if (strcmp(words[0], syn_scalars[k].name) == 0)
+			return nw != 2 || syn_scalar_set(&syn_scalars[k], words[1], sc);
+	if (strcmp(words[0], "sample_period") == 0 || strcmp(words[0], "sample_jitter") == 0)
+		return nw != 2 || syn_sampling(words, sc);
+	if (strcmp(words[0], "escalation") == 0)
+		return syn_escalation(words, nw, sc);
+	if (strcmp(words[0], "cpu") == 0 || strcmp(words[0], "event") == 0)
+		return syn_event_line(words, nw, sc);
+	return 2;
+}
+
+int
+syn_parse(const char *text, syn_scenario *sc, char *err, size_t errlen)
+{
+	char	   *copy = strdup(text);
+	char	   *save = NULL;
+	char	   *line;
+	int			lineno = 0;
+
+	syn_defaults(sc);
 	if (!copy)
 	{
 		snprintf(err, errlen, "out of memory");
@@ -126,8 +333,7 @@ syn_parse(const char *text, syn_scenario *sc, char *err, size_t errlen)
 		char	   *hash = strchr(line, '#');
 		char	   *wsave = NULL;
 		char	   *w;
-		uint64_t	v;
-		int			bad = 0;
+		int			rc;
 
 		lineno++;
 		if (hash)
@@ -136,197 +342,10 @@ syn_parse(const char *text, syn_scenario *sc, char *err, size_t errlen)
 			words[nw++] = w;
 		if (nw == 0)
 			continue;
-#define ONE_ARG() do { if (nw != 2) { bad = 1; break; } } while (0)
-		do
+		if ((rc = syn_line(words, nw, sc)) != 0)
 		{
-			if (strcmp(words[0], "seed") == 0)
-			{
-				ONE_ARG();
-				bad = syn_uint(words[1], UINT64_MAX, &sc->seed);
-			}
-			else if (strcmp(words[0], "duration") == 0)
-			{
-				ONE_ARG();
-				bad = syn_duration(words[1], &sc->duration_ns);
-			}
-			else if (strcmp(words[0], "start_realtime") == 0)
-			{
-				ONE_ARG();
-				bad = syn_uint(words[1], UINT64_MAX / 2, &sc->start_realtime_ns);
-			}
-			else if (strcmp(words[0], "start_monotonic") == 0)
-			{
-				ONE_ARG();
-				bad = syn_uint(words[1], UINT64_MAX / 2, &sc->start_monotonic_ns);
-			}
-			else if (strcmp(words[0], "pg_version") == 0)
-			{
-				ONE_ARG();
-				bad = syn_uint(words[1], UINT32_MAX, &v);
-				sc->pg_version = (uint32_t) v;
-			}
-			else if (strcmp(words[0], "backends") == 0)
-			{
-				ONE_ARG();
-				bad = syn_uint(words[1], SYN_MAX_BACKENDS, &v) || v == 0;
-				sc->backends = (uint32_t) v;
-			}
-			else if (strcmp(words[0], "first_pid") == 0)
-			{
-				ONE_ARG();
-				bad = syn_uint(words[1], UINT32_MAX - SYN_MAX_BACKENDS, &v) || v == 0;
-				sc->first_pid = (uint32_t) v;
-			}
-			else if (strcmp(words[0], "query_ids") == 0)
-			{
-				ONE_ARG();
-				bad = syn_uint(words[1], UINT32_MAX, &v);
-				sc->query_ids = (uint32_t) v;
-			}
-			else if (strcmp(words[0], "transitions") == 0)
-			{
-				ONE_ARG();
-				bad = syn_bool(words[1], &sc->transitions);
-			}
-			else if (strcmp(words[0], "cpu_column") == 0)
-			{
-				ONE_ARG();
-				bad = syn_bool(words[1], &sc->cpu_column);
-			}
-			else if (strcmp(words[0], "sample_period") == 0)
-			{
-				ONE_ARG();
-				bad = strcmp(words[1], "off") == 0 ? (sc->sample_period_ns = 0, 0)
-					: syn_duration(words[1], &sc->sample_period_ns);
-				if (!bad && sc->sample_period_ns > 0 && sc->sample_period_ns < 1000)
-					bad = 1;	/* below 1 us the run would never end */
-			}
-			else if (strcmp(words[0], "sample_jitter") == 0)
-			{
-				size_t		l;
-
-				ONE_ARG();
-				l = strlen(words[1]);
-				if (l < 2 || words[1][l - 1] != '%')
-				{
-					bad = 1;
-					break;
-				}
-				words[1][l - 1] = '\0';
-				bad = syn_uint(words[1], 90, &v);
-				sc->sample_jitter_pct = (uint32_t) v;
-			}
-			else if (strcmp(words[0], "max_records") == 0)
-			{
-				ONE_ARG();
-				bad = syn_uint(words[1], UINT64_MAX, &sc->max_records);
-			}
-			else if (strcmp(words[0], "escalation") == 0)
-			{
-				int			i;
-
-				for (i = 1; i < nw && !bad; i++)
-				{
-					char	   *eq = strchr(words[i], '=');
-
-					if (!eq)
-					{
-						bad = 1;
-						break;
-					}
-					*eq++ = '\0';
-					if (strcmp(words[i], "every") == 0)
-						bad = syn_duration(eq, &sc->esc_every_ns) || sc->esc_every_ns == 0;
-					else if (strcmp(words[i], "length") == 0)
-						bad = syn_duration(eq, &sc->esc_length_ns) || sc->esc_length_ns == 0;
-					else if (strcmp(words[i], "offset") == 0)
-						bad = syn_duration(eq, &sc->esc_offset_ns);
-					else
-						bad = 1;
-				}
-				/* windows shorter than their period, so they open and close */
-				if (!bad && (sc->esc_every_ns == 0 || sc->esc_length_ns == 0 ||
-							 sc->esc_length_ns >= sc->esc_every_ns ||
-							 sc->esc_offset_ns > sc->esc_every_ns - sc->esc_length_ns))
-					bad = 1;
-			}
-			else if (strcmp(words[0], "cpu") == 0 || strcmp(words[0], "event") == 0)
-			{
-				bool		is_event = words[0][0] == 'e';
-				syn_event	e;
-				int			i;
-
-				memset(&e, 0, sizeof(e));
-				e.weight = 1;
-				e.mean_ns = 100000;
-				i = 1;
-				if (is_event)
-				{
-					if (nw < 2 || syn_uint(words[1], UINT32_MAX, &v) || v == 0 ||
-						v >= PGWT_MARKER_FIRST)
-					{
-						bad = 1;
-						break;
-					}
-					e.id = (uint32_t) v;
-					i = 2;
-				}
-				for (; i < nw && !bad; i++)
-				{
-					char	   *eq = strchr(words[i], '=');
-
-					if (!eq)
-					{
-						bad = 1;
-						break;
-					}
-					*eq++ = '\0';
-					if (strcmp(words[i], "mean") == 0)
-						bad = syn_duration(eq, &e.mean_ns) || e.mean_ns == 0;
-					else if (strcmp(words[i], "dist") == 0)
-						bad = syn_distname(eq, &e.dist);
-					else if (is_event && strcmp(words[i], "weight") == 0)
-					{
-						bad = syn_uint(eq, 1000000, &v) || v == 0;
-						e.weight = (uint32_t) v;
-					}
-					else if (is_event && strcmp(words[i], "name") == 0 &&
-							 strlen(eq) < SYN_NAME_MAX && strchr(eq, ':'))
-						strcpy(e.name, eq);
-					else
-						bad = 1;
-				}
-				if (bad)
-					break;
-				if (!is_event)
-				{
-					sc->cpu_mean_ns = e.mean_ns;
-					sc->cpu_dist = e.dist;
-				}
-				else if (sc->nevents == SYN_MAX_EVENTS)
-					bad = 1;
-				else
-				{
-					size_t		k;
-
-					for (k = 0; k < sc->nevents; k++)
-						if (sc->events[k].id == e.id)
-							bad = 1;
-					if (!bad)
-						sc->events[sc->nevents++] = e;
-				}
-			}
-			else
-			{
-				snprintf(err, errlen, "line %d: unknown keyword '%s'", lineno, words[0]);
-				free(copy);
-				return -1;
-			}
-		} while (0);
-#undef ONE_ARG
-		if (bad)
-		{
-			snprintf(err, errlen, "line %d: bad value for '%s'", lineno, words[0]);
+			snprintf(err, errlen, rc == 2 ? "line %d: unknown keyword '%s'"
+					 : "line %d: bad value for '%s'", lineno, words[0]);
 			free(copy);
 			return -1;
 		}
