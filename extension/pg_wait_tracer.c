@@ -34,7 +34,7 @@
 
 PG_MODULE_MAGIC;
 
-#define PGWT_LIBRARY_VERSION "0.4"
+#define PGWT_LIBRARY_VERSION "0.5"
 
 bool		pgwt_loaded_at_startup = false;
 int			pgwt_capture = PGWT_CAPTURE_OFF;
