@@ -10,7 +10,10 @@
  *		bucket is a bucket of common/histogram.h's 32-bucket ns layout;
  *		lower_us is inclusive, upper_us exclusive and NULL for the last
  *		bucket; pct_waits is the bucket's share of the event's waits. Only
- *		non-empty buckets are rows.
+ *		non-empty buckets are rows. The per-second summaries keep this ns
+ *		layout beside their 16 us buckets, so a history answer built from
+ *		summaries fills the same rows; the us layout is never mapped onto
+ *		these columns.
  *
  * Server code (Datum, tuplestore), header-only; no shared state.
  */
