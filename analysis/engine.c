@@ -51,50 +51,6 @@ pgwt_fidelity_of(bool has_exact, bool has_sampled)
 	return PGWT_FIDELITY_NONE;
 }
 
-/* Bucket 0 is <1 us; bucket k (1..14) is [2^(k-1), 2^k) us; 15 is >=16 ms. */
-static inline unsigned
-hist_us_bucket(uint64_t ns)
-{
-	unsigned	lg,
-				b;
-
-	/* without a division: this runs once per wait */
-	if (ns < 1000)
-		return 0;
-	if (ns >= (1000ull << (PGWT_HIST_US_BUCKETS - 2)))
-		return PGWT_HIST_US_BUCKETS - 1;
-	/* ns in [2^lg, 2^(lg+1)) holds at most one bound 1000 * 2^(b-1): b is lg-8 or lg-9 */
-	lg = (unsigned) (63 - __builtin_clzll(ns));
-	b = lg - 8;
-	if (ns < (1000ull << (b - 1)))
-		b--;
-	return b;
-}
-
-/* Bucket 0 is <2^10 ns; bucket k (1..30) is [2^(k+9), 2^(k+10)); 31 is >=2^40. */
-static inline unsigned
-hist_ns_bucket(uint64_t ns)
-{
-	unsigned	b;
-
-	if (ns < (1u << 10))
-		return 0;
-	b = (unsigned) (63 - __builtin_clzll(ns)) - 9;
-	return b < PGWT_HIST_NS_BUCKETS ? b : PGWT_HIST_NS_BUCKETS - 1;
-}
-
-unsigned
-pgwt_hist_us_bucket(uint64_t ns)
-{
-	return hist_us_bucket(ns);
-}
-
-unsigned
-pgwt_hist_ns_bucket(uint64_t ns)
-{
-	return hist_ns_bucket(ns);
-}
-
 /* ---- creation ------------------------------------------------------------ */
 
 static unsigned
@@ -489,8 +445,8 @@ window_bill_exact(window_agg *wa, const pgwt_record *r, uint32_t ev, uint64_t ns
 
 	if (counted)
 	{
-		es->hist_us[hist_us_bucket(full_ns)]++;
-		es->hist_ns[hist_ns_bucket(full_ns)]++;
+		es->hist_us[pgwt_hist_us_bucket(full_ns)]++;
+		es->hist_ns[pgwt_hist_ns_bucket(full_ns)]++;
 		if (r->new_event == PGWT_EVENT_EXIT)
 			k->session->exited = true;
 	}

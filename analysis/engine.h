@@ -41,11 +41,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/histogram.h"
 #include "tracefmt/record.h"
 
 #define PGWT_MAX_WINDOWS		8
-#define PGWT_HIST_US_BUCKETS	16	/* <1us, [1,2)us .. [8,16)ms, >=16ms */
-#define PGWT_HIST_NS_BUCKETS	32	/* <2^10 ns, [2^10,2^11) .. [2^39,2^40), >=2^40 ns */
 #define PGWT_BACKEND_STR		64	/* metadata strings are cut to this (with NUL) */
 
 typedef enum pgwt_fidelity
@@ -213,9 +212,5 @@ typedef struct pgwt_blocker_obs
 } pgwt_blocker_obs;
 
 void		pgwt_engine_feed_blockers(pgwt_engine *eng, const pgwt_blocker_obs *obs);
-
-/* Histogram bucket of a duration. */
-unsigned	pgwt_hist_us_bucket(uint64_t ns);
-unsigned	pgwt_hist_ns_bucket(uint64_t ns);
 
 #endif							/* PGWT_ANALYSIS_ENGINE_H */

@@ -73,20 +73,6 @@ pgwt_sort_name(pgwt_sort s)
 	return "default";
 }
 
-void
-pgwt_hist_us_bounds(unsigned b, uint64_t *lo_ns, uint64_t *hi_ns)
-{
-	*lo_ns = b == 0 ? 0 : (1ull << (b - 1)) * 1000;
-	*hi_ns = b >= PGWT_HIST_US_BUCKETS - 1 ? UINT64_MAX : (1ull << b) * 1000;
-}
-
-void
-pgwt_hist_ns_bounds(unsigned b, uint64_t *lo_ns, uint64_t *hi_ns)
-{
-	*lo_ns = b == 0 ? 0 : 1ull << (b + 9);
-	*hi_ns = b >= PGWT_HIST_NS_BUCKETS - 1 ? UINT64_MAX : 1ull << (b + 10);
-}
-
 static bool
 stat_has_exact(const pgwt_stat *st)
 {

@@ -189,8 +189,4 @@ pgwt_view_status pgwt_view_query_event(const pgwt_engine *eng, int w,
 void		pgwt_event_rows_free(pgwt_event_rows *rows);
 void		pgwt_session_rows_free(pgwt_session_rows *rows);
 
-/* Bounds of a histogram bucket in ns; hi = UINT64_MAX for the last. */
-void		pgwt_hist_us_bounds(unsigned b, uint64_t *lo_ns, uint64_t *hi_ns);
-void		pgwt_hist_ns_bounds(unsigned b, uint64_t *lo_ns, uint64_t *hi_ns);
-
 #endif							/* PGWT_ANALYSIS_VIEWS_H */

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "analysis/event_ids.h"
+#include "common/event_ids.h"
 
 /* Longest name pgwt_event_format() writes, with its terminator. */
 #define PGWT_EVENT_NAME_MAX			96

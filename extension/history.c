@@ -34,7 +34,9 @@
 
 #include "analysis/engine.h"
 #include "analysis/views.h"
+#include "common/event_ids.h"
 #include "common/units.h"
+#include "extension/hist_sql.h"
 #include "extension/trace_worker.h"
 #include "tracefmt/tracefmt.h"
 
@@ -317,7 +319,7 @@ hist_ms(uint64 ns)
 	return pgwt_ms_of_ns(ns);
 }
 
-/* pgwt_history_time_model(from, to, dir) -> (class, total_ms, pct_db_time, fidelity) */
+/* pgwt_history_time_model(from, to, dir) -> (stat_name, time_ms, pct_db_time, fidelity) */
 Datum
 pgwt_history_time_model(PG_FUNCTION_ARGS)
 {
@@ -458,9 +460,80 @@ pgwt_history_session_event(PG_FUNCTION_ARGS)
 }
 
 /*
+ * The class byte of wait event type 'type' if 'name' is one of its events
+ * on this server; the server's spellings go to *type_out and *name_out.
+ * An unknown type or event is one clear error, so a typo does not read as
+ * "no waits". Custom events (Extension, InjectionPoint classes) are matched
+ * by the names the server registered; the other classes by walking their
+ * 16-bit event ids, which only happens once per call.
+ */
+static uint32
+hist_resolve_event(const char *type, const char *name,
+				   const char **type_out, const char **name_out)
+{
+	uint32		cls;
+	const char *t = NULL;
+
+	for (cls = 1; cls < PGWT_NCLASSES; cls++)
+	{
+		t = pgstat_get_wait_event_type(cls << 24);
+		if (t != NULL && strcmp(t, "???") != 0 && pg_strcasecmp(t, type) == 0)
+			break;
+	}
+	if (cls >= PGWT_NCLASSES)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown wait event type \"%s\"", type),
+				 errhint("Wait event types are those of pg_stat_activity.wait_event_type, such as IO, Lock or LWLock.")));
+	*type_out = t;
+	if (cls == PGWT_CLASS_EXTENSION || cls == PGWT_CLASS_INJECTIONPOINT)
+	{
+		if (cls == PGWT_CLASS_EXTENSION && pg_strcasecmp(name, "Extension") == 0)
+		{
+			*name_out = "Extension";
+			return cls;
+		}
+#if PG_VERSION_NUM >= 170000
+		{
+			int			n;
+			char	  **names = GetWaitEventCustomNames(cls << 24, &n);
+
+			for (int i = 0; i < n; i++)
+				if (pg_strcasecmp(names[i], name) == 0)
+				{
+					*name_out = names[i];
+					return cls;
+				}
+		}
+#endif
+	}
+	else
+	{
+		for (uint32 ev = 0; ev <= 0xFFFF; ev++)
+		{
+			const char *e = pgstat_get_wait_event((cls << 24) | ev);
+
+			if (e != NULL && pg_strcasecmp(e, name) == 0)
+			{
+				*name_out = e;
+				return cls;
+			}
+		}
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("unknown wait event \"%s\" of type \"%s\"", name, t),
+			 errhint("Wait events are those of pg_stat_activity.wait_event.")));
+	return 0;					/* not reached */
+}
+
+/*
  * pgwt_history_histogram(wait_event_type, wait_event, from, to, dir) ->
- * (bucket, lo_us, hi_us, waits): the exact waits of one event in 16 us-scale
- * buckets (<1 us, [1,2) us ... >= 16 ms).
+ * the row shape of every SQL histogram (hist_sql.h): the exact waits of one
+ * event that ended in the range, in the 32-bucket ns layout of
+ * common/histogram.h, non-empty buckets only. Raw records are read (an
+ * exact wait is the transition that ends it), so no coarser summary layout
+ * is involved; sampled time has no durations and is not in any bucket.
  */
 Datum
 pgwt_history_histogram(PG_FUNCTION_ARGS)
@@ -468,12 +541,16 @@ pgwt_history_histogram(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	char	   *want_type;
 	char	   *want_name;
+	const char *type;
+	const char *name;
+	uint32		cls;
 	uint64		from,
 				to;
 	char	   *dir;
 	HistHold   *h;
 	pgwt_tf_block blk;
-	uint64		buckets[PGWT_HIST_US_BUCKETS] = {0};
+	uint64		buckets[PGWT_HIST_NS_BUCKETS] = {0};
+	uint64		total = 0;
 	uint32		matched = 0;
 	bool		have_match = false;
 	int			rc;
@@ -484,6 +561,7 @@ pgwt_history_histogram(PG_FUNCTION_ARGS)
 				 errmsg("wait_event_type and wait_event are required")));
 	want_type = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	want_name = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	cls = hist_resolve_event(want_type, want_name, &type, &name);
 	from = PG_ARGISNULL(2) ? 0 : hist_realtime_ns(fcinfo, 2, 0);
 	to = PG_ARGISNULL(3) ? UINT64_MAX : hist_realtime_ns(fcinfo, 3, UINT64_MAX);
 	dir = hist_dir(fcinfo, 4);
@@ -501,7 +579,8 @@ pgwt_history_histogram(PG_FUNCTION_ARGS)
 
 			/* exact waits end with a transition out of the event */
 			if (rec->kind != PGWT_REC_TRANSITION || rec->old_event == 0 ||
-				rec->old_event == PGWT_EVENT_EXIT || PGWT_IS_MARKER(rec->old_event))
+				rec->old_event == PGWT_EVENT_EXIT || PGWT_IS_MARKER(rec->old_event) ||
+				(rec->old_event >> 24) != cls)
 				continue;
 			if (!have_match || rec->old_event != matched)
 			{
@@ -513,7 +592,8 @@ pgwt_history_histogram(PG_FUNCTION_ARGS)
 				matched = rec->old_event;
 				have_match = true;
 			}
-			buckets[pgwt_hist_us_bucket(rec->duration_ns)]++;
+			buckets[pgwt_hist_ns_bucket(rec->duration_ns)]++;
+			total++;
 		}
 	}
 	if (rc < 0)
@@ -521,22 +601,8 @@ pgwt_history_histogram(PG_FUNCTION_ARGS)
 	hist_warn_footers(dir, h->rd);
 	hist_hold_done(h);
 	InitMaterializedSRF(fcinfo, 0);
-	for (unsigned b = 0; b < PGWT_HIST_US_BUCKETS; b++)
-	{
-		uint64_t	lo,
-					hi;
-		Datum		v[4];
-		bool		n[4] = {false};
-
-		pgwt_hist_us_bounds(b, &lo, &hi);
-		v[0] = Int32GetDatum((int32) b);
-		v[1] = Float8GetDatum((double) lo / 1000.0);
-		if (b == PGWT_HIST_US_BUCKETS - 1)
-			n[2] = true;
-		else
-			v[2] = Float8GetDatum((double) hi / 1000.0);
-		v[3] = Int64GetDatum((int64) buckets[b]);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, n);
-	}
+	for (unsigned b = 0; b < PGWT_HIST_NS_BUCKETS; b++)
+		if (buckets[b] != 0)
+			pgwt_hist_put_row(rsinfo, type, name, b, buckets[b], total, "exact");
 	return (Datum) 0;
 }

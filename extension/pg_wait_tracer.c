@@ -35,7 +35,7 @@
 
 PG_MODULE_MAGIC;
 
-#define PGWT_LIBRARY_VERSION "0.4"
+#define PGWT_LIBRARY_VERSION "0.5"
 
 bool		pgwt_loaded_at_startup = false;
 

@@ -1,15 +1,22 @@
 # Unit tests of the extension's pure logic (no server): built with the
 # project's sanitizer flags, run by test/suites/44-ext-unit.
 #   make -f extension/test.mk        builds build/extension/san/test_wait_stats
+#                                    and test_histogram (common/histogram.h)
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST)))/..)
 include $(TOP)/mk/common.mk
 
 SAN_DIR := $(BUILD)/extension/san
 UNIT    := $(SAN_DIR)/test_wait_stats
+HIST    := $(SAN_DIR)/test_histogram
+COMMON_HDRS := $(wildcard $(TOP)/common/*.h)
 
-all: $(UNIT)
+all: $(UNIT) $(HIST)
 
-$(UNIT): $(TOP)/extension/test_wait_stats.c $(TOP)/extension/wait_stats.h
+$(UNIT): $(TOP)/extension/test_wait_stats.c $(TOP)/extension/wait_stats.h $(COMMON_HDRS)
+	@mkdir -p $(SAN_DIR)
+	$(CC) $(CFLAGS_SAN) -o $@ $< $(LDFLAGS_SAN)
+
+$(HIST): $(TOP)/test/unit/common/test_histogram.c $(COMMON_HDRS)
 	@mkdir -p $(SAN_DIR)
 	$(CC) $(CFLAGS_SAN) -o $@ $< $(LDFLAGS_SAN)
 

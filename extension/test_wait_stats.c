@@ -1,7 +1,8 @@
 /*
  * test_wait_stats.c
- *		Unit tests of the coop tier's pure logic (wait_stats.h): histogram
- *		bucket bounds, aggregates, the event table and the eviction choice.
+ *		Unit tests of the coop tier's pure logic (wait_stats.h): aggregates,
+ *		the event table and the eviction choice (the histogram layout is
+ *		tested in test/unit/common/test_histogram.c).
  *		Runs without a server, built with ASan+UBSan (extension/test.mk).
  *		Prints one PASS/FAIL line per test; exits non-zero on any failure.
  */
@@ -21,44 +22,6 @@ report(const char *name, int ok)
 	printf("%s %s%s\n", ok ? "PASS" : "FAIL", name, ok ? "" : ": see checks above");
 	if (!ok)
 		failures++;
-}
-
-static void
-test_buckets(void)
-{
-	int			ok = 1;
-	int			b;
-
-	CHECK(pgwt_hist_bucket(0) == 0);
-	CHECK(pgwt_hist_bucket(999) == 0);
-	CHECK(pgwt_hist_bucket(1023) == 0);
-	CHECK(pgwt_hist_bucket(1024) == 1);
-	CHECK(pgwt_hist_bucket(2047) == 1);
-	CHECK(pgwt_hist_bucket(2048) == 2);
-	CHECK(pgwt_hist_bucket((UINT64_C(1) << 40) - 1) == 30);
-	CHECK(pgwt_hist_bucket(UINT64_C(1) << 40) == 31);
-	CHECK(pgwt_hist_bucket(UINT64_MAX) == 31);
-	/* 200 ms sleeps land in [2^27, 2^28) ns = bucket 18 */
-	CHECK(pgwt_hist_bucket(200000000) == 18);
-
-	/* every bucket's bounds agree with the bucket function */
-	for (b = 0; b < PGWT_HIST_BUCKETS; b++)
-	{
-		uint64_t	lo = pgwt_hist_lower_ns(b);
-		uint64_t	hi = pgwt_hist_upper_ns(b);
-
-		CHECK(pgwt_hist_bucket(lo) == b);
-		if (b < PGWT_HIST_BUCKETS - 1)
-		{
-			CHECK(hi > lo);
-			CHECK(pgwt_hist_bucket(hi - 1) == b);
-			CHECK(pgwt_hist_bucket(hi) == b + 1);
-			CHECK(pgwt_hist_lower_ns(b + 1) == hi);
-		}
-		else
-			CHECK(hi == 0);
-	}
-	report("histogram-bucket-bounds", ok);
 }
 
 static void
@@ -86,7 +49,7 @@ test_agg(void)
 	CHECK(a.count == 5);
 	CHECK(a.max_ns == UINT64_C(1) << 41);
 	CHECK(a.hist[0] == 2 && a.hist[31] == 1);
-	for (i = 0; i < PGWT_HIST_BUCKETS; i++)
+	for (i = 0; i < PGWT_HIST_NS_BUCKETS; i++)
 		sum += a.hist[i];
 	CHECK(sum == a.count);
 	report("aggregate-add-merge", ok);
@@ -235,7 +198,6 @@ test_fold_wait(void)
 int
 main(void)
 {
-	test_buckets();
 	test_agg();
 	test_idle();
 	test_event_table();

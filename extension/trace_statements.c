@@ -7,6 +7,8 @@
 
 #include <string.h>
 
+#include "common/event_ids.h"
+
 static pgwt_tstmt *
 tstmt_open(pgwt_tstmt *out, size_t *ng, size_t max, bool in_stmt,
 		   uint64_t ts, uint64_t qid)
@@ -24,12 +26,6 @@ tstmt_open(pgwt_tstmt *out, size_t *ng, size_t max, bool in_stmt,
 	return g;
 }
 
-static bool
-tstmt_is_idle(uint32_t event)
-{
-	return (event >> 24) == 0x05 || event == 0x06000000u;
-}
-
 static void
 tstmt_add_wait(pgwt_tstmt *g, const pgwt_tring_rec *r)
 {
@@ -38,7 +34,7 @@ tstmt_add_wait(pgwt_tstmt *g, const pgwt_tring_rec *r)
 
 	g->waits++;
 	g->wait_ns += r->duration_ns;
-	if (tstmt_is_idle(r->event))
+	if (pgwt_event_is_idle(r->event))
 		g->idle_waits++;
 	if (end > g->end_ns)
 		g->end_ns = end;
@@ -113,7 +109,7 @@ pgwt_trace_group_statements(const pgwt_tring_rec *in, size_t n,
 		{
 			/* a busy wait after an idle one may be the next parse: split */
 			if (cur != NULL && !cur->in_statement && cur->idle_waits > 0 &&
-				!tstmt_is_idle(r->event))
+				!pgwt_event_is_idle(r->event))
 				cur = NULL;
 			if (cur == NULL)
 			{

@@ -38,6 +38,7 @@
 #include "utils/guc.h"
 #include "utils/wait_event.h"
 
+#include "common/event_ids.h"
 #include "extension/sampler.h"
 #include "extension/trace_capture.h"
 #include "extension/trace_records.h"
@@ -284,10 +285,10 @@ pgwt_anomaly_observe_procs(pgwt_anomaly_tick *t, uint64 now)
 			cpu_aas += 1;
 			aas += 1;
 		}
-		else if ((ev >> 24) != 0x05 && ev != 0x06000000u)
+		else if (!pgwt_event_is_idle(ev))
 		{
 			aas += 1;
-			if ((ev >> 24) == 0x03)
+			if (pgwt_event_class(ev) == PGWT_CLASS_LOCK)
 				lock_aas += 1;
 		}
 	}

@@ -54,6 +54,7 @@
 #include "utils/wait_event.h"
 
 #include "common/units.h"
+#include "extension/hist_sql.h"
 #include "extension/pgwt_shared.h"
 #include "extension/pgwt_clock.h"
 #include "extension/sampler.h"
@@ -245,12 +246,12 @@ pgwt_event_columns(Datum *values, bool *nulls, int col, uint32 event,
 static Datum
 pgwt_histogram_array(const PgwtAgg *agg)
 {
-	Datum		elems[PGWT_HIST_BUCKETS];
+	Datum		elems[PGWT_HIST_NS_BUCKETS];
 	int			b;
 
-	for (b = 0; b < PGWT_HIST_BUCKETS; b++)
+	for (b = 0; b < PGWT_HIST_NS_BUCKETS; b++)
 		elems[b] = Int64GetDatum((int64) agg->hist[b]);
-	return PointerGetDatum(construct_array_builtin(elems, PGWT_HIST_BUCKETS, INT8OID));
+	return PointerGetDatum(construct_array_builtin(elems, PGWT_HIST_NS_BUCKETS, INT8OID));
 }
 
 /* As pg_stat_activity.backend_type: a background worker by its bgw_type. */
@@ -302,7 +303,8 @@ pgwt_system_event(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
-/* pgwt_event_histogram: non-empty log2 buckets of every event, system-wide. */
+/* pgwt_event_histogram: non-empty ns buckets of every event, system-wide
+ * (row shape: hist_sql.h). */
 Datum
 pgwt_event_histogram(PG_FUNCTION_ARGS)
 {
@@ -318,36 +320,24 @@ pgwt_event_histogram(PG_FUNCTION_ARGS)
 	{
 		PgwtSystemSnap snap;
 		PgwtEventStat *tab;
-		int			i,
-					b;
+		int			i;
+		unsigned	b;
 
 		pgwt_system_snapshot(&snap);
 		tab = snap.all;
 		for (i = 0; i < PGWT_SNAP_EVENTS; i++)
 		{
+			const char *type;
+			const char *name;
+
 			if (tab[i].event == 0 || tab[i].agg.count == 0)
 				continue;
-			for (b = 0; b < PGWT_HIST_BUCKETS; b++)
-			{
-				Datum		values[8];
-				bool		nulls[8] = {false};
-				uint64		n = tab[i].agg.hist[b];
-
-				if (n == 0)
-					continue;
-				values[0] = pgwt_text_or_null(pgstat_get_wait_event_type(tab[i].event), &nulls[0]);
-				values[1] = pgwt_text_or_null(pgstat_get_wait_event(tab[i].event), &nulls[1]);
-				values[2] = Int32GetDatum(b);
-				values[3] = Float8GetDatum(pgwt_hist_lower_ns(b) / 1e3);
-				if (pgwt_hist_upper_ns(b) == 0)
-					nulls[4] = true;
-				else
-					values[4] = Float8GetDatum(pgwt_hist_upper_ns(b) / 1e3);
-				values[5] = Int64GetDatum((int64) n);
-				values[6] = Float8GetDatum(pgwt_pct(n, tab[i].agg.count));
-				values[7] = CStringGetTextDatum(PGWT_FIDELITY);
-				tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-			}
+			type = pgstat_get_wait_event_type(tab[i].event);
+			name = pgstat_get_wait_event(tab[i].event);
+			for (b = 0; b < PGWT_HIST_NS_BUCKETS; b++)
+				if (tab[i].agg.hist[b] != 0)
+					pgwt_hist_put_row(rsinfo, type, name, b, tab[i].agg.hist[b],
+									  tab[i].agg.count, PGWT_FIDELITY);
 		}
 		pgwt_system_snapshot_free(&snap);
 	}

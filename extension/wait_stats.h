@@ -1,7 +1,7 @@
 /*
  * wait_stats.h
- *		Pure logic of the coop tier: wait aggregates, the log2 histogram,
- *		the per-backend event table and the eviction choice of the query
+ *		Pure logic of the coop tier: wait aggregates (histogram layout:
+ *		common/histogram.h), the per-backend event table and the eviction choice of the query
  *		table.
  *
  * Nothing here touches the server: no locks, no allocation, no shared
@@ -16,16 +16,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-/* class bytes, ClientRead, pgwt_event_is_idle(): shared with analysis/ */
-#include "analysis/event_ids.h"
-
-/*
- * Histogram: 32 log2 buckets in nanoseconds. Bucket 0 holds waits under
- * 2^10 ns (about 1 us); bucket b (1..30) holds [2^(9+b), 2^(10+b)) ns;
- * bucket 31 holds everything from 2^40 ns (about 18 minutes) up.
- */
-#define PGWT_HIST_BUCKETS 32
-#define PGWT_HIST_FIRST_SHIFT 10
+/* class bytes, ClientRead, pgwt_event_is_idle(): shared by every tier */
+#include "common/event_ids.h"
+/* the 32-bucket ns layout of PgwtAgg.hist */
+#include "common/histogram.h"
 
 /* Count, total, maximum and histogram of one stream of waits. */
 typedef struct PgwtAgg
@@ -33,7 +27,7 @@ typedef struct PgwtAgg
 	uint64_t	count;
 	uint64_t	total_ns;
 	uint64_t	max_ns;
-	uint64_t	hist[PGWT_HIST_BUCKETS];
+	uint64_t	hist[PGWT_HIST_NS_BUCKETS];
 } PgwtAgg;
 
 /* One row of an event table; event 0 marks an empty row. */
@@ -45,34 +39,6 @@ typedef struct PgwtEventStat
 } PgwtEventStat;
 
 
-static inline int
-pgwt_hist_bucket(uint64_t ns)
-{
-	/*
-	 * One count of leading zeros, no branch: or-ing in the low 10 bits puts
-	 * every ns < 2^10 at floor(log2) = 9, i.e. bucket 0; bucket 1 starts at
-	 * 2^10.
-	 */
-	int			b = 63 - __builtin_clzll(ns | ((UINT64_C(1) << PGWT_HIST_FIRST_SHIFT) - 1)) -
-		(PGWT_HIST_FIRST_SHIFT - 1);
-
-	return b >= PGWT_HIST_BUCKETS ? PGWT_HIST_BUCKETS - 1 : b;
-}
-
-/* Lower bound of a bucket in ns (0 for bucket 0). */
-static inline uint64_t
-pgwt_hist_lower_ns(int bucket)
-{
-	return bucket == 0 ? 0 : UINT64_C(1) << (PGWT_HIST_FIRST_SHIFT - 1 + bucket);
-}
-
-/* Exclusive upper bound of a bucket in ns; 0 means unbounded (last bucket). */
-static inline uint64_t
-pgwt_hist_upper_ns(int bucket)
-{
-	return bucket >= PGWT_HIST_BUCKETS - 1 ? 0 : UINT64_C(1) << (PGWT_HIST_FIRST_SHIFT + bucket);
-}
-
 static inline void
 pgwt_agg_add(PgwtAgg *agg, uint64_t ns)
 {
@@ -80,7 +46,7 @@ pgwt_agg_add(PgwtAgg *agg, uint64_t ns)
 	agg->total_ns += ns;
 	if (ns > agg->max_ns)
 		agg->max_ns = ns;
-	agg->hist[pgwt_hist_bucket(ns)]++;
+	agg->hist[pgwt_hist_ns_bucket(ns)]++;
 }
 
 static inline void
@@ -92,10 +58,9 @@ pgwt_agg_merge(PgwtAgg *dst, const PgwtAgg *src)
 	dst->total_ns += src->total_ns;
 	if (src->max_ns > dst->max_ns)
 		dst->max_ns = src->max_ns;
-	for (i = 0; i < PGWT_HIST_BUCKETS; i++)
+	for (i = 0; i < PGWT_HIST_NS_BUCKETS; i++)
 		dst->hist[i] += src->hist[i];
 }
-
 
 /*
  * Open-addressing lookup in an event table of 'size' rows (a power of two).

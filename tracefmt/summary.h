@@ -18,6 +18,7 @@
 #ifndef PGWT_TRACEFMT_SUMMARY_H
 #define PGWT_TRACEFMT_SUMMARY_H
 
+#include "common/histogram.h"
 #include "tracefmt/tracefmt.h"
 
 #define PGWT_TF_SUM_MAGIC		0x53574750u	/* "PGWS" little-endian */
@@ -27,10 +28,6 @@
 #define PGWT_TF_SUM_SECOND_NS	1000000000ull
 /* Largest raw payload of one second a reader accepts. */
 #define PGWT_TF_SUM_PAYLOAD_MAX	(8u << 20)
-
-/* Histogram layout shared with analysis/engine.h. */
-#define PGWT_TF_SUM_HIST_US		16	/* <1us, [1,2)us .. [8,16)ms, >=16ms */
-#define PGWT_TF_SUM_HIST_NS		32	/* <2^10, [2^10,2^11) .. >=2^40 ns */
 
 /* Per-second caps (keys past them are folded into "other" and counted). */
 #define PGWT_TF_SUM_MAX_EVENTS		256
@@ -70,8 +67,8 @@ typedef struct pgwt_tf_sum_event
 	pgwt_tf_sum_stat st;
 	uint64_t	superseded_ns;	/* samples inside an escalation window */
 	uint64_t	superseded_samples;
-	uint64_t	hist_us[PGWT_TF_SUM_HIST_US];
-	uint64_t	hist_ns[PGWT_TF_SUM_HIST_NS];
+	uint64_t	hist_us[PGWT_HIST_US_BUCKETS];
+	uint64_t	hist_ns[PGWT_HIST_NS_BUCKETS];
 } pgwt_tf_sum_event;
 
 typedef struct pgwt_tf_sum_pid

@@ -104,36 +104,6 @@ struct pgwt_tf_sum_builder
 	sb_hot		hot[1u << SB_HOT_BITS];
 };
 
-/* ---- histogram buckets (same bounds as analysis/engine.c) -------------- */
-
-static unsigned
-sb_hist_us(uint64_t ns)
-{
-	unsigned	lg,
-				b;
-
-	if (ns < 1000)
-		return 0;
-	if (ns >= (1000ull << (PGWT_TF_SUM_HIST_US - 2)))
-		return PGWT_TF_SUM_HIST_US - 1;
-	lg = (unsigned) (63 - __builtin_clzll(ns));
-	b = lg - 8;
-	if (ns < (1000ull << (b - 1)))
-		b--;
-	return b;
-}
-
-static unsigned
-sb_hist_ns(uint64_t ns)
-{
-	unsigned	b;
-
-	if (ns < (1u << 10))
-		return 0;
-	b = (unsigned) (63 - __builtin_clzll(ns)) - 9;
-	return b < PGWT_TF_SUM_HIST_NS ? b : PGWT_TF_SUM_HIST_NS - 1;
-}
-
 /* ---- small hash ------------------------------------------------------------ */
 
 static uint32_t
@@ -591,9 +561,9 @@ sb_merge_minute(sb_second *m, const pgwt_tf_second *s)
 		sb_stat_add(&me->st, &e->st);
 		me->superseded_ns += e->superseded_ns;
 		me->superseded_samples += e->superseded_samples;
-		for (k = 0; k < PGWT_TF_SUM_HIST_US; k++)
+		for (k = 0; k < PGWT_HIST_US_BUCKETS; k++)
 			me->hist_us[k] += e->hist_us[k];
-		for (k = 0; k < PGWT_TF_SUM_HIST_NS; k++)
+		for (k = 0; k < PGWT_HIST_NS_BUCKETS; k++)
 			me->hist_ns[k] += e->hist_ns[k];
 	}
 	for (i = 0; i < s->npids; i++)
@@ -780,8 +750,8 @@ sb_add_transition(pgwt_tf_sum_builder *b, sb_second *x, const pgwt_record *r)
 	if ((e = sb_event(x, ev)) != NULL)
 	{
 		sb_stat_exact(&e->st, ns, r->duration_ns);
-		e->hist_us[sb_hist_us(r->duration_ns)]++;
-		e->hist_ns[sb_hist_ns(r->duration_ns)]++;
+		e->hist_us[pgwt_hist_us_bucket(r->duration_ns)]++;
+		e->hist_ns[pgwt_hist_ns_bucket(r->duration_ns)]++;
 	}
 	else
 		sb_stat_exact(&s->other_event, ns, r->duration_ns);

@@ -18,8 +18,8 @@ size_t
 pgwt_tf_second_encoded_max(const pgwt_tf_second *s)
 {
 	return 8 + 10 + 10 * 10 + 1 + 20 + 3 * SB_STAT_MAX + 6 * 10 +
-		(size_t) s->nevents * (4 + SB_STAT_MAX + 20 + 10 + PGWT_TF_SUM_HIST_US * 10 +
-							   10 + PGWT_TF_SUM_HIST_NS * 10) +
+		(size_t) s->nevents * (4 + SB_STAT_MAX + 20 + 10 + PGWT_HIST_US_BUCKETS * 10 +
+							   10 + PGWT_HIST_NS_BUCKETS * 10) +
 		(size_t) s->npids * (4 + 10) +
 		(size_t) s->nqueries * 8 +
 		(size_t) s->npid_events * (10 + SB_STAT_MAX) +
@@ -115,8 +115,8 @@ pgwt_tf_second_encode(const pgwt_tf_second *s, uint8_t *out)
 		p += sb_put_stat(p, &e->st);
 		p += tf_put_leb(p, e->superseded_ns);
 		p += tf_put_leb(p, e->superseded_samples);
-		p += sb_put_hist(p, e->hist_us, PGWT_TF_SUM_HIST_US);
-		p += sb_put_hist(p, e->hist_ns, PGWT_TF_SUM_HIST_NS);
+		p += sb_put_hist(p, e->hist_us, PGWT_HIST_US_BUCKETS);
+		p += sb_put_hist(p, e->hist_ns, PGWT_HIST_NS_BUCKETS);
 	}
 	p += tf_put_leb(p, s->npids);
 	for (i = 0; i < s->npids; i++)
@@ -379,8 +379,8 @@ pgwt_tf_second_decode(const uint8_t *data, size_t len, pgwt_tf_second_buf *buf)
 		sb_get_stat(&in, &e->st);
 		e->superseded_ns = sb_leb(&in);
 		e->superseded_samples = sb_leb(&in);
-		sb_get_hist(&in, e->hist_us, PGWT_TF_SUM_HIST_US);
-		sb_get_hist(&in, e->hist_ns, PGWT_TF_SUM_HIST_NS);
+		sb_get_hist(&in, e->hist_us, PGWT_HIST_US_BUCKETS);
+		sb_get_hist(&in, e->hist_ns, PGWT_HIST_NS_BUCKETS);
 	}
 	s->pids = sb_count(&in, &s->npids, 5, s->pids, &buf->cap_pids, sizeof(*s->pids));
 	for (i = 0; i < s->npids && !in.bad; i++)

@@ -6,14 +6,13 @@
 
 #include <string.h>
 
+#include "common/event_ids.h"
 #include "tracer/wait_class.h"
-
-#define TIER_CLASS_LOCK 0x03u	/* PG_WAIT_LOCK >> 24, the same in 14..18 */
 
 bool
 pgwt_is_lock_wait(uint32_t event)
 {
-	return (event >> 24) == TIER_CLASS_LOCK;
+	return pgwt_event_class(event) == PGWT_CLASS_LOCK;
 }
 
 void

@@ -1,22 +1,12 @@
 /*
  * wait_class.c
  *		Validation and on cpu / waiting / idle classification of raw
- *		wait_event_info values (pure).
+ *		wait_event_info values (pure). Class bytes and the idle rule come
+ *		from common/event_ids.h.
  */
 #include "tracer/wait_class.h"
 
-/* Class bytes (wait_event_info >> 24); stable since PostgreSQL 10. */
-#define WC_LWLOCK		0x01u
-#define WC_LOCK			0x03u
-#define WC_BUFFERPIN	0x04u
-#define WC_ACTIVITY		0x05u
-#define WC_CLIENT		0x06u
-#define WC_EXTENSION	0x07u
-#define WC_IPC			0x08u
-#define WC_TIMEOUT		0x09u
-#define WC_IO			0x0Au
-#define WC_INJECTION	0x0Bu	/* PostgreSQL 17+ */
-#define WC_CLIENT_READ	0x06000000u
+#include "common/event_ids.h"
 
 int
 pgwt_wait_info_valid(uint32_t info, int pg_major)
@@ -29,17 +19,17 @@ pgwt_wait_info_valid(uint32_t info, int pg_major)
 		return 0;
 	switch (cls)
 	{
-		case WC_LWLOCK:
-		case WC_LOCK:
-		case WC_BUFFERPIN:
-		case WC_ACTIVITY:
-		case WC_CLIENT:
-		case WC_EXTENSION:
-		case WC_IPC:
-		case WC_TIMEOUT:
-		case WC_IO:
+		case PGWT_CLASS_LWLOCK:
+		case PGWT_CLASS_LOCK:
+		case PGWT_CLASS_BUFFERPIN:
+		case PGWT_CLASS_ACTIVITY:
+		case PGWT_CLASS_CLIENT:
+		case PGWT_CLASS_EXTENSION:
+		case PGWT_CLASS_IPC:
+		case PGWT_CLASS_TIMEOUT:
+		case PGWT_CLASS_IO:
 			return 1;
-		case WC_INJECTION:
+		case PGWT_CLASS_INJECTIONPOINT:
 			return pg_major >= 17;
 		default:
 			return 0;
@@ -53,7 +43,7 @@ pgwt_wait_classify(uint32_t info, int pg_major)
 		return PGWT_STATE_INVALID;
 	if (info == 0)
 		return PGWT_STATE_CPU;
-	if ((info >> 24) == WC_ACTIVITY || info == WC_CLIENT_READ)
+	if (pgwt_event_is_idle(info))
 		return PGWT_STATE_IDLE;
 	return PGWT_STATE_WAITING;
 }

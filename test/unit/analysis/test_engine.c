@@ -195,43 +195,6 @@ test_sleep_histogram(void)
 	pgwt_engine_free(e);
 }
 
-static void
-test_hist_buckets(void)
-{
-	uint64_t	lo,
-				hi;
-
-	EXPECT_U64(pgwt_hist_us_bucket(0), 0);
-	EXPECT_U64(pgwt_hist_us_bucket(999), 0);
-	EXPECT_U64(pgwt_hist_us_bucket(1000), 1);
-	EXPECT_U64(pgwt_hist_us_bucket(1999), 1);
-	EXPECT_U64(pgwt_hist_us_bucket(2000), 2);
-	EXPECT_U64(pgwt_hist_us_bucket(16383999), 14);
-	EXPECT_U64(pgwt_hist_us_bucket(16384000), 15);
-	EXPECT_U64(pgwt_hist_us_bucket(UINT64_MAX), 15);
-	EXPECT_U64(pgwt_hist_ns_bucket(1023), 0);
-	EXPECT_U64(pgwt_hist_ns_bucket(1024), 1);
-	EXPECT_U64(pgwt_hist_ns_bucket(2047), 1);
-	EXPECT_U64(pgwt_hist_ns_bucket((1ull << 40) - 1), 30);
-	EXPECT_U64(pgwt_hist_ns_bucket(1ull << 40), 31);
-	EXPECT_U64(pgwt_hist_ns_bucket(UINT64_MAX), 31);
-	/* bounds agree with the bucket functions at both edges */
-	for (unsigned b = 0; b < PGWT_HIST_US_BUCKETS; b++)
-	{
-		pgwt_hist_us_bounds(b, &lo, &hi);
-		EXPECT_U64(pgwt_hist_us_bucket(lo), b);
-		if (hi != UINT64_MAX)
-			EXPECT_U64(pgwt_hist_us_bucket(hi - 1), b);
-	}
-	for (unsigned b = 0; b < PGWT_HIST_NS_BUCKETS; b++)
-	{
-		pgwt_hist_ns_bounds(b, &lo, &hi);
-		EXPECT_U64(pgwt_hist_ns_bucket(lo), b);
-		if (hi != UINT64_MAX)
-			EXPECT_U64(pgwt_hist_ns_bucket(hi - 1), b);
-	}
-}
-
 /*
  * A 200 ms sleep ending at 1.1 s covers [0.9, 1.1): windows [0, 1) and
  * [1, 2) get 100 ms each; only [1, 2) counts the wait (it ended there),
@@ -666,7 +629,6 @@ main(void)
 	RUN(test_sleep_system_event);
 	RUN(test_sleep_time_model);
 	RUN(test_sleep_histogram);
-	RUN(test_hist_buckets);
 	RUN(test_window_clipping);
 	RUN(test_sampled_only);
 	RUN(test_mixed);

@@ -1,16 +1,16 @@
 /*
  * event_ids.h
- *		Facts about wait event ids that every layer shares: the class bytes,
+ *		Facts about wait event ids that every tier shares: the class bytes,
  *		Client:ClientRead, and which events are idle time rather than DB
- *		time. Header-only and dependency-free, so both the analysis layer
- *		(wait_event.h) and the extension's hot path (wait_stats.h) include
- *		it instead of keeping copies.
+ *		time. Pure, header-only and dependency-free: the extension's hot
+ *		path (wait_stats.h), the tracer (wait_class.c) and the analysis
+ *		layer (wait_event.h) include it instead of keeping copies.
  *
  * A wait event id is PostgreSQL's wait_event_info: the class in the high
  * byte, the event (or LWLock tranche, or lock tag type) in the low bits.
  */
-#ifndef PGWT_ANALYSIS_EVENT_IDS_H
-#define PGWT_ANALYSIS_EVENT_IDS_H
+#ifndef PGWT_COMMON_EVENT_IDS_H
+#define PGWT_COMMON_EVENT_IDS_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -59,4 +59,4 @@ pgwt_event_maybe_idle(uint32_t id)
 	return (uint32_t) ((id >> 24) - PGWT_CLASS_ACTIVITY) <= 1;
 }
 
-#endif							/* PGWT_ANALYSIS_EVENT_IDS_H */
+#endif							/* PGWT_COMMON_EVENT_IDS_H */

@@ -1,0 +1,125 @@
+/*
+ * histogram.h
+ *		The two wait-duration histogram layouts, their bucket functions and
+ *		their bounds, in one place for every tier.
+ *
+ *	ns layout (PGWT_HIST_NS_BUCKETS = 32, log2 of nanoseconds): bucket 0
+ *		holds waits under 2^10 ns (about 1 us); bucket b (1..30) holds
+ *		[2^(9+b), 2^(10+b)) ns; bucket 31 everything from 2^40 ns (about
+ *		18 minutes) up. The extension's live aggregates, the analysis
+ *		engine and the per-second summaries count in it, and every SQL
+ *		histogram shows it.
+ *	us layout (PGWT_HIST_US_BUCKETS = 16, log2 of microseconds): bucket 0
+ *		holds waits under 1 us; bucket b (1..14) holds [2^(b-1), 2^b) us;
+ *		bucket 15 everything from 16.384 ms up. The per-second summaries
+ *		carry it too, and pgwt-dump's coarse histogram prints it.
+ *
+ * Bounds are in ns, lower inclusive, upper exclusive; the last bucket's
+ * upper bound is PGWT_HIST_UNBOUNDED. Display in microseconds goes through
+ * pgwt_hist_bounds_us() so every view prints the same numbers.
+ *
+ * Pure and header-only: the extension (also on its hot path), the tracer,
+ * tracefmt and analysis include it.
+ */
+#ifndef PGWT_COMMON_HISTOGRAM_H
+#define PGWT_COMMON_HISTOGRAM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define PGWT_HIST_NS_BUCKETS	32
+#define PGWT_HIST_US_BUCKETS	16
+#define PGWT_HIST_UNBOUNDED		UINT64_MAX
+
+/* first bound of the ns layout: 2^10 ns */
+#define PGWT_HIST_NS_FIRST_SHIFT 10
+
+typedef enum pgwt_hist_layout
+{
+	PGWT_HIST_LAYOUT_NS,		/* 32 log2 ns buckets */
+	PGWT_HIST_LAYOUT_US			/* 16 log2 us buckets */
+} pgwt_hist_layout;
+
+/* ns layout: bucket of a duration. */
+static inline unsigned
+pgwt_hist_ns_bucket(uint64_t ns)
+{
+	/*
+	 * One count of leading zeros and no branch before the clamp: or-ing in
+	 * the low 10 bits puts every ns < 2^10 at floor(log2) = 9, bucket 0.
+	 * This runs once per wait on the extension's hot path.
+	 */
+	unsigned	b = (unsigned) (63 - __builtin_clzll(ns | ((UINT64_C(1) << PGWT_HIST_NS_FIRST_SHIFT) - 1))) -
+		(PGWT_HIST_NS_FIRST_SHIFT - 1);
+
+	return b < PGWT_HIST_NS_BUCKETS ? b : PGWT_HIST_NS_BUCKETS - 1;
+}
+
+/* us layout: bucket of a duration (no division: it runs once per wait). */
+static inline unsigned
+pgwt_hist_us_bucket(uint64_t ns)
+{
+	unsigned	lg,
+				b;
+
+	if (ns < 1000)
+		return 0;
+	if (ns >= (UINT64_C(1000) << (PGWT_HIST_US_BUCKETS - 2)))
+		return PGWT_HIST_US_BUCKETS - 1;
+
+	/*
+	 * ns in [2^lg, 2^(lg+1)) holds at most one bound 1000 * 2^(b-1), so b
+	 * is lg - 8 or lg - 9.
+	 */
+	lg = (unsigned) (63 - __builtin_clzll(ns));
+	b = lg - 8;
+	if (ns < (UINT64_C(1000) << (b - 1)))
+		b--;
+	return b;
+}
+
+/* ns layout: bounds of bucket b in ns. */
+static inline void
+pgwt_hist_ns_bounds(unsigned b, uint64_t *lo_ns, uint64_t *hi_ns)
+{
+	*lo_ns = b == 0 ? 0 : UINT64_C(1) << (PGWT_HIST_NS_FIRST_SHIFT - 1 + b);
+	*hi_ns = b >= PGWT_HIST_NS_BUCKETS - 1 ? PGWT_HIST_UNBOUNDED :
+		UINT64_C(1) << (PGWT_HIST_NS_FIRST_SHIFT + b);
+}
+
+/* us layout: bounds of bucket b in ns. */
+static inline void
+pgwt_hist_us_bounds(unsigned b, uint64_t *lo_ns, uint64_t *hi_ns)
+{
+	*lo_ns = b == 0 ? 0 : (UINT64_C(1) << (b - 1)) * 1000;
+	*hi_ns = b >= PGWT_HIST_US_BUCKETS - 1 ? PGWT_HIST_UNBOUNDED :
+		(UINT64_C(1) << b) * 1000;
+}
+
+static inline unsigned
+pgwt_hist_nbuckets(pgwt_hist_layout layout)
+{
+	return layout == PGWT_HIST_LAYOUT_NS ? PGWT_HIST_NS_BUCKETS : PGWT_HIST_US_BUCKETS;
+}
+
+/*
+ * Bounds of bucket b for display, in microseconds (lower inclusive, upper
+ * exclusive): false when the bucket has no upper bound (the last one; SQL
+ * shows NULL), with *hi_us set to 0.
+ */
+static inline bool
+pgwt_hist_bounds_us(pgwt_hist_layout layout, unsigned b, double *lo_us, double *hi_us)
+{
+	uint64_t	lo,
+				hi;
+
+	if (layout == PGWT_HIST_LAYOUT_NS)
+		pgwt_hist_ns_bounds(b, &lo, &hi);
+	else
+		pgwt_hist_us_bounds(b, &lo, &hi);
+	*lo_us = (double) lo / 1e3;
+	*hi_us = hi == PGWT_HIST_UNBOUNDED ? 0 : (double) hi / 1e3;
+	return hi != PGWT_HIST_UNBOUNDED;
+}
+
+#endif							/* PGWT_COMMON_HISTOGRAM_H */

@@ -1,0 +1,61 @@
+/*
+ * hist_sql.h
+ *		The one row shape of every SQL histogram function (the live
+ *		pgwt_event_histogram and the history pgwt_history_histogram):
+ *
+ *		  wait_event_type text, wait_event text, bucket int,
+ *		  lower_us float8, upper_us float8, waits bigint,
+ *		  pct_waits float8, fidelity text
+ *
+ *		bucket is a bucket of common/histogram.h's 32-bucket ns layout;
+ *		lower_us is inclusive, upper_us exclusive and NULL for the last
+ *		bucket; pct_waits is the bucket's share of the event's waits. Only
+ *		non-empty buckets are rows. The per-second summaries keep this ns
+ *		layout beside their 16 us buckets, so a history answer built from
+ *		summaries fills the same rows; the us layout is never mapped onto
+ *		these columns.
+ *
+ * Server code (Datum, tuplestore), header-only; no shared state.
+ */
+#ifndef PGWT_HIST_SQL_H
+#define PGWT_HIST_SQL_H
+
+#include "postgres.h"
+
+#include "funcapi.h"
+#include "utils/builtins.h"
+#include "utils/tuplestore.h"
+
+#include "common/histogram.h"
+#include "common/units.h"
+
+#define PGWT_HIST_SQL_COLS 8
+
+/*
+ * Append the row of ns bucket b of one event: n of the event's total waits
+ * fell in it. type and name may be NULL (shown as NULL).
+ */
+static inline void
+pgwt_hist_put_row(ReturnSetInfo *rsinfo, const char *type, const char *name,
+				  unsigned b, uint64 n, uint64 total, const char *fidelity)
+{
+	Datum		v[PGWT_HIST_SQL_COLS];
+	bool		nulls[PGWT_HIST_SQL_COLS] = {false};
+	double		lo_us,
+				hi_us;
+
+	v[0] = type ? CStringGetTextDatum(type) : (Datum) 0;
+	nulls[0] = type == NULL;
+	v[1] = name ? CStringGetTextDatum(name) : (Datum) 0;
+	nulls[1] = name == NULL;
+	v[2] = Int32GetDatum((int32) b);
+	nulls[4] = !pgwt_hist_bounds_us(PGWT_HIST_LAYOUT_NS, b, &lo_us, &hi_us);
+	v[3] = Float8GetDatum(lo_us);
+	v[4] = Float8GetDatum(hi_us);
+	v[5] = Int64GetDatum((int64) n);
+	v[6] = Float8GetDatum(pgwt_pct((double) n, (double) total));
+	v[7] = CStringGetTextDatum(fidelity);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nulls);
+}
+
+#endif							/* PGWT_HIST_SQL_H */
