@@ -160,8 +160,8 @@ hist_range(FunctionCallInfo fcinfo, int fa, int ta, uint64 *from, uint64 *to)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("the range starts after it ends: from %s, to %s",
-						timestamptz_to_str(PG_GETARG_TIMESTAMPTZ(fa)),
-						timestamptz_to_str(PG_GETARG_TIMESTAMPTZ(ta)))));
+						pstrdup(timestamptz_to_str(PG_GETARG_TIMESTAMPTZ(fa))),
+						pstrdup(timestamptz_to_str(PG_GETARG_TIMESTAMPTZ(ta))))));
 	/* clamped ends may meet: an empty range */
 	if (*from > *to)
 		*from = *to;
@@ -272,6 +272,12 @@ hist_compute(HistHold *h, const char *dir, uint64 from, uint64 to, HistView view
 	const char *engine_err = NULL;
 	int			rc;
 
+	/* an empty range: no rows (the engine takes no empty window) */
+	if (from >= to)
+	{
+		h->res.status = PGWT_VIEW_NO_DATA;
+		return;
+	}
 	hist_open(h, dir, from, to);
 	memset(&cfg, 0, sizeof(cfg));
 	memset(&spec, 0, sizeof(spec));
@@ -514,7 +520,7 @@ pgwt_history_histogram(PG_FUNCTION_ARGS)
 	uint64		buckets[PGWT_HIST_US_BUCKETS] = {0};
 	uint32		matched = 0;
 	bool		have_match = false;
-	int			rc;
+	int			rc = 0;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
 		ereport(ERROR,
@@ -526,9 +532,11 @@ pgwt_history_histogram(PG_FUNCTION_ARGS)
 	dir = hist_dir(fcinfo, 4);
 
 	h = hist_hold_new();
-	hist_open(h, dir, from, to);
-	/* waits come cut to the range: each is bucketed by its time inside it */
-	while ((rc = pgwt_range_next(h->rl, &blk)) == 1)
+	/* waits come cut to the range: each is bucketed by its time inside it
+	 * (an empty range reads nothing) */
+	if (from < to)
+		hist_open(h, dir, from, to);
+	while (h->rl != NULL && (rc = pgwt_range_next(h->rl, &blk)) == 1)
 	{
 		CHECK_FOR_INTERRUPTS();
 		for (uint32 i = 0; i < blk.n; i++)
@@ -556,7 +564,8 @@ pgwt_history_histogram(PG_FUNCTION_ARGS)
 	}
 	if (rc < 0)
 		hist_read_error(dir, rc, NULL);
-	hist_warn_footers(dir, h->rl);
+	if (h->rl != NULL)
+		hist_warn_footers(dir, h->rl);
 	hist_hold_done(h);
 	InitMaterializedSRF(fcinfo, 0);
 	for (unsigned b = 0; b < PGWT_HIST_US_BUCKETS; b++)
