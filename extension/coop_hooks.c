@@ -384,10 +384,10 @@ pgwt_flush_pending(void)
 		for (i = first; i < n; i++)
 		{
 			const PgwtPending *p = &pgwt_hot.pending[i];
+			uint64		from;
 
-			if (pgwt_trace_wanted(p->event, p->start_ns))
-				pgwt_trace_wait(p->event, p->start_ns,
-								p->end_ns > p->start_ns ? p->end_ns - p->start_ns : 0,
+			if (pgwt_trace_wanted(p->event, p->start_ns, p->end_ns, &from))
+				pgwt_trace_wait(p->event, from, p->end_ns > from ? p->end_ns - from : 0,
 								(uint64) p->query_id);
 		}
 	pgwt_hot.npending = 0;

@@ -74,6 +74,7 @@ escwin_publish(pgwt_escwin *w)
 	if (w->esc.active)
 	{
 		__atomic_store_n(&p->class_mask, w->class_mask, __ATOMIC_RELAXED);
+		__atomic_store_n(&p->start_ns, w->esc.win_start_ns, __ATOMIC_RELAXED);
 		__atomic_store_n(&p->generation, gen, __ATOMIC_RELAXED);
 		__atomic_store_n(&p->end_ns, w->esc.win_end_ns, __ATOMIC_RELEASE);
 	}

@@ -9,14 +9,15 @@
  * Pure logic over injected monotonic timestamps: no server calls. The
  * extension keeps one pgwt_escwin in shared memory under a spinlock
  * (escalation.c); the hooks never take it: they read only `published`,
- * whose two words are written with atomic stores, the end time last when
+ * whose words are written with atomic stores, the end time last when
  * opening and first when closing, so a hook sees either a whole window or
- * none (a mask of a just-replaced window for one wait at worst).
+ * none (the mask or start of a just-replaced window for one wait at worst).
  */
 #ifndef PGWT_ESCALATION_LOGIC_H
 #define PGWT_ESCALATION_LOGIC_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "analysis/policy/anomaly.h"
@@ -29,6 +30,7 @@
 typedef struct pgwt_escwin_published
 {
 	uint64_t	end_ns;			/* window open while now < end_ns */
+	uint64_t	start_ns;		/* ... and since start_ns */
 	uint32_t	class_mask;
 	uint32_t	generation;		/* bumped by every open and close */
 } pgwt_escwin_published;
@@ -90,17 +92,35 @@ extern pgwt_esc_close pgwt_escwin_deescalate(pgwt_escwin *w, uint64_t now_ns);
 extern bool pgwt_escwin_tick(pgwt_escwin *w, uint64_t now_ns,
 							 const pgwt_anomaly_tick *tick);
 
-/* Hot path: should a wait of this event, starting now, be traced? */
+/*
+ * Hot path: should a wait of this event over [start_ns, end_ns) be traced?
+ * Only when it overlaps the window and its class is in the window's mask:
+ * a wait that ended before the window began is not the window's, even when
+ * the hooks hand it over (flush their buffer) while the window is open. A
+ * wait that began before the window is traced from the window's start
+ * (*from_ns, when given): the window is the trace's exact span, and the
+ * time before it is the other tier's (traced whole, it would be billed
+ * twice).
+ */
 static inline bool
-pgwt_escwin_traces(const pgwt_escwin_published *p, uint64_t now_ns,
-				   uint32_t wait_event_info)
+pgwt_escwin_traces(const pgwt_escwin_published *p, uint64_t start_ns, uint64_t end_ns,
+				   uint32_t wait_event_info, uint64_t *from_ns)
 {
 	uint64_t	end = __atomic_load_n(&p->end_ns, __ATOMIC_ACQUIRE);
+	uint64_t	begin;
 	uint32_t	cls = wait_event_info >> 24;
 
-	if (now_ns >= end || cls >= 16)
+	if (start_ns >= end || cls >= 16)
 		return false;
-	return ((__atomic_load_n(&p->class_mask, __ATOMIC_RELAXED) >> cls) & 1) != 0;
+	begin = __atomic_load_n(&p->start_ns, __ATOMIC_RELAXED);
+	/* a wait with some time in the window; an instant, when inside it */
+	if (end_ns > start_ns ? end_ns <= begin : start_ns < begin)
+		return false;
+	if (((__atomic_load_n(&p->class_mask, __ATOMIC_RELAXED) >> cls) & 1) == 0)
+		return false;
+	if (from_ns != NULL)
+		*from_ns = start_ns > begin ? start_ns : begin;
+	return true;
 }
 
 #endif							/* PGWT_ESCALATION_LOGIC_H */

@@ -32,7 +32,7 @@ DATA = \
 # Regression tests for a cluster that preloads the library (and loads
 # pg_stat_statements with compute_query_id = on); the test suites choose
 # other sets (e.g. no_preload) by overriding REGRESS.
-REGRESS = setup status coop_truth permissions sampler trace escalation precision histogram upgrade
+REGRESS = setup status coop_truth permissions sampler trace history_range escalation precision histogram upgrade
 REGRESS_OUTDIR ?= $(TOP)/build/regress
 REGRESS_OPTS = --inputdir=$(TOP) --outputdir=$(REGRESS_OUTDIR)
 
@@ -48,8 +48,9 @@ PG_CPPFLAGS += -I$(TOP) -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing
 # The trace writer and the escalation policy come from the userspace
 # libraries (position-independent, no globals, no exit), built inside this
 # tree: the test suites build the extension from a copy without build/.
-PGWT_STATIC_LIBS = $(TOP)/build/tracefmt/libpgwt_tracefmt.a \
-	$(TOP)/build/analysis/libpgwt_analysis.a \
+# Linked in this order: analysis (its range loader) calls into tracefmt.
+PGWT_STATIC_LIBS = $(TOP)/build/analysis/libpgwt_analysis.a \
+	$(TOP)/build/tracefmt/libpgwt_tracefmt.a \
 	$(TOP)/build/policy/libpgwt_policy.a
 SHLIB_LINK += $(PGWT_STATIC_LIBS) -llz4 -lm
 $(MODULE_big).so: $(PGWT_STATIC_LIBS)

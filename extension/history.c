@@ -6,25 +6,35 @@
  *		superusers and pg_read_server_files members, any directory (e.g. one
  *		the external tracer writes).
  *
- * Each call reads the files, feeds one engine window and copies the rows
- * out. The engine and the reader are the userspace libraries and allocate
- * with malloc; what they hand out (the reader with its open file, the
- * engine, the result rows) is held in a HistHold that lives in a memory
- * context of the call's own, whose reset callback frees it. So an error
- * or a cancel anywhere in the call (the context goes with the query)
- * leaks neither memory nor a file descriptor. The read loop checks for
- * interrupts at every block (at most PGWT_TF_BLOCK_MAX_RECORDS records),
- * so pg_cancel_backend() and statement_timeout end a long read promptly.
+ * Each call loads the range through analysis/range_load.h (the one range
+ * loader: wall-clock time, the open escalation window first, waits cut to
+ * the range, so only the part of a wait inside [from, to) counts, in every
+ * view and the histogram), feeds one engine window and copies the rows
+ * out. The range arguments: NULL or -infinity / infinity are open ends;
+ * finite times before 1970 count as 1970, times past the trace clock's
+ * reach (year 2554) as the open end; from after to is an error (22023),
+ * from = to an empty range. The engine and the loader are the userspace
+ * libraries and allocate with malloc; what they hand out (the loader with
+ * its open file, the engine, the result rows) is held in a HistHold that
+ * lives in a memory context of the call's own, whose reset callback frees
+ * it. So an error or a cancel anywhere in the call (the context goes with
+ * the query) leaks neither memory nor a file descriptor. The read loop
+ * checks for interrupts at every block (at most PGWT_TF_BLOCK_MAX_RECORDS
+ * records), so pg_cancel_backend() and statement_timeout end a long read
+ * promptly.
  * Files whose footer the reader refused (more entries than the file can
  * hold, or out of place) are read by scanning their blocks, and said in a
  * WARNING. No shared state.
  */
 #include "postgres.h"
 
+#include <sys/stat.h>
+
 #include "catalog/pg_authid.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "storage/fd.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
@@ -33,6 +43,7 @@
 #include "utils/wait_event.h"
 
 #include "analysis/engine.h"
+#include "analysis/range_load.h"
 #include "analysis/views.h"
 #include "common/event_ids.h"
 #include "common/units.h"
@@ -73,7 +84,7 @@ typedef struct HistHold
 {
 	MemoryContext cxt;
 	MemoryContextCallback cb;
-	pgwt_tf_reader *rd;
+	pgwt_range_loader *rl;
 	pgwt_engine *eng;
 	HistResult res;
 } HistHold;
@@ -83,9 +94,8 @@ hist_hold_release(void *arg)
 {
 	HistHold   *h = (HistHold *) arg;
 
-	if (h->rd != NULL)
-		pgwt_tf_reader_close(h->rd);
-	h->rd = NULL;
+	pgwt_range_close(h->rl);
+	h->rl = NULL;
 	if (h->eng != NULL)
 		pgwt_engine_free(h->eng);
 	h->eng = NULL;
@@ -115,24 +125,62 @@ hist_hold_done(HistHold *h)
 	MemoryContextDelete(h->cxt);
 }
 
-/* timestamptz (NULL = open end) to CLOCK_REALTIME nanoseconds */
+/*
+ * timestamptz to CLOCK_REALTIME ns without overflow: -infinity and times
+ * before 1970 are 0, infinity and times past UINT64_MAX ns (2554) the
+ * open end. (Finite timestamps end in 294276, so the microseconds since
+ * 1970 fit in int64; only the step to ns can overflow.)
+ */
 static uint64
-hist_realtime_ns(FunctionCallInfo fcinfo, int arg, uint64 if_null)
+hist_ts_ns(TimestampTz ts)
 {
-	TimestampTz ts;
 	int64		unix_us;
 
-	if (PG_ARGISNULL(arg))
-		return if_null;
-	ts = PG_GETARG_TIMESTAMPTZ(arg);
+	if (TIMESTAMP_IS_NOBEGIN(ts))
+		return 0;
+	if (TIMESTAMP_IS_NOEND(ts))
+		return UINT64_MAX;
 	unix_us = ts + (int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY;
-	return unix_us <= 0 ? 0 : (uint64) unix_us * 1000;
+	if (unix_us <= 0)
+		return 0;
+	if ((uint64) unix_us >= UINT64_MAX / 1000)
+		return UINT64_MAX;
+	return (uint64) unix_us * 1000;
 }
 
-/* The directory to read: ours, or (privileged) the one given. */
+/*
+ * The range [*from, *to) of arguments fa and ta (NULL = open end); from
+ * after to is one clear error.
+ */
+static void
+hist_range(FunctionCallInfo fcinfo, int fa, int ta, uint64 *from, uint64 *to)
+{
+	*from = PG_ARGISNULL(fa) ? 0 : hist_ts_ns(PG_GETARG_TIMESTAMPTZ(fa));
+	*to = PG_ARGISNULL(ta) ? UINT64_MAX : hist_ts_ns(PG_GETARG_TIMESTAMPTZ(ta));
+	if (!PG_ARGISNULL(fa) && !PG_ARGISNULL(ta) &&
+		PG_GETARG_TIMESTAMPTZ(fa) > PG_GETARG_TIMESTAMPTZ(ta))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the range starts after it ends: from %s, to %s",
+						pstrdup(timestamptz_to_str(PG_GETARG_TIMESTAMPTZ(fa))),
+						pstrdup(timestamptz_to_str(PG_GETARG_TIMESTAMPTZ(ta))))));
+	/* clamped ends may meet: an empty range */
+	if (*from > *to)
+		*from = *to;
+}
+
+/*
+ * The directory to read: ours, or (privileged) the one given, which must
+ * name a directory: an empty string (22023) or one that cannot be opened
+ * (by errno) is said as such, not as a failed read.
+ */
 static char *
 hist_dir(FunctionCallInfo fcinfo, int arg)
 {
+	char	   *dir;
+	struct stat st;
+	DIR		   *d = NULL;
+
 	if (PG_ARGISNULL(arg))
 		return pgwt_trace_dir_path();
 	if (!superuser() && !has_privs_of_role(GetUserId(), ROLE_PG_READ_SERVER_FILES))
@@ -140,7 +188,19 @@ hist_dir(FunctionCallInfo fcinfo, int arg)
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("permission denied to read trace files outside the extension's directory"),
 				 errdetail("Only superusers and members of pg_read_server_files may name a directory.")));
-	return text_to_cstring(PG_GETARG_TEXT_PP(arg));
+	dir = text_to_cstring(PG_GETARG_TEXT_PP(arg));
+	if (dir[0] == '\0')
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the trace directory must not be an empty string")));
+	/* a trace file alone is read too; a directory must be listable */
+	if (stat(dir, &st) != 0 || (S_ISDIR(st.st_mode) && (d = AllocateDir(dir)) == NULL))
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not open trace directory \"%s\": %m", dir)));
+	if (d != NULL)
+		FreeDir(d);
+	return dir;
 }
 
 /* A read that failed: one error, its SQLSTATE by what tracefmt said. */
@@ -173,30 +233,24 @@ hist_read_error(const char *dir, int rc, const char *why)
 					why ? why : pgwt_tf_strerror(rc))));
 }
 
-/* Open dir's files for [from, to] (realtime) into h->rd; errors raised. */
+/* Open the range loader over dir for [from, to) into h->rl; errors raised. */
 static void
 hist_open(HistHold *h, const char *dir, uint64 from, uint64 to)
 {
-	pgwt_tf_read_opts ro;
-	int			rc;
+	int			rc = pgwt_range_open(dir, from, to, &h->rl);
 
-	memset(&ro, 0, sizeof(ro));
-	ro.t_start = from;
-	ro.t_end = to;
-	ro.range_realtime = true;
-	rc = pgwt_tf_reader_open(dir, &ro, &h->rd);
 	if (rc < 0)
 	{
-		h->rd = NULL;
+		h->rl = NULL;
 		hist_read_error(dir, rc, NULL);
 	}
 }
 
 /* After a read: files whose footer was refused are worth a word. */
 static void
-hist_warn_footers(const char *dir, const pgwt_tf_reader *rd)
+hist_warn_footers(const char *dir, const pgwt_range_loader *rl)
 {
-	const pgwt_tf_read_stats *st = pgwt_tf_reader_stats(rd);
+	const pgwt_tf_read_stats *st = pgwt_tf_reader_stats(pgwt_range_reader(rl));
 
 	if (st->footers_bad > 0)
 		ereport(WARNING,
@@ -206,7 +260,7 @@ hist_warn_footers(const char *dir, const pgwt_tf_reader *rd)
 }
 
 /*
- * Read dir's records in [from, to] (realtime) into one engine window and
+ * Load dir's records in [from, to) (realtime) into one engine window and
  * run the view into h->res. Errors (and cancels) are raised; h frees what
  * was allocated either way.
  */
@@ -216,34 +270,26 @@ hist_compute(HistHold *h, const char *dir, uint64 from, uint64 to, HistView view
 	pgwt_engine_config cfg;
 	pgwt_window_spec spec;
 	pgwt_view_opts vo;
-	pgwt_tf_block blk;
+	pgwt_range_batch blk;
 	const char *engine_err = NULL;
 	int			rc;
 
+	/* an empty range: no rows (the engine takes no empty window) */
+	if (from >= to)
+	{
+		h->res.status = PGWT_VIEW_NO_DATA;
+		return;
+	}
 	hist_open(h, dir, from, to);
 	memset(&cfg, 0, sizeof(cfg));
 	memset(&spec, 0, sizeof(spec));
-	spec.from_ns = 0;
-	spec.to_ns = UINT64_MAX;
+	spec.from_ns = from;
+	spec.to_ns = pgwt_range_window_end(to);
 	strlcpy(spec.label, "range", sizeof(spec.label));
 	h->eng = pgwt_engine_create(&cfg, &spec, 1, &engine_err);
 	if (h->eng == NULL)
 		hist_read_error(dir, -PGWT_TF_NOMEM, engine_err);
-	/* A window open at "from": its ESC_START first, so the samples it
-	 * supersedes are not billed twice (tracefmt's esc_lookup.c). */
-	if (from > 0)
-	{
-		pgwt_tf_esc_lookup el;
-		pgwt_record rec;
-		uint64		start_rt;
-
-		rc = pgwt_tf_escalation_open_at(dir, from, &rec, &start_rt, &el);
-		if (rc < 0)
-			hist_read_error(dir, rc, NULL);
-		if (rc == 1)
-			pgwt_engine_add(h->eng, &rec);
-	}
-	while ((rc = pgwt_tf_reader_next_block(h->rd, &blk)) == 1)
+	while ((rc = pgwt_range_next(h->rl, &blk)) == 1)
 	{
 		/* a long read stays cancellable: once a block */
 		CHECK_FOR_INTERRUPTS();
@@ -252,9 +298,9 @@ hist_compute(HistHold *h, const char *dir, uint64 from, uint64 to, HistView view
 	}
 	if (rc < 0)
 		hist_read_error(dir, rc, NULL);
-	hist_warn_footers(dir, h->rd);
-	pgwt_tf_reader_close(h->rd);
-	h->rd = NULL;
+	hist_warn_footers(dir, h->rl);
+	pgwt_range_close(h->rl);
+	h->rl = NULL;
 	CHECK_FOR_INTERRUPTS();
 	pgwt_engine_flush(h->eng);
 	memset(&vo, 0, sizeof(vo));
@@ -282,15 +328,13 @@ hist_compute(HistHold *h, const char *dir, uint64 from, uint64 to, HistView view
 static HistHold *
 hist_run(FunctionCallInfo fcinfo, HistView view)
 {
-	uint64		from = hist_realtime_ns(fcinfo, 0, 0);
-	uint64		to = hist_realtime_ns(fcinfo, 1, UINT64_MAX);
-	char	   *dir = hist_dir(fcinfo, 2);
+	uint64		from,
+				to;
+	char	   *dir;
 	HistHold   *h;
 
-	if (from > to)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("the range starts after it ends")));
+	hist_range(fcinfo, 0, 1, &from, &to);
+	dir = hist_dir(fcinfo, 2);
 	h = hist_hold_new();
 	hist_compute(h, dir, from, to, view);
 	if (h->res.status == PGWT_VIEW_NO_MEMORY || h->res.status == PGWT_VIEW_BAD_ARG)
@@ -548,12 +592,12 @@ pgwt_history_histogram(PG_FUNCTION_ARGS)
 				to;
 	char	   *dir;
 	HistHold   *h;
-	pgwt_tf_block blk;
+	pgwt_range_batch blk;
 	uint64		buckets[PGWT_HIST_NS_BUCKETS] = {0};
 	uint64		total = 0;
 	uint32		matched = 0;
 	bool		have_match = false;
-	int			rc;
+	int			rc = 0;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
 		ereport(ERROR,
@@ -562,13 +606,15 @@ pgwt_history_histogram(PG_FUNCTION_ARGS)
 	want_type = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	want_name = text_to_cstring(PG_GETARG_TEXT_PP(1));
 	cls = hist_resolve_event(want_type, want_name, &type, &name);
-	from = PG_ARGISNULL(2) ? 0 : hist_realtime_ns(fcinfo, 2, 0);
-	to = PG_ARGISNULL(3) ? UINT64_MAX : hist_realtime_ns(fcinfo, 3, UINT64_MAX);
+	hist_range(fcinfo, 2, 3, &from, &to);
 	dir = hist_dir(fcinfo, 4);
 
 	h = hist_hold_new();
-	hist_open(h, dir, from, to);
-	while ((rc = pgwt_tf_reader_next_block(h->rd, &blk)) == 1)
+	/* waits come cut to the range: each is bucketed by its time inside it
+	 * (an empty range reads nothing) */
+	if (from < to)
+		hist_open(h, dir, from, to);
+	while (h->rl != NULL && (rc = pgwt_range_next(h->rl, &blk)) == 1)
 	{
 		CHECK_FOR_INTERRUPTS();
 		for (uint32 i = 0; i < blk.n; i++)
@@ -598,7 +644,8 @@ pgwt_history_histogram(PG_FUNCTION_ARGS)
 	}
 	if (rc < 0)
 		hist_read_error(dir, rc, NULL);
-	hist_warn_footers(dir, h->rd);
+	if (h->rl != NULL)
+		hist_warn_footers(dir, h->rl);
 	hist_hold_done(h);
 	InitMaterializedSRF(fcinfo, 0);
 	for (unsigned b = 0; b < PGWT_HIST_NS_BUCKETS; b++)

@@ -96,14 +96,20 @@ pgwt_trace_active(uint64 now_ns)
 								 __ATOMIC_ACQUIRE);
 }
 
-/* Should this wait, starting at start_ns, go to the ring? */
+/*
+ * Should this wait [start_ns, end_ns) go to the ring, and from when
+ * (*from_ns)? capture = trace: whole; else the part inside an open window
+ * (pgwt_escwin_traces says the rule).
+ */
 static inline bool
-pgwt_trace_wanted(uint32 event, uint64 start_ns)
+pgwt_trace_wanted(uint32 event, uint64 start_ns, uint64 end_ns, uint64 *from_ns)
 {
+	*from_ns = start_ns;
 	if (pgwt_capture == PGWT_CAPTURE_TRACE)
 		return true;
 	return pgwt_trace_shared != NULL &&
-		pgwt_escwin_traces(&pgwt_trace_shared->escwin.published, start_ns, event);
+		pgwt_escwin_traces(&pgwt_trace_shared->escwin.published, start_ns, end_ns,
+						   event, from_ns);
 }
 
 /* Wake the drain worker if it sleeps long (slow part out of line). */

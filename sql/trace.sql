@@ -27,5 +27,5 @@ SELECT tracer_pid IS NULL AS cleared FROM pgwt_escalation_status;
 -- The ring: this session's (exists with hooks; an error without)
 SELECT count(*) >= 0 AS readable FROM pgwt_trace();
 -- History: another directory needs privileges only superusers have here;
--- a directory without trace files is an error that says so
+-- a directory that does not exist is an error that says so
 SELECT count(*) FROM pgwt_history_system_event(dir => '/nonexistent-pgwt');

@@ -4,9 +4,11 @@
  *		of current.trace) over [--from, --to], feed the analysis engine,
  *		render the selected view once.
  *
- * --from/--to select by wall-clock time (the reader maps each file's
- * monotonic timestamps through its header). --window windows end at the
- * last record read, so "last 5m" means the last five minutes of the range.
+ * The range [--from, --to) is loaded by analysis/range_load.h (wall-clock
+ * time, the open escalation window first, waits cut to the range), so
+ * replay, pgwt-dump and pgwt_history_*() bill a range alike. --window
+ * windows end at the last record loaded, so "last 5m" means the last five
+ * minutes of the range.
  * Names of wait events come from the trace's events side file over the
  * built-in table of its server version; backend metadata from the
  * backends side file.
@@ -19,6 +21,7 @@
 #include <time.h>
 
 #include "analysis/engine.h"
+#include "analysis/range_load.h"
 #include "analysis/timeparse.h"
 #include "analysis/views.h"
 #include "tracefmt/tracefmt.h"
@@ -59,9 +62,9 @@ replay_backend_cb(const pgwt_tf_backend *b, void *arg)
 }
 
 static int
-replay_open(const pgwt_options *o, const pgwt_tf_read_opts *ro, pgwt_tf_reader **r)
+replay_open(const pgwt_options *o, uint64_t from, uint64_t to, pgwt_range_loader **l)
 {
-	int			rc = pgwt_tf_reader_open(o->trace_dir, ro, r);
+	int			rc = pgwt_range_open(o->trace_dir, from, to, l);
 
 	if (rc < 0)
 	{
@@ -69,6 +72,89 @@ replay_open(const pgwt_options *o, const pgwt_tf_read_opts *ro, pgwt_tf_reader *
 		return -1;
 	}
 	return 0;
+}
+
+/* Feed the whole range to eng; the loader is left open for its stats. */
+static int
+replay_feed(const pgwt_options *o, pgwt_range_loader *l, pgwt_engine *eng)
+{
+	pgwt_range_batch b;
+	int			rc;
+
+	while ((rc = pgwt_range_next(l, &b)) == 1)
+		pgwt_engine_add_many(eng, b.recs, b.n);
+	if (rc < 0)
+	{
+		fprintf(stderr, "pg_wait_tracer: reading %s: %s\n", o->trace_dir, pgwt_tf_strerror(rc));
+		return -1;
+	}
+	pgwt_engine_flush(eng);
+	return 0;
+}
+
+/*
+ * The engine's windows: the range itself, or --window windows ending at
+ * the range's last record (found by a first pass). -1 on a read error.
+ */
+static int
+replay_windows(const pgwt_options *o, uint64_t from, uint64_t to, pgwt_window_spec *ws)
+{
+	pgwt_range_loader *l;
+	pgwt_range_batch b;
+	uint64_t	last;
+	int			rc;
+
+	memset(ws, 0, sizeof(*ws) * PGWT_CLI_MAX_WINDOWS);
+	if (o->nwindows == 0)
+	{
+		ws[0].from_ns = from;
+		ws[0].to_ns = pgwt_range_window_end(to);
+		snprintf(ws[0].label, sizeof(ws[0].label), "Replay");
+		return 1;
+	}
+	if (replay_open(o, from, to, &l) != 0)
+		return -1;
+	while ((rc = pgwt_range_next(l, &b)) == 1)
+		;
+	last = pgwt_range_stats_get(l)->last_rt;
+	pgwt_range_close(l);
+	if (rc < 0)
+	{
+		fprintf(stderr, "pg_wait_tracer: reading %s: %s\n", o->trace_dir, pgwt_tf_strerror(rc));
+		return -1;
+	}
+	for (int i = 0; i < o->nwindows; i++)
+	{
+		uint64_t	w = o->windows_ns[i];
+
+		ws[i].from_ns = last + 1 > w ? last + 1 - w : 0;
+		ws[i].to_ns = last + 1;
+		snprintf(ws[i].label, sizeof(ws[i].label), "Last %gs", (double) w / 1e9);
+	}
+	return o->nwindows;
+}
+
+/* Names: the built-in table of the recorded server version + side file. */
+static void
+replay_names(const pgwt_options *o, replay_ctx *c, pgwt_names *names,
+			 const pgwt_tf_reader *r)
+{
+	uint32_t	pg_version = 0;
+
+	memset(names, 0, sizeof(*names));
+	c->names = names;
+	pgwt_names_init(names, 0);
+	pgwt_tf_events_read(o->trace_dir, replay_event_cb, c, &pg_version, NULL);
+	/* no events side file: name by the server version in the file header */
+	if (!pg_version && pgwt_tf_reader_nfiles(r) > 0)
+		pg_version = pgwt_tf_reader_file_header(r, 0)->pg_version;
+	if (pg_version)
+	{
+		pgwt_names_free(names);
+		pgwt_names_init(names, (int) (pg_version / 10000));
+		pgwt_tf_events_read(o->trace_dir, replay_event_cb, c, &pg_version, NULL);
+	}
+	pgwt_tf_backends_read(o->trace_dir, replay_backend_cb, c, NULL);
 }
 
 int
@@ -79,19 +165,17 @@ pgwt_run_replay(const pgwt_options *o)
 				from = 0,
 				to = 0;
 	char		err[256];
-	pgwt_tf_read_opts ro;
-	pgwt_tf_reader *r = NULL;
+	pgwt_range_loader *l = NULL;
 	pgwt_window_spec ws[PGWT_CLI_MAX_WINDOWS];
 	int			nw;
-	pgwt_names names;
+	pgwt_names	names;
 	replay_ctx	c;
-	uint32_t	pg_version = 0;
-	pgwt_record rec;
 	pgwt_output out;
-	int			rc,
-				status = 0;
+	int			status = 0;
 	const char *eerr = NULL;
 	const pgwt_tf_read_stats *rs;
+	uint64_t	rfrom,
+				rto;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	now_rt = (int64_t) ts.tv_sec * 1000000000ll + ts.tv_nsec;
@@ -110,105 +194,33 @@ pgwt_run_replay(const pgwt_options *o)
 		fprintf(stderr, "pg_wait_tracer: --from must be before --to\n");
 		return 1;
 	}
+	rfrom = o->from && from > 0 ? (uint64_t) from : 0;
+	rto = o->to && to > 0 ? (uint64_t) to : UINT64_MAX;
 
-	memset(&ro, 0, sizeof(ro));
-	ro.t_start = o->from && from > 0 ? (uint64_t) from : 0;
-	ro.t_end = o->to && to > 0 ? (uint64_t) to : UINT64_MAX;
-	ro.range_realtime = true;
-
-	memset(ws, 0, sizeof(ws));
-	if (o->nwindows == 0)
-	{
-		nw = 1;
-		ws[0].from_ns = 0;
-		ws[0].to_ns = UINT64_MAX;
-		snprintf(ws[0].label, sizeof(ws[0].label), "Replay");
-	}
-	else
-	{
-		uint64_t	last = 0;
-
-		/* first pass: where the data ends */
-		if (replay_open(o, &ro, &r) != 0)
-			return 1;
-		while ((rc = pgwt_tf_reader_next(r, &rec)) == 1)
-			if (rec.ts_ns > last)
-				last = rec.ts_ns;
-		pgwt_tf_reader_close(r);
-		r = NULL;
-		nw = o->nwindows;
-		for (int i = 0; i < nw; i++)
-		{
-			uint64_t	w = o->windows_ns[i];
-
-			ws[i].from_ns = last + 1 > w ? last + 1 - w : 0;
-			ws[i].to_ns = last + 1;
-			snprintf(ws[i].label, sizeof(ws[i].label), "Last %gs", (double) w / 1e9);
-		}
-	}
+	if ((nw = replay_windows(o, rfrom, rto, ws)) < 0)
+		return 1;
 	c.eng = pgwt_engine_create(NULL, ws, nw, &eerr);
 	if (!c.eng)
 	{
 		fprintf(stderr, "pg_wait_tracer: %s\n", eerr ? eerr : "cannot create the analysis engine");
 		return 1;
 	}
-
-	/* names: built-in table of the recorded server version + side file */
-	memset(&names, 0, sizeof(names));
-	c.names = &names;
-	pgwt_names_init(&names, 0);
-	rc = pgwt_tf_events_read(o->trace_dir, replay_event_cb, &c, &pg_version, NULL);
-	if (pg_version)
+	if (replay_open(o, rfrom, rto, &l) != 0)
 	{
-		pgwt_names_free(&names);
-		pgwt_names_init(&names, (int) (pg_version / 10000));
-		pgwt_tf_events_read(o->trace_dir, replay_event_cb, &c, &pg_version, NULL);
+		pgwt_engine_free(c.eng);
+		return 1;
 	}
-	pgwt_tf_backends_read(o->trace_dir, replay_backend_cb, &c, NULL);
-
-	if (replay_open(o, &ro, &r) != 0)
+	replay_names(o, &c, &names, pgwt_range_reader(l));
+	if (replay_feed(o, l, c.eng) != 0)
 	{
 		status = 1;
 		goto done;
 	}
-	/* no events side file: name by the server version in the file header */
-	if (!pg_version && pgwt_tf_reader_nfiles(r) > 0)
-	{
-		pg_version = pgwt_tf_reader_file_header(r, 0)->pg_version;
-		pgwt_names_free(&names);
-		pgwt_names_init(&names, (int) (pg_version / 10000));
-	}
-	/* A window open at --from: its ESC_START first, so the samples it
-	 * supersedes are not billed twice (tracefmt: esc_lookup.c). */
-	if (ro.t_start > 0)
-	{
-		pgwt_tf_esc_lookup el;
-		uint64_t	start_rt;
-
-		rc = pgwt_tf_escalation_open_at(o->trace_dir, ro.t_start, &rec, &start_rt, &el);
-		if (rc < 0)
-		{
-			fprintf(stderr, "pg_wait_tracer: reading %s: %s\n", o->trace_dir, pgwt_tf_strerror(rc));
-			status = 1;
-			goto done;
-		}
-		if (rc == 1)
-			pgwt_engine_add(c.eng, &rec);
-	}
-	while ((rc = pgwt_tf_reader_next(r, &rec)) == 1)
-		pgwt_engine_add(c.eng, &rec);
-	if (rc < 0)
-	{
-		fprintf(stderr, "pg_wait_tracer: reading %s: %s\n", o->trace_dir, pgwt_tf_strerror(rc));
-		status = 1;
-		goto done;
-	}
-	pgwt_engine_flush(c.eng);
-	rs = pgwt_tf_reader_stats(r);
+	rs = pgwt_tf_reader_stats(pgwt_range_reader(l));
 	if (rs->blocks_bad || rs->files_bad)
 		fprintf(stderr, "pg_wait_tracer: skipped %llu bad blocks and %llu unreadable files\n",
 				(unsigned long long) rs->blocks_bad, (unsigned long long) rs->files_bad);
-	if (rs->records == 0)
+	if (pgwt_range_stats_get(l)->delivered == 0)
 		fprintf(stderr, "pg_wait_tracer: no records in the selected range\n");
 
 	if (o->event)
@@ -231,14 +243,15 @@ pgwt_run_replay(const pgwt_options *o)
 	{
 		char		note[128];
 
-		snprintf(note, sizeof(note), "Files: %u    Records: %llu", pgwt_tf_reader_nfiles(r),
-				 (unsigned long long) rs->records);
+		snprintf(note, sizeof(note), "Files: %u    Records: %llu",
+				 pgwt_tf_reader_nfiles(pgwt_range_reader(l)),
+				 (unsigned long long) pgwt_range_stats_get(l)->delivered);
 		if (pgwt_output_view(&out, c.eng, note) != 0)
 			status = 1;
 	}
 
 done:
-	pgwt_tf_reader_close(r);
+	pgwt_range_close(l);
 	pgwt_engine_free(c.eng);
 	pgwt_names_free(&names);
 	return status;

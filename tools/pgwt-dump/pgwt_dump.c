@@ -14,9 +14,10 @@
  * blockers.tsv (see dump_blockers_read). cross_validate compares the
  * sampled and exact tiers of the window.
  *
- * Record timestamps (CLOCK_MONOTONIC of the writing host) are mapped to
- * CLOCK_REALTIME through each file's header, so windows and --from/--to are
- * wall-clock times and files from different boots line up. Side files in
+ * Records come through the range loader (analysis/range_load.h): in
+ * CLOCK_REALTIME, so windows and --from/--to are wall-clock times and files
+ * from different boots line up; the open escalation window first; waits cut
+ * to the range, as pgwt_history_*() and --replay see them. Side files in
  * the trace directory (backends, wait-event names) add metadata.
  * Exit status: 0 done, 1 the trace could not be read, 2 bad arguments.
  */
@@ -31,6 +32,7 @@
 #include <time.h>
 
 #include "analysis/engine.h"
+#include "analysis/range_load.h"
 #include "analysis/render.h"
 #include "analysis/summary_load.h"
 #include "analysis/timeparse.h"
@@ -40,9 +42,6 @@
 #include "dump_blockers.h"
 
 #define DUMP_MAX_WINDOWS 4
-/* Transitions ending this long after --to are still read, so a wait that
- * straddles the window end is billed for its part inside. */
-#define DUMP_TO_SLACK_NS (600ull * 1000000000ull)
 
 typedef enum dump_view
 {
@@ -113,8 +112,10 @@ dump_usage(FILE *f)
 			"  --pg-version N   name events as server major N (default: from the trace)\n"
 			"  --only K         exact or sampled: use only that tier's records\n"
 			"  --summaries      aggregate views of one window from the per-second\n"
-			"                   summaries beside the trace (same numbers, faster);\n"
-			"                   records where summaries are missing or partial\n");
+			"                   summaries beside the trace (the same times, faster;\n"
+			"                   a wait crossing an end of the range counts whole,\n"
+			"                   where it ends); records where summaries are missing\n"
+			"                   or partial\n");
 }
 
 static bool
@@ -412,33 +413,28 @@ typedef struct dump_trace
 } dump_trace;
 
 static int
-dump_open(const char *path, uint64_t t_start, uint64_t t_end, pgwt_tf_reader **r)
+dump_open(const char *path, uint64_t from, uint64_t to, pgwt_range_loader **l)
 {
-	pgwt_tf_read_opts ro = {0};
-	int			rc;
+	int			rc = pgwt_range_open(path, from, to, l);
 
-	ro.t_start = t_start;
-	ro.t_end = t_end;
-	ro.range_realtime = true;
-	rc = pgwt_tf_reader_open(path, &ro, r);
 	if (rc < 0)
 		fprintf(stderr, "pgwt-dump: cannot read '%s': %s\n", path, pgwt_tf_strerror(rc));
 	return rc;
 }
 
-/* Feed every record (realtime timestamps) to eng, or only measure the
- * trace's extent when eng is NULL. */
+/* Feed every record of the range to eng, or only measure the trace's
+ * extent when eng is NULL. */
 static int
-dump_read(pgwt_tf_reader *r, pgwt_engine *eng, dump_trace *tr, const char *path, int only_kind,
+dump_read(pgwt_range_loader *l, pgwt_engine *eng, dump_trace *tr, const char *path, int only_kind,
 		  dump_blockers *bl)
 {
 	static pgwt_record batch[PGWT_TF_BLOCK_MAX_RECORDS];
-	pgwt_tf_block blk;
+	pgwt_range_batch blk;
 	int			rc;
 
 	tr->first_rt = UINT64_MAX;
 	tr->last_rt = 0;
-	while ((rc = pgwt_tf_reader_next_block(r, &blk)) > 0)
+	while ((rc = pgwt_range_next(l, &blk)) > 0)
 	{
 		uint32_t	n = 0;
 
@@ -448,7 +444,6 @@ dump_read(pgwt_tf_reader *r, pgwt_engine *eng, dump_trace *tr, const char *path,
 			if (only_kind >= 0 && blk.recs[i].kind != only_kind && !PGWT_IS_MARKER(blk.recs[i].new_event))
 				continue;
 			batch[n] = blk.recs[i];
-			batch[n].ts_ns = pgwt_tf_to_realtime(blk.file, blk.recs[i].ts_ns);
 			if (batch[n].ts_ns < tr->first_rt)
 				tr->first_rt = batch[n].ts_ns;
 			if (batch[n].ts_ns > tr->last_rt)
@@ -495,7 +490,7 @@ dump_fmt_rt(uint64_t ns, char *buf, size_t len)
 }
 
 static void
-dump_trace_info(pgwt_buf *b, const dump_args *a, pgwt_tf_reader *r, const pgwt_engine *eng,
+dump_trace_info(pgwt_buf *b, const dump_args *a, const pgwt_tf_reader *r, const pgwt_engine *eng,
 				int pg_major, const dump_blockers *bl)
 {
 	const pgwt_tf_read_stats *rs = pgwt_tf_reader_stats(r);
@@ -705,43 +700,19 @@ dump_render(pgwt_buf *b, const dump_args *a, const pgwt_engine *eng, int w,
 	dump_render_exact(b, a, eng, w, &ro, &vo, &sum);
 }
 
-/*
- * An escalation window open where the raw read begins: its ESC_START goes
- * to the engine first, so the samples its exact records supersede are not
- * billed twice (tracefmt: pgwt_tf_escalation_open_at). Returns -1 when the
- * trace cannot be read.
- */
-static int
-dump_esc_prime(const dump_args *a, pgwt_engine *eng, const pgwt_window_spec *specs, int nwin,
-			   pgwt_buf *out)
+/* The loader handed the engine the ESC_START of a window open at the
+ * start first (so its superseded samples are not billed twice): say so. */
+static void
+dump_esc_note(const dump_args *a, const pgwt_range_loader *l, pgwt_buf *out)
 {
-	uint64_t	from = specs[0].from_ns;
-	pgwt_record start;
-	uint64_t	start_rt;
-	pgwt_tf_esc_lookup st;
-	int			rc;
+	const pgwt_range_stats *st = pgwt_range_stats_get(l);
+	char		t[28];
 
-	for (int i = 1; i < nwin; i++)
-		if (specs[i].from_ns < from)
-			from = specs[i].from_ns;
-	rc = pgwt_tf_escalation_open_at(a->path, from, &start, &start_rt, &st);
-	if (rc < 0)
-	{
-		fprintf(stderr, "pgwt-dump: reading '%s' failed: %s\n", a->path, pgwt_tf_strerror(rc));
-		return -1;
-	}
-	if (rc == 1)
-	{
-		char		t[28];
-
-		start.ts_ns = start_rt;	/* the engine runs in wall-clock time here */
-		pgwt_engine_add_many(eng, &start, 1);
-		dump_fmt_rt(start.ts_ns, t, sizeof(t));
-		if (a->format == PGWT_OUT_TEXT)
-			pgwt_buf_printf(out, "escalation: a window open since %s covers the start; "
-							"its samples are superseded by its exact records\n", t);
-	}
-	return 0;
+	if (!st->esc_open || a->format != PGWT_OUT_TEXT)
+		return;
+	dump_fmt_rt(st->esc_start_rt, t, sizeof(t));
+	pgwt_buf_printf(out, "escalation: a window open since %s covers the start; "
+					"its samples are superseded by its exact records\n", t);
 }
 
 /*
@@ -763,14 +734,14 @@ dump_windows(const dump_args *a, int64_t from_rt, int64_t to_rt, int64_t now_ns,
 			end = (uint64_t) to_rt;
 		else
 		{
-			pgwt_tf_reader *r;
+			pgwt_range_loader *l;
 			dump_trace	tr = {0};
 			int			rc;
 
-			if (dump_open(a->path, (uint64_t) from_rt, UINT64_MAX, &r) < 0)
+			if (dump_open(a->path, (uint64_t) from_rt, UINT64_MAX, &l) < 0)
 				return -1;
-			rc = dump_read(r, NULL, &tr, a->path, a->only_kind, NULL);
-			pgwt_tf_reader_close(r);
+			rc = dump_read(l, NULL, &tr, a->path, a->only_kind, NULL);
+			pgwt_range_close(l);
 			if (rc < 0)
 				return -1;
 			end = tr.records ? tr.last_rt + 1 : (uint64_t) now_ns;
@@ -817,7 +788,8 @@ main(int argc, char **argv)
 	int			nwin = 0;
 	pgwt_window_spec specs[DUMP_MAX_WINDOWS];
 	char		err[256];
-	pgwt_tf_reader *r = NULL;
+	pgwt_range_loader *l = NULL;
+	const pgwt_tf_reader *r = NULL;
 	pgwt_engine *eng = NULL;
 	pgwt_names	names = {0};
 	dump_trace	tr = {0};
@@ -832,6 +804,7 @@ main(int argc, char **argv)
 	dump_queries queries = {0};
 	dump_blockers blockers = {0};
 	pgwt_engine_config ecfg = {0};
+	bool		use_sum;
 
 	if ((rc = dump_parse_args(argc, argv, &a)) != 0)
 		return rc;
@@ -866,22 +839,32 @@ main(int argc, char **argv)
 	if ((nwin = dump_windows(&a, from_rt, to_rt, now_ns, win_len, nwin, specs)) < 0)
 		return 1;
 
+	use_sum = a.summaries && nwin == 1 && !dump_view_exact(a.view) && a.view != DV_CROSS_VALIDATE &&
+		a.only_kind < 0;
+	{
+		uint64_t	rfrom = specs[0].from_ns,
+					rto = specs[0].to_ns;
+
+		for (int i = 1; i < nwin; i++)
+		{
+			rfrom = specs[i].from_ns < rfrom ? specs[i].from_ns : rfrom;
+			rto = specs[i].to_ns > rto ? specs[i].to_ns : rto;
+		}
+		/* the windows ending where the range ends show it whole (the
+		 * summaries bill by the engine's own windows) */
+		for (int i = 0; i < nwin && !use_sum; i++)
+			if (specs[i].to_ns == rto)
+				specs[i].to_ns = pgwt_range_window_end(rto);
+		if (dump_open(a.path, rfrom, rto, &l) < 0)
+			return 1;
+		r = pgwt_range_reader(l);
+	}
 	ecfg.exact_analysis = dump_view_exact(a.view);
 	eng = pgwt_engine_create(&ecfg, specs, nwin, &eerr);
 	if (!eng)
 	{
 		fprintf(stderr, "pgwt-dump: %s\n", eerr);
-		return 1;
-	}
-	{
-		uint64_t	t_end = specs[0].to_ns;
-
-		for (int i = 1; i < nwin; i++)
-			if (specs[i].to_ns > t_end)
-				t_end = specs[i].to_ns;
-		t_end = t_end > UINT64_MAX - DUMP_TO_SLACK_NS ? UINT64_MAX : t_end + DUMP_TO_SLACK_NS;
-		if (dump_open(a.path, specs[nwin - 1].from_ns, t_end, &r) < 0)
-			goto done;
+		goto done;
 	}
 
 	/* Names: the server version of the trace, then the trace's own table. */
@@ -922,8 +905,7 @@ main(int argc, char **argv)
 		goto done;
 	}
 
-	if (a.summaries && nwin == 1 && !dump_view_exact(a.view) && a.view != DV_CROSS_VALIDATE &&
-		a.only_kind < 0)
+	if (use_sum)
 	{
 		/* The engine runs in wall-clock time: the files' offset maps the
 		 * summaries' monotonic seconds onto it. */
@@ -935,7 +917,7 @@ main(int argc, char **argv)
 
 		if (lrc == 0)
 		{
-			lrc = pgwt_summary_load_source(eng, 0, &src, DUMP_TO_SLACK_NS, shift, &ss);
+			lrc = pgwt_summary_load_source(eng, 0, &src, PGWT_RANGE_SLACK_NS, shift, &ss);
 			pgwt_tf_trace_source_close(&src);
 		}
 
@@ -960,9 +942,12 @@ main(int argc, char **argv)
 								(unsigned long long) ss.records);
 		}
 	}
-	else if (dump_esc_prime(&a, eng, specs, nwin, &out) < 0 ||
-			 dump_read(r, eng, &tr, a.path, a.only_kind, &blockers) < 0)
-		goto done;
+	else
+	{
+		dump_esc_note(&a, l, &out);
+		if (dump_read(l, eng, &tr, a.path, a.only_kind, &blockers) < 0)
+			goto done;
+	}
 	dump_blockers_feed(eng, &blockers, UINT64_MAX);
 	pgwt_engine_flush(eng);
 
@@ -993,8 +978,7 @@ done:
 	free(blockers.obs);
 	free(side_dir);
 	pgwt_names_free(&names);
-	if (r)
-		pgwt_tf_reader_close(r);
+	pgwt_range_close(l);
 	pgwt_engine_free(eng);
 	return status;
 }

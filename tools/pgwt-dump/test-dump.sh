@@ -63,8 +63,10 @@ json_check dump-system-event-sampled \
 json_check dump-time-model \
   '[c["class"] for c in v["time_model"]["classes"]] == ["CPU*","Timeout","IO"] and v["time_model"]["classes"][1]["total_ns"] == 2000000000 and v["time_model"]["classes"][2]["fidelity"] == "mixed"' \
   --view time_model
+# [14:30:01, 14:30:02): 4 sleeps of 200 ms, the last ending at 14:30:02
+# (all of its time inside: it counts here), 4 CPU bursts of 50 ms
 json_check dump-from-to-clips \
-  'row("system_event","Timeout:PgSleep")["waits"] == 3 and row("system_event","Timeout:PgSleep")["total_ns"] == 800000000 and row("system_event","CPU*")["waits"] == 4 and row("system_event","CPU*")["total_ns"] == 200000000' \
+  'row("system_event","Timeout:PgSleep")["waits"] == 4 and row("system_event","Timeout:PgSleep")["total_ns"] == 800000000 and row("system_event","CPU*")["waits"] == 4 and row("system_event","CPU*")["total_ns"] == 200000000' \
   --view system_event --from 2026-02-25T14:30:01 --to '2026-02-25 14:30:02'
 json_check dump-histogram-fine \
   '[b["waits"] for b in v["histogram"]["buckets"] if b["lo_ns"] == 134217728] == [10] and sum(b["waits"] for b in v["histogram"]["buckets"]) == 10' \

@@ -137,10 +137,10 @@ test_window_closes_itself(void)
 	pgwt_escwin_init(&w, 300, false);
 	g = pgwt_escwin_request(&w, t0, 3, PGWT_ESCWIN_ALL_CLASSES, PGWT_ESC_MANUAL);
 	CHECK(g.result == PGWT_ESC_GRANTED && g.granted_s == 3 && g.budget_left_s == 297);
-	CHECK(pgwt_escwin_traces(&w.published, t0 + 1, 0x0A000001u));
-	CHECK(pgwt_escwin_traces(&w.published, t0 + 3 * SEC - 1, 0x03000004u));
+	CHECK(pgwt_escwin_traces(&w.published, t0 + 1, t0 + 1 + 1, 0x0A000001u, NULL));
+	CHECK(pgwt_escwin_traces(&w.published, t0 + 3 * SEC - 1, t0 + 3 * SEC - 1 + 1, 0x03000004u, NULL));
 	/* the hooks stop at the end with no tick at all */
-	CHECK(!pgwt_escwin_traces(&w.published, t0 + 3 * SEC, 0x03000004u));
+	CHECK(!pgwt_escwin_traces(&w.published, t0 + 3 * SEC, t0 + 3 * SEC + 1, 0x03000004u, NULL));
 	CHECK(!pgwt_escwin_tick(&w, t0 + 3 * SEC + 1, NULL));
 	CHECK(!w.esc.active && w.last_close == PGWT_ESC_CLOSED_EXPIRED && w.published.end_ns == 0);
 	CHECK(pgwt_esc_budget_remaining_s(&w.esc, t0 + 4 * SEC) == 297);
@@ -162,7 +162,7 @@ test_budget_rules(void)
 	pgwt_escwin_deescalate(&w, t0 + 300 * SEC);
 	g = pgwt_escwin_request(&w, t0 + 301 * SEC, 10, PGWT_ESCWIN_ALL_CLASSES, PGWT_ESC_MANUAL);
 	CHECK(g.result == PGWT_ESC_DENIED_EXHAUSTED && g.granted_s == 0 && w.esc.denied_total == 1);
-	CHECK(!pgwt_escwin_traces(&w.published, t0 + 302 * SEC, 0x03000004u));
+	CHECK(!pgwt_escwin_traces(&w.published, t0 + 302 * SEC, t0 + 302 * SEC + 1, 0x03000004u, NULL));
 	/* budget 0: escalation is off */
 	pgwt_escwin_init(&w, 0, false);
 	g = pgwt_escwin_request(&w, t0, 5, PGWT_ESCWIN_ALL_CLASSES, PGWT_ESC_MANUAL);
@@ -173,7 +173,7 @@ test_budget_rules(void)
 	CHECK(g.result == PGWT_ESC_GRANTED && g.granted_s == 7200 && g.budget_left_s == -1);
 	/* deescalate closes at once, for the hooks too */
 	CHECK(pgwt_escwin_deescalate(&w, t0 + SEC) == PGWT_ESC_CLOSED_BY_REQUEST);
-	CHECK(!pgwt_escwin_traces(&w.published, t0 + 2 * SEC, 0x03000004u));
+	CHECK(!pgwt_escwin_traces(&w.published, t0 + 2 * SEC, t0 + 2 * SEC + 1, 0x03000004u, NULL));
 	CHECK(pgwt_escwin_deescalate(&w, t0 + 3 * SEC) == PGWT_ESC_NOT_OPEN);
 }
 
@@ -192,14 +192,14 @@ test_class_window(void)
 	CHECK(pgwt_escwin_parse_classes(io, 1, &m_io, &bad));
 	pgwt_escwin_init(&w, 300, false);
 	pgwt_escwin_request(&w, t0, 10, m_lock, PGWT_ESC_MANUAL);
-	CHECK(pgwt_escwin_traces(&w.published, t0 + SEC, 0x03000004u));	/* Lock:transactionid */
-	CHECK(!pgwt_escwin_traces(&w.published, t0 + SEC, 0x0A000001u));	/* IO */
-	CHECK(!pgwt_escwin_traces(&w.published, t0 + SEC, 0x01000010u));	/* LWLock */
-	CHECK(!pgwt_escwin_traces(&w.published, t0 + SEC, 0xFFFFFFF0u));	/* not a class */
+	CHECK(pgwt_escwin_traces(&w.published, t0 + SEC, t0 + SEC + 1, 0x03000004u, NULL));	/* Lock:transactionid */
+	CHECK(!pgwt_escwin_traces(&w.published, t0 + SEC, t0 + SEC + 1, 0x0A000001u, NULL));	/* IO */
+	CHECK(!pgwt_escwin_traces(&w.published, t0 + SEC, t0 + SEC + 1, 0x01000010u, NULL));	/* LWLock */
+	CHECK(!pgwt_escwin_traces(&w.published, t0 + SEC, t0 + SEC + 1, 0xFFFFFFF0u, NULL));	/* not a class */
 	/* asking again while open extends it and widens the classes */
 	pgwt_escwin_request(&w, t0 + 2 * SEC, 20, m_io, PGWT_ESC_MANUAL);
-	CHECK(pgwt_escwin_traces(&w.published, t0 + 3 * SEC, 0x0A000001u));
-	CHECK(pgwt_escwin_traces(&w.published, t0 + 3 * SEC, 0x03000004u));
+	CHECK(pgwt_escwin_traces(&w.published, t0 + 3 * SEC, t0 + 3 * SEC + 1, 0x0A000001u, NULL));
+	CHECK(pgwt_escwin_traces(&w.published, t0 + 3 * SEC, t0 + 3 * SEC + 1, 0x03000004u, NULL));
 	CHECK(w.published.end_ns == t0 + 22 * SEC);
 }
 
@@ -234,7 +234,7 @@ test_auto_window(void)
 		opened = pgwt_escwin_tick(&w, now, &t);
 	}
 	CHECK(opened && w.esc.active && w.class_mask == PGWT_ESCWIN_ALL_CLASSES);
-	CHECK(pgwt_escwin_traces(&w.published, now, 0x03000004u));
+	CHECK(pgwt_escwin_traces(&w.published, now, now + 1, 0x03000004u, NULL));
 	/* the same anomaly with auto escalation off opens nothing */
 	pgwt_escwin_init(&w, 300, false);
 	for (i = 0; i < 130; i++, now += SEC)
@@ -245,6 +245,46 @@ test_auto_window(void)
 		CHECK(!pgwt_escwin_tick(&w, now, &t));
 	}
 	CHECK(!w.esc.active);
+}
+
+/*
+ * A window traces the waits that overlap it: not one that ended before it
+ * began (the hooks may hand it over later, when they flush their buffer
+ * inside the window), and one that began before it only from its start.
+ */
+static void
+test_window_start(void)
+{
+	pgwt_escwin w;
+	uint64_t	t0 = 2000 * SEC;
+	uint64_t	from = 0;
+
+	pgwt_escwin_init(&w, 300, false);
+	pgwt_escwin_request(&w, t0, 2, PGWT_ESCWIN_ALL_CLASSES, PGWT_ESC_MANUAL);
+	/* pg_sleep(5) that ended 1 s before the window: not traced */
+	CHECK(!pgwt_escwin_traces(&w.published, t0 - 6 * SEC, t0 - SEC, 0x09000002u, &from));
+	/* ending exactly where the window begins: not traced */
+	CHECK(!pgwt_escwin_traces(&w.published, t0 - SEC, t0, 0x09000002u, &from));
+	/* an instant before the window: not traced; at its start: traced */
+	CHECK(!pgwt_escwin_traces(&w.published, t0 - 1, t0 - 1, 0x09000002u, &from));
+	CHECK(pgwt_escwin_traces(&w.published, t0, t0, 0x09000002u, &from) && from == t0);
+	/* straddling the start: traced from the window's start */
+	CHECK(pgwt_escwin_traces(&w.published, t0 - SEC, t0 + SEC, 0x09000002u, &from) && from == t0);
+	/* inside: traced whole; straddling the end: from its start */
+	CHECK(pgwt_escwin_traces(&w.published, t0 + SEC / 2, t0 + SEC, 0x09000002u, &from) &&
+		  from == t0 + SEC / 2);
+	CHECK(pgwt_escwin_traces(&w.published, t0 + SEC, t0 + 5 * SEC, 0x09000002u, &from) &&
+		  from == t0 + SEC);
+	/* extended while open: the window still began at t0 */
+	pgwt_escwin_request(&w, t0 + SEC, 10, PGWT_ESCWIN_ALL_CLASSES, PGWT_ESC_MANUAL);
+	CHECK(w.published.start_ns == t0);
+	CHECK(!pgwt_escwin_traces(&w.published, t0 - 3 * SEC, t0 - 2 * SEC, 0x09000002u, &from));
+	/* closed, and a new one later: it begins at its own start */
+	pgwt_escwin_deescalate(&w, t0 + 2 * SEC);
+	pgwt_escwin_request(&w, t0 + 5 * SEC, 2, PGWT_ESCWIN_ALL_CLASSES, PGWT_ESC_MANUAL);
+	CHECK(!pgwt_escwin_traces(&w.published, t0 + SEC, t0 + 3 * SEC, 0x09000002u, &from));
+	CHECK(pgwt_escwin_traces(&w.published, t0 + 4 * SEC, t0 + 6 * SEC, 0x09000002u, &from) &&
+		  from == t0 + 5 * SEC);
 }
 
 int
@@ -258,5 +298,6 @@ main(void)
 	run("escwin-budget-clamp-refuse-disable", test_budget_rules);
 	run("escwin-class-window", test_class_window);
 	run("escwin-auto-on-anomaly", test_auto_window);
+	run("escwin-window-start", test_window_start);
 	return t_failures ? 1 : 0;
 }

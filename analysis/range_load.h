@@ -1,0 +1,89 @@
+/*
+ * range_load.h
+ *		The one way every reader of stored history loads a time range of
+ *		records for the analysis engine (pgwt_history_* in the extension,
+ *		pg_wait_tracer --replay, pgwt-dump): wall-clock time, the open
+ *		escalation window first, and every record cut to the range.
+ *
+ * The range is [from, to) in CLOCK_REALTIME ns (0 / UINT64_MAX: open
+ * ends). Records come out in wall-clock time (each file's clock mapped
+ * through its header), so files from different boots line up.
+ *
+ * Clipping (pgwt_range_clip, pure): only the part of a wait inside the
+ * range counts. A transition says its backend spent [ts - duration, ts) in
+ * old_event; one that overlaps the range is handed on as the overlap
+ * [max(start, from), min(ts, to)): ts moved to the clipped end, duration
+ * (and a known cpu_ns, in proportion) cut to it. So a wait counts once in
+ * every range it overlaps, with the time it spent there: totals, avg,
+ * max and histograms of a range all describe that time, and a histogram
+ * of a range sums to the range's total. Samples count where they were
+ * taken (ts in [from, to)); markers pass unchanged (ESC_START/ESC_END
+ * bound the exact spans even just outside the range).
+ *
+ * To see the waits that began before "to" and end after it, the loader
+ * reads PGWT_RANGE_SLACK_NS past "to"; a wait longer than that which
+ * spans "to" is missed by this range.
+ */
+#ifndef PGWT_ANALYSIS_RANGE_LOAD_H
+#define PGWT_ANALYSIS_RANGE_LOAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tracefmt/tracefmt.h"
+
+#define PGWT_RANGE_SLACK_NS		(600ull * 1000000000ull)
+
+/*
+ * Cut one record (ts already in the range's clock) to [from, to): true and
+ * *out set when some of it is inside, false when none is. Pure.
+ */
+bool		pgwt_range_clip(const pgwt_record *in, uint64_t from, uint64_t to,
+							pgwt_record *out);
+
+/*
+ * The engine window that shows a loaded range [from, to) whole: it ends
+ * one ns past "to", since the loader hands a wait that outlasts the range
+ * on as ending at "to" (the engine counts a wait in the window where it
+ * ends). Windows inside the range keep the engine's own rule.
+ */
+uint64_t	pgwt_range_window_end(uint64_t to);
+
+typedef struct pgwt_range_loader pgwt_range_loader;
+
+typedef struct pgwt_range_stats
+{
+	uint64_t	read;			/* records the reader delivered */
+	uint64_t	delivered;		/* handed on (after clipping) */
+	uint64_t	clipped;		/* transitions cut at an end of the range */
+	uint64_t	first_rt;		/* extent of the delivered records */
+	uint64_t	last_rt;
+	bool		esc_open;		/* an escalation window was open at "from" */
+	uint64_t	esc_start_rt;	/* ... since then */
+} pgwt_range_stats;
+
+/* A batch of records from one trace file (valid until the next call). */
+typedef struct pgwt_range_batch
+{
+	const pgwt_record *recs;
+	uint32_t	n;
+	const pgwt_tf_file_header *file;	/* NULL for the open window's ESC_START */
+} pgwt_range_batch;
+
+/*
+ * Open path (a trace directory or one file) for [from, to). When from > 0
+ * the escalation window open at from (tracefmt's
+ * pgwt_tf_escalation_open_at) is looked up, and its ESC_START is the first
+ * record handed out, so the samples it supersedes are not billed twice.
+ * Returns 0 or a negative tracefmt error (-PGWT_TF_INVAL when from > to).
+ */
+int			pgwt_range_open(const char *path, uint64_t from, uint64_t to,
+							pgwt_range_loader **out);
+/* 1 = a batch (n may be 0 when all was outside), 0 = end, < 0 = error. */
+int			pgwt_range_next(pgwt_range_loader *l, pgwt_range_batch *b);
+/* The reader underneath: its files, headers and stats. */
+const pgwt_tf_reader *pgwt_range_reader(const pgwt_range_loader *l);
+const pgwt_range_stats *pgwt_range_stats_get(const pgwt_range_loader *l);
+void		pgwt_range_close(pgwt_range_loader *l);
+
+#endif							/* PGWT_ANALYSIS_RANGE_LOAD_H */
