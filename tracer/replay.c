@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "analysis/backends_load.h"
 #include "analysis/engine.h"
 #include "analysis/timeparse.h"
 #include "analysis/views.h"
@@ -37,24 +38,6 @@ replay_event_cb(const pgwt_tf_event_name *e, void *arg)
 	replay_ctx *c = arg;
 
 	pgwt_names_set(c->names, e->id, e->name);
-	return 0;
-}
-
-static int
-replay_backend_cb(const pgwt_tf_backend *b, void *arg)
-{
-	replay_ctx *c = arg;
-	pgwt_backend_info bi;
-
-	memset(&bi, 0, sizeof(bi));
-	bi.pid = b->pid;
-	bi.leader_pid = b->leader_pid;
-	snprintf(bi.type, sizeof(bi.type), "%s", b->type ? b->type : "");
-	snprintf(bi.user, sizeof(bi.user), "%s", b->user ? b->user : "");
-	snprintf(bi.database, sizeof(bi.database), "%s", b->database ? b->database : "");
-	snprintf(bi.application, sizeof(bi.application), "%s", b->application_name ? b->application_name : "");
-	snprintf(bi.client_addr, sizeof(bi.client_addr), "%s", b->client_addr ? b->client_addr : "");
-	pgwt_engine_set_backend(c->eng, &bi);
 	return 0;
 }
 
@@ -164,7 +147,8 @@ pgwt_run_replay(const pgwt_options *o)
 		pgwt_names_init(&names, (int) (pg_version / 10000));
 		pgwt_tf_events_read(o->trace_dir, replay_event_cb, &c, &pg_version, NULL);
 	}
-	pgwt_tf_backends_read(o->trace_dir, replay_backend_cb, &c, NULL);
+	/* who each pid was, before its records: background is never DB time */
+	pgwt_backends_load(c.eng, o->trace_dir, NULL);
 
 	if (replay_open(o, &ro, &r) != 0)
 	{
