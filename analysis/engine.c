@@ -361,6 +361,15 @@ pgwt_engine_backend(const pgwt_engine *eng, uint32_t pid)
 	return s < 0 ? NULL : agg_value(&eng->backends, (unsigned) s);
 }
 
+bool
+pgwt_engine_has_background(const pgwt_engine *eng)
+{
+	for (unsigned i = 0; i < eng->backends.n; i++)
+		if (((const pgwt_backend_info *) agg_value(&eng->backends, eng->backends.order[i]))->background)
+			return true;
+	return false;
+}
+
 const pgwt_engine_counters *
 pgwt_engine_counters_get(const pgwt_engine *eng)
 {

@@ -199,6 +199,8 @@ void		pgwt_engine_add_exact_span(pgwt_engine *eng, uint64_t from_ns, uint64_t to
 /* Remember (or replace) metadata of a pid. false when the table is full. */
 bool		pgwt_engine_set_backend(pgwt_engine *eng, const pgwt_backend_info *info);
 const pgwt_backend_info *pgwt_engine_backend(const pgwt_engine *eng, uint32_t pid);
+/* Does the metadata name any background process? */
+bool		pgwt_engine_has_background(const pgwt_engine *eng);
 
 const pgwt_engine_counters *pgwt_engine_counters_get(const pgwt_engine *eng);
 int			pgwt_engine_nwindows(const pgwt_engine *eng);
