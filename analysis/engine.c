@@ -8,6 +8,7 @@
  */
 #include "analysis/engine_internal.h"
 #include "analysis/exact_internal.h"
+#include "common/process_rule.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -114,6 +115,7 @@ pgwt_engine_create(const pgwt_engine_config *cfg, const pgwt_window_spec *window
 		wa->spec = windows[w];
 		wa->spec.label[sizeof(wa->spec.label) - 1] = '\0';
 		wa->data_first_ns = UINT64_MAX;
+		wa->backends = &eng->backends;
 		ok = ok && pgwt_agg_init(&wa->events, eng->cfg.max_events, sizeof(pgwt_event_stat));
 		ok = ok && pgwt_agg_init(&wa->sessions, eng->cfg.max_sessions, sizeof(pgwt_session_stat));
 		ok = ok && pgwt_agg_init(&wa->session_events, eng->cfg.max_session_events, sizeof(pgwt_stat));
@@ -175,6 +177,9 @@ pgwt_engine_reset(pgwt_engine *eng)
 		memset(wa->classes, 0, sizeof(wa->classes));
 		memset(&wa->db, 0, sizeof(wa->db));
 		memset(&wa->idle, 0, sizeof(wa->idle));
+		memset(&wa->background, 0, sizeof(wa->background));
+		memset(&wa->background_idle, 0, sizeof(wa->background_idle));
+		memset(&wa->background_queries, 0, sizeof(wa->background_queries));
 		memset(wa->cache, 0, sizeof(wa->cache));
 		memset(wa->cache_mru, 0, sizeof(wa->cache_mru));
 	}
@@ -208,6 +213,7 @@ pgwt_engine_set_backend(pgwt_engine *eng, const pgwt_backend_info *info)
 	b->type[PGWT_BACKEND_STR - 1] = b->user[PGWT_BACKEND_STR - 1] = '\0';
 	b->database[PGWT_BACKEND_STR - 1] = b->application[PGWT_BACKEND_STR - 1] = '\0';
 	b->client_addr[PGWT_BACKEND_STR - 1] = '\0';
+	b->background = !pgwt_kind_is_session(pgwt_proc_kind_of_type(b->type));
 	return true;
 }
 
@@ -217,6 +223,15 @@ pgwt_engine_backend(const pgwt_engine *eng, uint32_t pid)
 	int			s = pgwt_agg_find(&eng->backends, pid, 0);
 
 	return s < 0 ? NULL : agg_value(&eng->backends, (unsigned) s);
+}
+
+bool
+pgwt_engine_has_background(const pgwt_engine *eng)
+{
+	for (unsigned i = 0; i < eng->backends.n; i++)
+		if (((const pgwt_backend_info *) agg_value(&eng->backends, eng->backends.order[i]))->background)
+			return true;
+	return false;
 }
 
 const pgwt_engine_counters *
@@ -335,6 +350,26 @@ stat_add(pgwt_stat *st, const pgwt_stat *a)
 	st->samples += a->samples;
 }
 
+/*
+ * Where a key's window-wide time goes (common/process_rule.h): a
+ * session's into DB time (or idle), a background process's apart.
+ */
+static inline pgwt_stat *
+window_total(window_agg *wa, const key_cache *c)
+{
+	if (c->background)
+		return c->idle ? &wa->background_idle : &wa->background;
+	return c->idle ? &wa->idle : &wa->db;
+}
+
+/* The event's background share, for ns more of a key's time. */
+static inline void
+window_split(const key_cache *c, uint64_t ns)
+{
+	if (c->background && !c->idle)
+		c->event_stat->background_ns += ns;
+}
+
 /* Add a cached key's accumulated time to its tables. */
 static void
 key_sync(window_agg *wa, key_cache *c)
@@ -344,15 +379,14 @@ key_sync(window_agg *wa, key_cache *c)
 	if (!c->dirty)
 		return;
 	stat_add(&c->event_stat->st, a);
+	stat_add(window_total(wa, c), a);
+	window_split(c, a->exact_ns + a->sampled_ns);
 	if (c->idle)
-	{
-		stat_add(&wa->idle, a);
 		stat_add(&c->session->idle, a);
-	}
 	else
 	{
-		stat_add(&wa->classes[c->class_index], a);
-		stat_add(&wa->db, a);
+		if (!c->background)
+			stat_add(&wa->classes[c->class_index], a);
 		stat_add(&c->session->db, a);
 		if (c->event == PGWT_EVENT_NONE)
 			stat_add(&c->session->cpu, a);
@@ -421,10 +455,17 @@ window_keys_fill(window_agg *wa, key_cache *c, uint32_t pid, uint32_t ev, uint64
 	c->pid = pid;
 	c->event = ev;
 	c->query_id = query_id;
+	{
+		int			b = pgwt_agg_find(wa->backends, pid, 0);
+
+		c->background = b >= 0 &&
+			((const pgwt_backend_info *) agg_value(wa->backends, (unsigned) b))->background;
+	}
 	c->event_stat = pgwt_agg_get(&wa->events, ev, 0);
 	c->session = pgwt_agg_get(&wa->sessions, pid, 0);
 	c->session_event = pgwt_agg_get(&wa->session_events, pid, ev);
-	c->query_event = pgwt_agg_get(&wa->query_events, query_id, ev);
+	c->query_event = c->background ? &wa->background_queries :
+		pgwt_agg_get(&wa->query_events, query_id, ev);
 	c->valid = (void *) c->event_stat != (void *) wa->events.other &&
 		(void *) c->session != (void *) wa->sessions.other &&
 		(void *) c->session_event != (void *) wa->session_events.other &&
@@ -471,15 +512,14 @@ window_bill_exact_direct(window_agg *wa, key_cache *k, uint32_t ev, uint64_t ns,
 {
 	pgwt_event_stat *es = k->event_stat;
 
+	window_split(k, ns);
+	stat_exact(window_total(wa, k), ns, counted, full_ns);
 	if (pgwt_event_is_idle(ev))
-	{
-		stat_exact(&wa->idle, ns, counted, full_ns);
 		stat_exact(&k->session->idle, ns, counted, full_ns);
-	}
 	else
 	{
-		stat_exact(&wa->classes[pgwt_event_class(ev)], ns, counted, full_ns);
-		stat_exact(&wa->db, ns, counted, full_ns);
+		if (!k->background)
+			stat_exact(&wa->classes[pgwt_event_class(ev)], ns, counted, full_ns);
 		stat_exact(&k->session->db, ns, counted, full_ns);
 		if (ev == PGWT_EVENT_NONE)
 			stat_exact(&k->session->cpu, ns, counted, full_ns);
@@ -505,15 +545,14 @@ window_bill_sample(window_agg *wa, const pgwt_record *r)
 		return;
 	}
 	k->fresh = false;
+	window_split(k, ns);
+	stat_sampled(window_total(wa, k), ns);
 	if (pgwt_event_is_idle(ev))
-	{
-		stat_sampled(&wa->idle, ns);
 		stat_sampled(&k->session->idle, ns);
-	}
 	else
 	{
-		stat_sampled(&wa->classes[pgwt_event_class(ev)], ns);
-		stat_sampled(&wa->db, ns);
+		if (!k->background)
+			stat_sampled(&wa->classes[pgwt_event_class(ev)], ns);
 		stat_sampled(&k->session->db, ns);
 		if (ev == PGWT_EVENT_NONE)
 			stat_sampled(&k->session->cpu, ns);

@@ -17,7 +17,12 @@
  *	- a SAMPLE at ts stands for weight_ns of new_event; it is billed whole to
  *	  the window holding ts. Its number of waits is unknown.
  *	- event 0 is CPU* (active, no wait event); the Activity class and
- *	  Client:ClientRead are idle, kept apart from DB time. A backend that
+ *	  Client:ClientRead are idle, kept apart from DB time. A pid whose
+ *	  metadata (pgwt_engine_set_backend, e.g. from backends.tsv) names a
+ *	  background process (common/process_rule.h: anything but a client
+ *	  backend or a parallel worker) bills no DB time, no class time and no
+ *	  query: its time is kept apart as background time; a pid without
+ *	  metadata counts as a session. Give metadata before records. A backend that
  *	  exited (new_event PGWT_EVENT_EXIT) adds nothing afterwards.
  *	- markers carry no time. ESC_START/ESC_END markers bound the spans where
  *	  the exact tier ran; samples inside them are superseded by the exact
@@ -108,6 +113,8 @@ typedef struct pgwt_backend_info
 	char		database[PGWT_BACKEND_STR];
 	char		application[PGWT_BACKEND_STR];
 	char		client_addr[PGWT_BACKEND_STR];
+	bool		background;			/* set by pgwt_engine_set_backend from
+									 * type: no session, not DB time */
 } pgwt_backend_info;
 
 /* Accumulated time of one key (event, pid x event, query x event). */
@@ -128,6 +135,8 @@ typedef struct pgwt_event_stat
 	 * to compare the two tiers (cross_validate) */
 	uint64_t	superseded_ns;
 	uint64_t	superseded_samples;
+	/* the part of st's time spent by background processes (never DB time) */
+	uint64_t	background_ns;
 	uint64_t	hist_us[PGWT_HIST_US_BUCKETS];
 	uint64_t	hist_ns[PGWT_HIST_NS_BUCKETS];
 } pgwt_event_stat;
@@ -189,6 +198,8 @@ void		pgwt_engine_add_exact_span(pgwt_engine *eng, uint64_t from_ns, uint64_t to
 /* Remember (or replace) metadata of a pid. false when the table is full. */
 bool		pgwt_engine_set_backend(pgwt_engine *eng, const pgwt_backend_info *info);
 const pgwt_backend_info *pgwt_engine_backend(const pgwt_engine *eng, uint32_t pid);
+/* Does the metadata name any background process? */
+bool		pgwt_engine_has_background(const pgwt_engine *eng);
 
 const pgwt_engine_counters *pgwt_engine_counters_get(const pgwt_engine *eng);
 int			pgwt_engine_nwindows(const pgwt_engine *eng);

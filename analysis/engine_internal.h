@@ -40,6 +40,7 @@ typedef struct key_cache
 	bool		dirty;				/* acc holds time not yet in the tables */
 	bool		fresh;				/* not hit since it was filled */
 	bool		idle;
+	bool		background;			/* the pid is no session */
 	uint8_t		class_index;
 	pgwt_event_stat *event_stat;
 	pgwt_session_stat *session;
@@ -56,8 +57,12 @@ typedef struct window_agg
 	uint64_t	data_first_ns;		/* earliest billed instant (UINT64_MAX = none) */
 	uint64_t	data_last_ns;		/* latest billed instant */
 	pgwt_stat	classes[ENGINE_NCLASS_SLOTS];	/* non-idle time only */
-	pgwt_stat	db;					/* DB time: CPU* + non-idle waits */
-	pgwt_stat	idle;
+	pgwt_stat	db;					/* DB time: CPU* + non-idle waits of sessions */
+	pgwt_stat	idle;				/* idle time of sessions */
+	pgwt_stat	background;			/* non-idle time of background processes */
+	pgwt_stat	background_idle;
+	pgwt_stat	background_queries;	/* sink: background time is no query's */
+	const agg_table *backends;		/* the engine's metadata, to find background pids */
 	agg_table	events;				/* (event, 0) -> pgwt_event_stat */
 	agg_table	sessions;			/* (pid, 0) -> pgwt_session_stat */
 	agg_table	session_events;		/* (pid, event) -> pgwt_stat */

@@ -191,13 +191,16 @@ pgwt_rd_json_summary(pgwt_buf *b, const char *view, const pgwt_window_summary *s
 	}
 	pgwt_buf_printf(b, ",\"fidelity\":\"%s\",\"db_time_ns\":%llu,\"cpu_ns\":%llu,\"wait_ns\":%llu,"
 					"\"idle_ns\":%llu,\"backends\":%u,\"aas\":%.4f,\"exact_records\":%llu,"
-					"\"sample_records\":%llu,\"other_records\":%llu",
+					"\"sample_records\":%llu,\"other_records\":%llu,"
+					"\"background_ns\":%llu,\"background_idle_ns\":%llu",
 					pgwt_fidelity_name(s->fidelity), (unsigned long long) s->db_ns,
 					(unsigned long long) s->cpu_ns, (unsigned long long) s->wait_ns,
 					(unsigned long long) s->idle_ns, s->backends, s->aas,
 					(unsigned long long) s->exact_records, (unsigned long long) s->sample_records,
 					(unsigned long long) (s->other_event_records + s->other_session_records +
-										  s->other_session_event_records + s->other_query_event_records));
+										  s->other_session_event_records + s->other_query_event_records),
+					(unsigned long long) s->background_ns,
+					(unsigned long long) s->background_idle_ns);
 }
 
 static void

@@ -205,6 +205,11 @@ pgwt_summary_load_source(pgwt_engine *eng, int w, const pgwt_tf_trace_source *sr
 	pgwt_summary_plan_window(spec->from_ns, spec->to_ns, slack_ns, &p);
 	if (!p.use_summary)
 		return sl_raw(eng, spec, src, slack_ns, shift, st, "no whole second in the window");
+	/* summaries total each second's events over all pids: they cannot keep
+	 * background processes out of DB time (common/process_rule.h) */
+	if (pgwt_engine_has_background(eng))
+		return sl_raw(eng, spec, src, slack_ns, shift, st,
+					  "background processes in the trace (the summaries do not tell them apart)");
 	if (!src->all_summarized(src->arg, spec->from_ns, p.raw_hi[p.nraw - 1], shift))
 		return sl_raw(eng, spec, src, slack_ns, shift, st,
 					  "a trace file has no summary (or another clock offset)");

@@ -120,6 +120,8 @@ pgwt_view_summary(const pgwt_engine *eng, int w, pgwt_window_summary *out)
 	out->cpu_ns = wa->classes[PGWT_CLASS_CPU].exact_ns + wa->classes[PGWT_CLASS_CPU].sampled_ns;
 	out->wait_ns = out->db_ns - out->cpu_ns;
 	out->idle_ns = wa->idle.exact_ns + wa->idle.sampled_ns;
+	out->background_ns = wa->background.exact_ns + wa->background.sampled_ns;
+	out->background_idle_ns = wa->background_idle.exact_ns + wa->background_idle.sampled_ns;
 	out->backends = wa->sessions.n + (wa->sessions.other_keys_records ? 1 : 0);
 	if (out->data_last_ns > out->data_first_ns)
 		out->aas = (double) out->db_ns / (double) (out->data_last_ns - out->data_first_ns);
@@ -149,6 +151,20 @@ row_from_stat(pgwt_event_row *r, const pgwt_stat *st, uint32_t ev, uint64_t db_n
 	r->max_known = st->waits > 0;
 	r->max_ns = st->max_ns;
 	r->pct_db = r->idle ? -1.0 : view_pct(r->total_ns, db_ns);
+}
+
+/*
+ * An event row's share of DB time is its sessions' time only: background
+ * processes' time in it is never DB time (NULL when it is all theirs).
+ */
+static void
+row_sessions_pct(pgwt_event_row *r, const pgwt_event_stat *es, uint64_t db_ns)
+{
+	uint64_t	bg = es->background_ns < r->total_ns ? es->background_ns : r->total_ns;
+
+	if (r->idle || bg == 0)
+		return;
+	r->pct_db = bg == r->total_ns ? -1.0 : view_pct(r->total_ns - bg, db_ns);
 }
 
 /* ---- sorting ----------------------------------------------------------------- */
@@ -287,7 +303,8 @@ pgwt_view_time_model(const pgwt_engine *eng, int w, pgwt_time_model *out)
 	if (!wa)
 		return PGWT_VIEW_BAD_ARG;
 	pgwt_view_summary(eng, w, &out->sum);
-	if (out->sum.db_ns == 0 && out->sum.idle_ns == 0)
+	if (out->sum.db_ns == 0 && out->sum.idle_ns == 0 && out->sum.background_ns == 0 &&
+		out->sum.background_idle_ns == 0)
 		return PGWT_VIEW_NO_DATA;
 
 	for (unsigned c = 0; c <= PGWT_CLASS_UNKNOWN; c++)
@@ -315,6 +332,7 @@ pgwt_view_time_model(const pgwt_engine *eng, int w, pgwt_time_model *out)
 			if (pgwt_event_class(id) != c || pgwt_event_is_idle(id))
 				continue;
 			row_from_stat(&row, &es->st, id, out->sum.db_ns);
+			row_sessions_pct(&row, es, out->sum.db_ns);
 			if (row.pct_db < PGWT_TM_MIN_PCT)
 				continue;
 			/* insertion into the top list, largest first, ties by id */
@@ -377,13 +395,15 @@ pgwt_view_system_event(const pgwt_engine *eng, int w, const pgwt_view_opts *opts
 		unsigned	slot = ev->order[i];
 		uint32_t	id = (uint32_t) agg_k1(ev, slot);
 
-		const pgwt_stat *st = &((const pgwt_event_stat *) agg_value(ev, slot))->st;
+		const pgwt_event_stat *es = agg_value(ev, slot);
+		const pgwt_stat *st = &es->st;
 
 		if (pgwt_event_class(id) == PGWT_CLASS_ACTIVITY)
 			continue;			/* idle main loops: not a wait anyone has */
 		if (stat_empty(st))
 			continue;			/* only superseded samples (cross_validate) */
-		row_from_stat(&out->rows[out->n++], st, id, db_ns);
+		row_from_stat(&out->rows[out->n], st, id, db_ns);
+		row_sessions_pct(&out->rows[out->n++], es, db_ns);
 	}
 	if (ev->other_keys_records)
 	{

@@ -71,6 +71,9 @@ typedef struct pgwt_window_summary
 	uint64_t	cpu_ns;
 	uint64_t	wait_ns;			/* non-idle waits */
 	uint64_t	idle_ns;			/* Activity + Client:ClientRead */
+	/* background processes (common/process_rule.h): never DB time */
+	uint64_t	background_ns;		/* their CPU* + non-idle waits */
+	uint64_t	background_idle_ns;
 	uint64_t	db_exact_ns;
 	uint64_t	db_sampled_ns;
 	unsigned	backends;			/* distinct pids seen */

@@ -24,8 +24,8 @@
  *    dying owner stops writing once AuxiliaryProcKill clears MyProc, which
  *    happens before its PGPROC's pid is cleared (ProcKill does the same
  *    for a background worker).
- * Foreground and background: only client backends and their parallel
- * workers are foreground (slot->foreground); their time is DB time. The
+ * Foreground and background: pgwt_kind_is_session (common/process_rule.h)
+ * decides (slot->foreground); only foreground time is DB time. The
  * retired totals keep the background processes' share apart
  * (retired_background*) so the views can leave it out of DB time.
  * Memory trade-off: all slots are preallocated (shared memory cannot grow
@@ -117,12 +117,42 @@ pgwt_claims_slot_lock_free(void)
 		(MyBgworkerEntry->bgw_flags & BGWORKER_BACKEND_DATABASE_CONNECTION) == 0;
 }
 
-/* Is this process's time DB time: a client backend or a parallel worker? */
+/*
+ * This process's kind (common/process_rule.h), from the text
+ * pg_stat_activity shows for it: a parallel worker by name, another
+ * background worker by its bgw_type.
+ */
+PgwtProcKind
+pgwt_my_process_kind(void)
+{
+	if (MyBackendType == B_BG_WORKER && IsParallelWorker())
+		return PGWT_PROC_PARALLEL_WORKER;
+	if (MyBackendType == B_BG_WORKER && MyBgworkerEntry != NULL)
+		return pgwt_proc_kind_of_type(MyBgworkerEntry->bgw_type);
+	return pgwt_proc_kind_of_type(GetBackendTypeDesc(MyBackendType));
+}
+
+/*
+ * Is this one of the extension's own workers (trace writer, sampler)?
+ * They run no user work: the coop tier keeps no slot and no trace of them,
+ * so their latch sleeps are billed nowhere (the tracer leaves them out the
+ * same way, pgwt_kind_is_captured). Cached: a process never changes kind.
+ */
+bool
+pgwt_is_own_worker(void)
+{
+	static int	own = -1;
+
+	if (own < 0 && MyBackendType != B_INVALID)
+		own = pgwt_my_process_kind() == PGWT_PROC_OWN_WORKER;
+	return own > 0;
+}
+
+/* Is this process's time DB time? The one rule, pgwt_kind_is_session. */
 bool
 pgwt_is_foreground_process(void)
 {
-	return MyBackendType == B_BACKEND ||
-		(MyBackendType == B_BG_WORKER && IsParallelWorker());
+	return pgwt_kind_is_session(pgwt_my_process_kind());
 }
 
 /* The owner's bgw_type, shown instead of "background worker" (as pg_stat_activity does). */
@@ -380,7 +410,8 @@ pgwt_slot_attach(void)
 	PgwtSlot   *oldest_exited = NULL;
 	int			i;
 
-	if (pgwt_my_slot != NULL || pgwt_shared == NULL || !IsUnderPostmaster || MyProc == NULL)
+	if (pgwt_my_slot != NULL || pgwt_shared == NULL || !IsUnderPostmaster || MyProc == NULL ||
+		pgwt_is_own_worker())
 		return;
 	if (pgwt_attach_failed && pg_atomic_read_u32(&pgwt_shared->exited_slots) == 0)
 		return;

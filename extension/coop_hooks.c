@@ -403,7 +403,8 @@ pgwt_wait_begin_slow(uint32 wait_event_info)
 {
 	PgwtPending *p;
 
-	if (!IsUnderPostmaster || pgwt_capture == PGWT_CAPTURE_OFF || wait_event_info == 0)
+	if (!IsUnderPostmaster || pgwt_capture == PGWT_CAPTURE_OFF || wait_event_info == 0 ||
+		pgwt_is_own_worker())
 		return;
 	if (pgwt_my_slot == NULL && MyProc != NULL && pgwt_claims_slot_lock_free())
 	{

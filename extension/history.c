@@ -42,6 +42,7 @@
 #include "utils/tuplestore.h"
 #include "utils/wait_event.h"
 
+#include "analysis/backends_load.h"
 #include "analysis/engine.h"
 #include "analysis/range_load.h"
 #include "analysis/views.h"
@@ -289,6 +290,10 @@ hist_compute(HistHold *h, const char *dir, uint64 from, uint64 to, HistView view
 	h->eng = pgwt_engine_create(&cfg, &spec, 1, &engine_err);
 	if (h->eng == NULL)
 		hist_read_error(dir, -PGWT_TF_NOMEM, engine_err);
+	/* who each pid was, before its records: background is never DB time */
+	rc = pgwt_backends_load(h->eng, dir, NULL);
+	if (rc < 0)
+		hist_read_error(dir, rc, NULL);
 	while ((rc = pgwt_range_next(h->rl, &blk)) == 1)
 	{
 		/* a long read stays cancellable: once a block */
@@ -399,6 +404,16 @@ pgwt_history_time_model(PG_FUNCTION_ARGS)
 	n[2] = true;
 	v[3] = CStringGetTextDatum(pgwt_fidelity_name(tm->sum.fidelity));
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, n);
+	/* background processes apart, never a share of DB time (as pgwt_time_model) */
+	if (tm->sum.background_ns > 0 || tm->sum.background_idle_ns > 0)
+	{
+		v[0] = CStringGetTextDatum("Background time");
+		v[1] = Float8GetDatum(hist_ms(tm->sum.background_ns));
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, n);
+		v[0] = CStringGetTextDatum("Background idle");
+		v[1] = Float8GetDatum(hist_ms(tm->sum.background_idle_ns));
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, n);
+	}
 	hist_hold_done(h);
 	return (Datum) 0;
 }
@@ -486,6 +501,7 @@ pgwt_history_session_event(PG_FUNCTION_ARGS)
 		v[0] = Int32GetDatum((int32) r->pid);
 		n[0] = r->other;
 		v[1] = Float8GetDatum(hist_ms(r->db_ns));
+		n[1] = r->info != NULL && r->info->background;	/* no DB time */
 		v[2] = Float8GetDatum(hist_ms(r->cpu_ns));
 		v[3] = Float8GetDatum(hist_ms(r->wait_ns));
 		v[4] = Float8GetDatum(hist_ms(r->idle_ns));

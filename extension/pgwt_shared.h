@@ -12,6 +12,7 @@
 #define PGWT_SHARED_H
 
 #include "extension/wait_stats.h"
+#include "common/process_rule.h"
 
 #if PG_VERSION_NUM >= 180000
 #define PGWT_COOP_BUILD 1
@@ -178,6 +179,8 @@ extern PgwtSlot *pgwt_aux_slot_claim(void);
 extern bool pgwt_is_aux_process(void);
 extern bool pgwt_claims_slot_lock_free(void);
 extern bool pgwt_is_foreground_process(void);
+extern bool pgwt_is_own_worker(void);
+extern PgwtProcKind pgwt_my_process_kind(void);
 extern void pgwt_slot_copy(const PgwtSlot *slot, PgwtSlot *copy);
 extern bool pgwt_slot_reset_pending(const PgwtSlot *copy);
 extern bool pgwt_reset_backend(int pid);

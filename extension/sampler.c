@@ -269,14 +269,16 @@ pgwt_sampler_add_runs(PgwtSampleTable *copy, const PgwtSampleTable *table)
 			continue;
 		memset(&key, 0, sizeof(key));
 		key.event = p->event;
-		if (table == pgwt_sampler_by_backend)
+		if (table == pgwt_sampler_by_event)
+			key.id2 = p->background;
+		else if (table == pgwt_sampler_by_backend)
 		{
 			key.id = p->pid;
 			key.id2 = p->backend_start;
 		}
 		else if (table == pgwt_sampler_by_query)
 		{
-			if (p->state == PGWT_SAMPLE_IDLE)
+			if (p->state == PGWT_SAMPLE_IDLE || p->background)
 				continue;
 			key.id = p->query_id;
 			key.id2 = p->userid;
@@ -286,6 +288,7 @@ pgwt_sampler_add_runs(PgwtSampleTable *copy, const PgwtSampleTable *table)
 			continue;
 		if (e->samples == 0)
 		{
+			e->background = (uint16) p->background;
 			e->backend_type = p->backend_type;
 			e->userid = p->userid;
 			e->dbid = p->dbid;
@@ -305,6 +308,7 @@ typedef struct PgwtRawSample
 	uint32		event;
 	uint32		state;
 	uint32		backend_type;
+	uint32		background;		/* no session (common/process_rule.h) */
 	Oid			userid;
 	Oid			dbid;
 	int64		query_id;
@@ -394,8 +398,45 @@ pgwt_status_entry(int procno, PGPROC *proc, int pid)
 }
 
 /*
+ * Decide what the process read into 's' is (common/process_rule.h):
+ * whether it is sampled at all, and if so whether its time is DB time
+ * (s->background). The kind is looked up once per process (a background
+ * worker's bgw_type takes a lock) and remembered with its identity.
+ * A process with no status entry is a background worker that never
+ * connected to a database (or a backend not connected yet, read again at
+ * the next tick): like any database-less worker (other extensions'
+ * collectors, our own workers), it is not sampled, as the tracer does not
+ * capture it.
+ */
+static bool
+pgwt_sampler_identify(int i, PgwtRawSample *s)
+{
+	PgwtProcKind kind;
+
+	if (s->backend_type != B_INVALID && s->backend_start != 0 &&
+		pgwt_ident[i].pid == s->pid && pgwt_ident[i].backend_start == s->backend_start &&
+		pgwt_ident[i].backend_type == s->backend_type)
+	{
+		s->background = pgwt_ident[i].background;
+		return true;			/* only sampled processes are remembered */
+	}
+	if (s->backend_type == B_INVALID)
+		kind = PGWT_PROC_BGWORKER;
+	else if (s->backend_type == B_BG_WORKER)
+		kind = pgwt_proc_kind_of_type(GetBackgroundWorkerTypeByPid(s->pid));
+	else
+		kind = pgwt_proc_kind_of_type(GetBackendTypeDesc((BackendType) s->backend_type));
+	if (!pgwt_kind_is_captured(kind, OidIsValid(s->dbid)))
+		return false;
+	s->background = !pgwt_kind_is_session(kind);
+	if (s->backend_type != B_INVALID && s->backend_start != 0)
+		pgwt_ident[i] = *s;
+	return true;
+}
+
+/*
  * Read one live process into 's' (no lock held). Returns false for a
- * process that is no session.
+ * process that is not sampled (pgwt_sampler_identify).
  */
 static bool
 pgwt_sampler_read_one(int i, PGPROC *proc, int pid, uint32 event, PgwtRawSample *s,
@@ -417,6 +458,7 @@ pgwt_sampler_read_one(int i, PGPROC *proc, int pid, uint32 event, PgwtRawSample 
 	if (s->event != 0 && pgwt_event_is_idle(s->event) && pgwt_ident[i].pid == pid)
 	{
 		s->backend_type = pgwt_ident[i].backend_type;
+		s->background = pgwt_ident[i].background;
 		s->userid = pgwt_ident[i].userid;
 		s->dbid = pgwt_ident[i].dbid;
 		s->backend_start = pgwt_ident[i].backend_start;
@@ -449,17 +491,7 @@ pgwt_sampler_read_one(int i, PGPROC *proc, int pid, uint32 event, PgwtRawSample 
 		(*retried)++;
 		qid = 0;
 	}
-	if (s->backend_type != B_INVALID && s->backend_start != 0)
-		pgwt_ident[i] = *s;
-	/*
-	 * A background worker that never connected to a database, or a process
-	 * with no backend status at all (other extensions' collectors, our own
-	 * workers), is no session: its sleeps are not the database's time. The
-	 * coop tier gives such a process no slot either, so both tiers count the
-	 * same processes.
-	 */
-	if ((s->backend_type == B_BG_WORKER || s->backend_type == B_INVALID) &&
-		!OidIsValid(s->dbid))
+	if (!pgwt_sampler_identify(i, s))
 		return false;
 	s->state = pgwt_sample_classify(s->event);
 	s->query_id = (int64) pgwt_qid_carry(&pgwt_carry[i], pid, xact_start,
@@ -575,6 +607,7 @@ pgwt_sampler_bill(PgwtSampleTable *t, int64 id, int64 id2, const PgwtSamplerProc
 		return;
 	if (e->samples == 0)
 	{
+		e->background = (uint16) p->background;
 		e->backend_type = p->backend_type;
 		e->userid = p->userid;
 		e->dbid = p->dbid;
@@ -602,11 +635,17 @@ pgwt_run_flush(int procno, uint64 upto, uint64 upto_ns, uint64 tick)
 	p->run_ns0 = upto_ns;
 	if (p->pid == 0 || samples == 0 || samples > upto)
 		return;
-	pgwt_sampler_bill(pgwt_sampler_by_event, 0, 0, p, samples, ns, tick, &hints->by_event);
+	/* background time apart (id2 1): it is never DB time */
+	pgwt_sampler_bill(pgwt_sampler_by_event, 0, p->background, p, samples, ns, tick,
+					  &hints->by_event);
 	pgwt_sampler_bill(pgwt_sampler_by_backend, p->pid, p->backend_start, p, samples, ns, tick,
 					  &hints->by_backend);
-	/* per role too: the views show query ids as pg_stat_statements does */
-	if (p->state != PGWT_SAMPLE_IDLE)
+	/*
+	 * per role too: the views show query ids as pg_stat_statements does.
+	 * A background process runs no user query: none of its time is a
+	 * query's (the walwriter's WALSync is no statement's under id 0).
+	 */
+	if (p->state != PGWT_SAMPLE_IDLE && !p->background)
 		pgwt_sampler_bill(pgwt_sampler_by_query, p->query_id, p->userid, p, samples, ns, tick,
 						  &hints->by_query);
 }
@@ -644,6 +683,7 @@ pgwt_sampler_apply(const PgwtRawSample *raw, int n, uint64 bill_ns, uint64 perio
 
 		if (cur->pid != s->pid || cur->event != s->event || cur->query_id != s->query_id ||
 			cur->backend_start != s->backend_start || cur->backend_type != s->backend_type ||
+			cur->background != s->background ||
 			cur->userid != s->userid || cur->dbid != s->dbid)
 		{
 			pgwt_run_flush(s->procno, tick0, ns0, tick);
@@ -655,6 +695,7 @@ pgwt_sampler_apply(const PgwtRawSample *raw, int n, uint64 bill_ns, uint64 perio
 			cur->state = s->state;
 			cur->event = s->event;
 			cur->backend_type = s->backend_type;
+			cur->background = s->background;
 			cur->userid = s->userid;
 			cur->dbid = s->dbid;
 			cur->query_id = s->query_id;

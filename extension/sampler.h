@@ -27,6 +27,7 @@ typedef struct PgwtSamplerProc
 	uint32		state;			/* PgwtSampleState */
 	uint32		event;
 	uint32		backend_type;
+	uint32		background;		/* no session: not DB time (process_rule.h) */
 	Oid			userid;
 	Oid			dbid;
 	int64		query_id;

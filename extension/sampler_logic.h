@@ -103,7 +103,8 @@ pgwt_tick_bill_ns(uint64_t prev_ns, uint64_t now_ns, uint64_t period_ns)
 typedef struct PgwtSampleKey
 {
 	int64_t		id;				/* query id, or pid */
-	int64_t		id2;			/* 0, the backend's start time, or (query
+	int64_t		id2;			/* event table: 0 sessions, 1 background;
+								 * the backend's start time; or (query
 								 * table) the role of the sessions */
 	uint32_t	event;			/* wait_event_info; 0 = CPU */
 	uint32_t	pad;			/* zero: keys are compared as bytes */
@@ -112,7 +113,9 @@ typedef struct PgwtSampleKey
 typedef struct PgwtSampleEntry
 {
 	PgwtSampleKey key;
-	uint32_t	used;			/* 0 = empty row */
+	uint16_t	used;			/* 0 = empty row */
+	uint16_t	background;		/* meta: a background process's time, never
+								 * DB time (common/process_rule.h) */
 	uint32_t	backend_type;	/* meta of per-backend rows */
 	uint32_t	userid;
 	uint32_t	dbid;
@@ -358,6 +361,7 @@ pgwt_table_forget_backend(PgwtSampleTable *by_backend, PgwtSampleTable *by_event
 		}
 		memset(&ev, 0, sizeof(ev));
 		ev.event = e->key.event;
+		ev.id2 = e->background;	/* the half it was billed to */
 		total = pgwt_table_find(by_event, &ev);
 		if (total != NULL)
 		{

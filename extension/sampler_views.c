@@ -70,7 +70,10 @@ pgwt_sampler_copy_table(PgwtSampleTable *t)
 	return copy;
 }
 
-/* DB time of a table: every non-idle row, CPU included. */
+/*
+ * DB time of a table: every non-idle row of a session, CPU included; a
+ * background process's rows are never DB time (common/process_rule.h).
+ */
 static uint64
 pgwt_sampler_db_ns(PgwtSampleTable *t, int64 id, int64 id2, bool match)
 {
@@ -81,7 +84,8 @@ pgwt_sampler_db_ns(PgwtSampleTable *t, int64 id, int64 id2, bool match)
 	{
 		PgwtSampleEntry *e = &pgwt_table_rows(t)[i];
 
-		if (!e->used || (e->key.event != PGWT_SAMPLE_CPU_EVENT && pgwt_event_is_idle(e->key.event)))
+		if (!e->used || e->background ||
+			(e->key.event != PGWT_SAMPLE_CPU_EVENT && pgwt_event_is_idle(e->key.event)))
 			continue;
 		if (match && (e->key.id != id || e->key.id2 != id2))
 			continue;
@@ -115,6 +119,23 @@ pgwt_sampler_event_columns(Datum *values, bool *nulls, int col, uint32 event,
 	return col;
 }
 
+/* The other half (sessions' or background) of an event row, or NULL. */
+static PgwtSampleEntry *
+pgwt_sampler_event_twin(PgwtSampleTable *t, const PgwtSampleEntry *e)
+{
+	PgwtSampleKey key = e->key;
+	PgwtSampleEntry *twin;
+
+	key.id2 = e->key.id2 ? 0 : 1;
+	twin = pgwt_table_find(t, &key);
+	return twin != NULL && twin->samples > 0 ? twin : NULL;
+}
+
+/*
+ * One row per event: the sessions' and the background processes' time
+ * together, pct_db_time the sessions' share only (NULL when only
+ * background processes waited for it), as the exact tier shows it.
+ */
 void
 pgwt_sampler_system_event(ReturnSetInfo *rsinfo)
 {
@@ -125,12 +146,24 @@ pgwt_sampler_system_event(ReturnSetInfo *rsinfo)
 	for (i = 0; i < t->size; i++)
 	{
 		PgwtSampleEntry *e = &pgwt_table_rows(t)[i];
+		PgwtSampleEntry *twin;
 		Datum		values[8];
 		bool		nulls[8] = {false};
+		uint64		fg_ns,
+					bg_ns;
 
 		if (!e->used || e->key.event == PGWT_SAMPLE_CPU_EVENT || e->samples == 0)
 			continue;
-		pgwt_sampler_event_columns(values, nulls, 0, e->key.event, e->time_ns, db_ns);
+		twin = pgwt_sampler_event_twin(t, e);
+		if (e->key.id2 != 0 && twin != NULL)
+			continue;			/* shown with its sessions' row */
+		fg_ns = e->key.id2 == 0 ? e->time_ns : 0;
+		bg_ns = e->key.id2 != 0 ? e->time_ns : (twin ? twin->time_ns : 0);
+		pgwt_sampler_event_columns(values, nulls, 0, e->key.event, fg_ns + bg_ns, db_ns);
+		if (fg_ns == 0)
+			nulls[6] = true;
+		else if (!nulls[6])
+			values[6] = Float8GetDatum(pgwt_pct(fg_ns, db_ns));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	pfree(t);
@@ -144,14 +177,21 @@ pgwt_sampler_event_histogram(ReturnSetInfo *rsinfo)
 			 errhint("Wait-event hooks (a patched server) give exact histograms.")));
 }
 
+/*
+ * The sessions' DB Time, CPU*, non-idle classes and Idle; then the
+ * background processes' time apart, without pct_db_time, in the rows the
+ * exact tier shows: 'Background time', 'Background CPU*', one
+ * 'Background wait' per class, 'Background idle'.
+ */
 void
 pgwt_sampler_time_model(ReturnSetInfo *rsinfo)
 {
 	PgwtSampleTable *t = pgwt_sampler_copy_table(pgwt_sampler_by_event);
-	uint64		class_ns[256] = {0};
-	uint32		class_event[256] = {0};
-	uint64		cpu_ns = 0,
-				idle_ns = 0,
+	uint64		class_ns[2][256] = {{0}};
+	uint32		class_event[2][256] = {{0}};
+	uint64		cpu_ns[2] = {0},
+				idle_ns[2] = {0},
+				bg_wait_ns = 0,
 				db_ns = pgwt_sampler_db_ns(t, 0, 0, false);
 	uint32		i;
 	Datum		values[5];
@@ -161,17 +201,20 @@ pgwt_sampler_time_model(ReturnSetInfo *rsinfo)
 	{
 		PgwtSampleEntry *e = &pgwt_table_rows(t)[i];
 		uint32		ev = e->key.event;
+		int			bg = e->background ? 1 : 0;
 
 		if (!e->used)
 			continue;
 		if (ev == PGWT_SAMPLE_CPU_EVENT)
-			cpu_ns += e->time_ns;
+			cpu_ns[bg] += e->time_ns;
 		else if (pgwt_event_is_idle(ev))
-			idle_ns += e->time_ns;
+			idle_ns[bg] += e->time_ns;
 		else
 		{
-			class_ns[ev >> 24] += e->time_ns;
-			class_event[ev >> 24] = ev;
+			class_ns[bg][ev >> 24] += e->time_ns;
+			class_event[bg][ev >> 24] = ev;
+			if (bg)
+				bg_wait_ns += e->time_ns;
 		}
 	}
 
@@ -190,17 +233,29 @@ pgwt_sampler_time_model(ReturnSetInfo *rsinfo)
 	} while (0)
 
 	PGWT_SAMPLER_TM_ROW("DB Time", NULL, db_ns, true);
-	PGWT_SAMPLER_TM_ROW("CPU*", NULL, cpu_ns, true);
+	PGWT_SAMPLER_TM_ROW("CPU*", NULL, cpu_ns[0], true);
 	for (i = 0; i < 256; i++)
 	{
 		const char *cls;
 
-		if (class_event[i] == 0)
+		if (class_event[0][i] == 0)
 			continue;
-		cls = pgstat_get_wait_event_type(class_event[i]);
-		PGWT_SAMPLER_TM_ROW(cls ? cls : "?", cls, class_ns[i], true);
+		cls = pgstat_get_wait_event_type(class_event[0][i]);
+		PGWT_SAMPLER_TM_ROW(cls ? cls : "?", cls, class_ns[0][i], true);
 	}
-	PGWT_SAMPLER_TM_ROW("Idle", NULL, idle_ns, false);
+	PGWT_SAMPLER_TM_ROW("Idle", NULL, idle_ns[0], false);
+	PGWT_SAMPLER_TM_ROW("Background time", NULL, cpu_ns[1] + bg_wait_ns, false);
+	PGWT_SAMPLER_TM_ROW("Background CPU*", NULL, cpu_ns[1], false);
+	for (i = 0; i < 256; i++)
+	{
+		const char *cls;
+
+		if (class_event[1][i] == 0)
+			continue;
+		cls = pgstat_get_wait_event_type(class_event[1][i]);
+		PGWT_SAMPLER_TM_ROW("Background wait", cls, class_ns[1][i], false);
+	}
+	PGWT_SAMPLER_TM_ROW("Background idle", NULL, idle_ns[1], false);
 #undef PGWT_SAMPLER_TM_ROW
 	pfree(t);
 }
@@ -324,7 +379,11 @@ pgwt_sampler_active_rows(ReturnSetInfo *rsinfo)
 		key.id2 = p->backend_start;
 		key.event = PGWT_SAMPLE_CPU_EVENT;
 		cpu = pgwt_table_find(t, &key);
-		values[9] = Float8GetDatum(pgwt_ms_of_ns(pgwt_sampler_db_ns(t, p->pid, p->backend_start, true)));
+		/* a background process's time is not DB time */
+		if (p->background)
+			nulls[9] = true;
+		else
+			values[9] = Float8GetDatum(pgwt_ms_of_ns(pgwt_sampler_db_ns(t, p->pid, p->backend_start, true)));
 		values[10] = Float8GetDatum(cpu ? pgwt_ms_of_ns(cpu->time_ns) : 0.0);
 		values[11] = TimestampTzGetDatum(Max(reset, p->stats_reset));
 		values[12] = CStringGetTextDatum(PGWT_SAMPLED);

@@ -39,6 +39,7 @@
 #include "utils/wait_event.h"
 
 #include "common/event_ids.h"
+#include "extension/pgwt_shared.h"
 #include "extension/sampler.h"
 #include "extension/trace_capture.h"
 #include "extension/trace_records.h"
@@ -60,10 +61,14 @@ typedef struct PgwtDrainStream
 	uint32		pid;
 	uint64		base;
 	pgwt_trace_stream conv;
+	int			identify_tries;	/* passes left to find its backends.tsv line */
 } PgwtDrainStream;
+
+#define PGWT_IDENTIFY_TRIES	50	/* a process claims its slot within 5 s */
 
 static PgwtDrainStream *pgwt_drain_streams = NULL;
 static pgwt_tf_dir_writer *pgwt_drain_dir = NULL;
+static pgwt_tf_file_opts pgwt_drain_side;	/* side files' mode and bound */
 /* what of the escalation windows the files already announce */
 static pgwt_esc_tracker pgwt_drain_esc;
 
@@ -139,6 +144,7 @@ pgwt_drain_open(void)
 		ereport(ERROR,
 				(errmsg("could not open trace directory \"%s\": %s", dir,
 						pgwt_tf_strerror(rc))));
+	pgwt_drain_side = pgwt_tf_dir_side_opts(pgwt_drain_dir);
 	if (pgwt_tf_dir_writer_stats(pgwt_drain_dir)->recovered > 0)
 		ereport(LOG,
 				(errmsg("pg_wait_tracer recovered a trace file left by a crash in \"%s\" (%llu torn bytes cut)",
@@ -163,6 +169,59 @@ pgwt_drain_on_exit(int code, Datum arg)
 	}
 }
 
+/*
+ * Write the backends.tsv line of a traced pid (docs/TRACE_FORMAT.md 8.1),
+ * so readers of the directory know whether its time is DB time
+ * (common/process_rule.h): its type as pg_stat_activity shows it, from
+ * its statistics slot. Returns false while the process has no live slot
+ * yet (the caller tries again at later passes). Names of role and database
+ * need catalog access, which this worker has not: they stay empty.
+ */
+static bool
+pgwt_drain_identify(uint32 pid)
+{
+#ifdef PGWT_COOP_BUILD
+	PgwtSlot   *copy;
+	int			i;
+	bool		found = false;
+
+	if (pgwt_shared == NULL)
+		return false;
+	copy = palloc(sizeof(PgwtSlot));
+	for (i = 0; i < pgwt_shared->nslots && !found; i++)
+	{
+		pgwt_tf_backend b;
+		int			rc;
+
+		if (*(volatile int *) &pgwt_slots[i].pid != (int) pid ||
+			*(volatile uint32 *) &pgwt_slots[i].state != PGWT_SLOT_LIVE)
+			continue;
+		pgwt_slot_copy(&pgwt_slots[i], copy);
+		if (copy->pid != (int) pid || copy->state != PGWT_SLOT_LIVE)
+			continue;
+		found = true;
+		memset(&b, 0, sizeof(b));
+		b.pid = pid;
+		b.start_realtime_ns = (uint64) (copy->start_time +
+										(int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) *
+										SECS_PER_DAY * USECS_PER_SEC) * 1000;
+		b.type = copy->bgw_type[0] ? copy->bgw_type :
+			GetBackendTypeDesc((BackendType) copy->backend_type);
+		b.user = b.database = b.client_addr = b.application_name = "";
+		rc = pgwt_tf_backend_append_at(pgwt_tf_dir_writer_fd(pgwt_drain_dir), &pgwt_drain_side, &b);
+		if (rc < 0 && rc != -PGWT_TF_FULL)
+			ereport(LOG,
+					(errmsg("pg_wait_tracer could not write %s in \"%s\": %s",
+							PGWT_TF_BACKENDS_NAME, pgwt_trace_dir_path(), pgwt_tf_strerror(rc))));
+	}
+	pfree(copy);
+	return found;
+#else
+	(void) pid;
+	return true;
+#endif
+}
+
 /* Drain one ring; returns records written. */
 static uint64
 pgwt_drain_ring(int i, pgwt_tring_rec *in, pgwt_record *out,
@@ -182,10 +241,14 @@ pgwt_drain_ring(int i, pgwt_tring_rec *in, pgwt_record *out,
 		return 0;
 	if (s->pid != pid || s->base != base)
 	{
+		if (s->pid != pid)
+			s->identify_tries = PGWT_IDENTIFY_TRIES;
 		s->pid = pid;
 		s->base = base;
 		pgwt_trace_stream_init(&s->conv, pid, base);
 	}
+	if (s->identify_tries > 0 && (pgwt_drain_identify(pid) || --s->identify_tries == 0))
+		s->identify_tries = 0;
 	while ((n = pgwt_tring_read(r, pid, s->conv.next_pos, in, PGWT_DRAIN_BATCH,
 								&next, &st)) > 0)
 	{

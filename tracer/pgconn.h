@@ -10,7 +10,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "tracer/attach.h"
 #include "tracer/target.h"
@@ -31,42 +30,6 @@ typedef struct pgwt_pg_backend
 	char		application[64];
 	const char *query;			/* valid until the next pgwt_pg_backends call */
 } pgwt_pg_backend;
-
-/*
- * Is this pg_stat_activity.backend_type one of PostgreSQL's own process
- * types (GetBackendTypeDesc in miscinit.c, PostgreSQL 14 to 18)? A
- * background worker shows its bgw_type instead (NULL when it is gone),
- * so "background worker" itself is deliberately not in the list.
- */
-static inline bool
-pgwt_pg_core_backend_type(const char *type)
-{
-	static const char *const core[] = {
-		"archiver", "autovacuum launcher", "autovacuum worker",
-		"background writer", "checkpointer", "client backend",
-		"dead-end client backend", "io worker", "logger",
-		"slotsync worker", "standalone backend", "startup",
-		"walreceiver", "walsender", "walsummarizer", "walwriter",
-	};
-
-	for (size_t i = 0; i < sizeof(core) / sizeof(core[0]); i++)
-		if (strcmp(type, core[i]) == 0)
-			return true;
-	return false;
-}
-
-/*
- * A process counts as a database session unless it is a background worker
- * that never connected to a database: the extension's sampler applies the
- * same rule (B_BG_WORKER without a database is no session), so both tiers
- * count the same processes. A process with no row at all is decided by the
- * caller (it may be a backend that has not finished connecting).
- */
-static inline bool
-pgwt_pg_backend_is_session(const pgwt_pg_backend *b)
-{
-	return !b->no_database || pgwt_pg_core_backend_type(b->type);
-}
 
 /* Connect (host/user/dbname may be NULL: defaults from the cluster). */
 extern pgwt_pgconn *pgwt_pg_connect(const pgwt_cluster *c, const char *host,

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "analysis/backends_load.h"
 #include "analysis/engine.h"
 #include "analysis/range_load.h"
 #include "analysis/timeparse.h"
@@ -40,24 +41,6 @@ replay_event_cb(const pgwt_tf_event_name *e, void *arg)
 	replay_ctx *c = arg;
 
 	pgwt_names_set(c->names, e->id, e->name);
-	return 0;
-}
-
-static int
-replay_backend_cb(const pgwt_tf_backend *b, void *arg)
-{
-	replay_ctx *c = arg;
-	pgwt_backend_info bi;
-
-	memset(&bi, 0, sizeof(bi));
-	bi.pid = b->pid;
-	bi.leader_pid = b->leader_pid;
-	snprintf(bi.type, sizeof(bi.type), "%s", b->type ? b->type : "");
-	snprintf(bi.user, sizeof(bi.user), "%s", b->user ? b->user : "");
-	snprintf(bi.database, sizeof(bi.database), "%s", b->database ? b->database : "");
-	snprintf(bi.application, sizeof(bi.application), "%s", b->application_name ? b->application_name : "");
-	snprintf(bi.client_addr, sizeof(bi.client_addr), "%s", b->client_addr ? b->client_addr : "");
-	pgwt_engine_set_backend(c->eng, &bi);
 	return 0;
 }
 
@@ -134,7 +117,8 @@ replay_windows(const pgwt_options *o, uint64_t from, uint64_t to, pgwt_window_sp
 	return o->nwindows;
 }
 
-/* Names: the built-in table of the recorded server version + side file. */
+/* Names: the built-in table of the recorded server version + side file
+ * (who each pid was comes from pgwt_backends_load). */
 static void
 replay_names(const pgwt_options *o, replay_ctx *c, pgwt_names *names,
 			 const pgwt_tf_reader *r)
@@ -154,7 +138,6 @@ replay_names(const pgwt_options *o, replay_ctx *c, pgwt_names *names,
 		pgwt_names_init(names, (int) (pg_version / 10000));
 		pgwt_tf_events_read(o->trace_dir, replay_event_cb, c, &pg_version, NULL);
 	}
-	pgwt_tf_backends_read(o->trace_dir, replay_backend_cb, c, NULL);
 }
 
 int
@@ -210,6 +193,8 @@ pgwt_run_replay(const pgwt_options *o)
 		pgwt_engine_free(c.eng);
 		return 1;
 	}
+	/* who each pid was, before its records: background is never DB time */
+	pgwt_backends_load(c.eng, o->trace_dir, NULL);
 	replay_names(o, &c, &names, pgwt_range_reader(l));
 	if (replay_feed(o, l, c.eng) != 0)
 	{

@@ -11,15 +11,17 @@
  * connection by pid (pgwt_session_ignore_pid), the SQL listener's
  * connections through the listener's set, which both tiers read themselves.
  *
- * Processes that are no database session are left out the same way, through
- * a second set of the same kind (non_sessions), rebuilt at each read of
- * pg_stat_activity: a background worker that never connected to a database
- * (datid null, a backend_type that is no core process type), or a child of
+ * Processes not worth capturing are left out the same way, through a second
+ * set of the same kind (non_sessions), rebuilt at each read of
+ * pg_stat_activity: those pgwt_kind_is_captured (common/process_rule.h)
+ * refuses (a background worker that never connected to a database, the
+ * extension's own workers), or a child of
  * the postmaster with no row at all that is older than a second (a new
  * backend has no row until it has authenticated, and its first ticks must
  * not be lost, so a younger one is sampled and judged at the next read,
  * which the caller makes within a second). The same rule as the extension's
- * sampler, so both tiers count the same processes. A process that gets a
+ * sampler, so both tiers capture the same processes; which of them are DB
+ * time is decided by the analysis (pgwt_kind_is_session). A process that gets a
  * row as a session later leaves the set and is found again by a rescan.
  */
 #include "tracer/session.h"
@@ -31,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/process_rule.h"
 #include "tracer/esc_listen.h"
 #include "tracer/sampler.h"
 #include "tracer/watch_source.h"
@@ -277,7 +280,7 @@ pgwt_session_classify(pgwt_session *s, const pgwt_pg_backend *rows, int n, uint6
 	for (int i = 0; i < n && nrow < 4096; i++)
 	{
 		rowpids[nrow++] = rows[i].pid;
-		if (pgwt_pg_backend_is_session(&rows[i]))
+		if (pgwt_kind_is_captured(pgwt_proc_kind_of_type(rows[i].type), !rows[i].no_database))
 			continue;
 		if (nwant < PGWT_OWN_SLOTS)
 			want[nwant++] = rows[i].pid;

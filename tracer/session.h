@@ -59,7 +59,7 @@ extern void pgwt_session_ignore_pid(pgwt_session *s, uint32_t pid);
 
 /*
  * Decide from a pg_stat_activity read which of the postmaster's children
- * are no session (pgwt_pg_backend_is_session; a child without a row once
+ * are not captured (pgwt_kind_is_captured; a child without a row once
  * it is older than a second) and leave them out of capture from the next
  * tick. Returns true when a child without a row is too young to judge: the
  * caller reads pg_stat_activity again within a second.

@@ -31,6 +31,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "analysis/backends_load.h"
 #include "analysis/engine.h"
 #include "analysis/range_load.h"
 #include "analysis/render.h"
@@ -305,23 +306,6 @@ dump_parse_args(int argc, char **argv, dump_args *a)
 }
 
 /* ---- side files ------------------------------------------------------------ */
-
-static int
-dump_backend_cb(const pgwt_tf_backend *b, void *arg)
-{
-	pgwt_engine *eng = arg;
-	pgwt_backend_info info = {0};
-
-	info.pid = b->pid;
-	info.leader_pid = b->leader_pid;
-	snprintf(info.type, sizeof(info.type), "%s", b->type ? b->type : "");
-	snprintf(info.user, sizeof(info.user), "%s", b->user ? b->user : "");
-	snprintf(info.database, sizeof(info.database), "%s", b->database ? b->database : "");
-	snprintf(info.application, sizeof(info.application), "%s", b->application_name ? b->application_name : "");
-	snprintf(info.client_addr, sizeof(info.client_addr), "%s", b->client_addr ? b->client_addr : "");
-	pgwt_engine_set_backend(eng, &info);
-	return 0;
-}
 
 static int
 dump_event_cb(const pgwt_tf_event_name *e, void *arg)
@@ -886,7 +870,7 @@ main(int argc, char **argv)
 			goto done;
 	}
 	pgwt_tf_events_read(side_dir, dump_event_cb, &names, NULL, NULL);
-	pgwt_tf_backends_read(side_dir, dump_backend_cb, eng, NULL);
+	pgwt_backends_load(eng, side_dir, NULL);	/* before records: who is background */
 	queries.q = malloc(DUMP_MAX_QUERIES * sizeof(dump_query));
 	if (!queries.q)
 		goto done;

@@ -612,6 +612,73 @@ test_idle_markers_bad(void)
 	pgwt_engine_free(e);
 }
 
+/*
+ * The process rule in the engine: pid 10 is a client backend, pid 20 the
+ * extension's trace writer, pid 30 a checkpointer, pid 40 has no metadata.
+ * Each spends 100 ms on CPU, then 200 ms in WALWrite, then 1 s ClientRead
+ * (idle). DB time = pids 10 and 40 (unknown counts as a session):
+ * 2 x 300 = 600 ms; background = 20 and 30: 600 ms, their idle 2 s apart;
+ * the WALWrite row holds 800 ms, of which 400 ms is the sessions' (66.67%
+ * of DB time); a background pid bills no query; the session rows keep all
+ * four pids.
+ */
+static void
+test_background_processes(void)
+{
+	pgwt_engine *e = one_window(0, UINT64_MAX, NULL);
+	static const char *const types[] = {"client backend", "pg_wait_tracer trace writer",
+	"checkpointer"};
+	pgwt_window_summary sum;
+	pgwt_time_model tm;
+	pgwt_event_rows r;
+	const pgwt_event_row *w;
+
+	for (int i = 0; i < 3; i++)
+	{
+		pgwt_backend_info bi = {0};
+
+		bi.pid = 10u * (uint32_t) (i + 1);
+		snprintf(bi.type, sizeof(bi.type), "%s", types[i]);
+		EXPECT(pgwt_engine_set_backend(e, &bi));
+	}
+	EXPECT(!pgwt_engine_backend(e, 10)->background);
+	EXPECT(pgwt_engine_backend(e, 20)->background);
+	EXPECT(pgwt_engine_backend(e, 30)->background);
+	for (uint32_t pid = 10; pid <= 40; pid += 10)
+	{
+		pgwt_record rs[3] = {
+			tr(pid, 1 * S + 100 * MS, 0, EV_WALWRITE, 100 * MS, 7),
+			tr(pid, 1 * S + 300 * MS, EV_WALWRITE, EV_CLIENTREAD, 200 * MS, 7),
+			tr(pid, 2 * S + 300 * MS, EV_CLIENTREAD, 0, 1 * S, 0),
+		};
+
+		pgwt_engine_add_many(e, rs, 3);
+	}
+	pgwt_engine_flush(e);
+	pgwt_view_summary(e, 0, &sum);
+	EXPECT_U64(sum.db_ns, 600 * MS);
+	EXPECT_U64(sum.cpu_ns, 200 * MS);
+	EXPECT_U64(sum.idle_ns, 2 * S);
+	EXPECT_U64(sum.background_ns, 600 * MS);
+	EXPECT_U64(sum.background_idle_ns, 2 * S);
+	EXPECT(pgwt_view_time_model(e, 0, &tm) == PGWT_VIEW_OK);
+	EXPECT_U64(tm.classes[0].total_ns, 200 * MS);	/* CPU* of sessions only */
+	EXPECT(pgwt_view_system_event(e, 0, NULL, &r) == PGWT_VIEW_OK);
+	w = find_row(&r, EV_WALWRITE);
+	EXPECT(w != NULL);
+	if (w)
+	{
+		EXPECT_U64(w->total_ns, 800 * MS);
+		EXPECT(w->pct_db > 66.6 && w->pct_db < 66.7);
+	}
+	pgwt_event_rows_free(&r);
+	EXPECT(pgwt_view_query_event(e, 0, NULL, &r) == PGWT_VIEW_OK);
+	w = find_row(&r, EV_WALWRITE);
+	EXPECT(w != NULL && w->total_ns == 400 * MS);
+	pgwt_event_rows_free(&r);
+	pgwt_engine_free(e);
+}
+
 static void
 test_bad_config(void)
 {
@@ -639,6 +706,7 @@ main(void)
 	RUN(test_query_event);
 	RUN(test_sorting);
 	RUN(test_idle_markers_bad);
+	RUN(test_background_processes);
 	RUN(test_bad_config);
 	return unit_failures ? 1 : 0;
 }
