@@ -749,6 +749,7 @@ sampler_tick(pgwt_capture_source *src, uint64_t now_ns, pgwt_emit_fn emit, void 
 	weight = pgwt_tick_bill(&s->clock, now_ns);
 	m->ticks_total++;
 	m->unobserved_ns = s->clock.unobserved_ns;
+	m->late_ticks_total = s->clock.late_ticks;
 	if (sampler_grow((void **) &s->recs, &s->caprecs, s->nbe + 1, sizeof(pgwt_record)) != 0)
 		return 0;
 
@@ -884,7 +885,6 @@ sampler_tick(pgwt_capture_source *src, uint64_t now_ns, pgwt_emit_fn emit, void 
 	if (nrec && emit)
 		emit(arg, s->recs, nrec);
 	pgwt_tick_advance(&s->clock, now_ns);
-	m->late_ticks_total = s->clock.late_ticks;
 	return 0;
 }
 
