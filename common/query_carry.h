@@ -18,6 +18,9 @@
  * transaction start timestamp; the external tracer the same value, read
  * from the same PgBackendStatus field.
  *
+ * A sampler knows only the ids its samples saw: a statement shorter than
+ * a tick may pass unseen, and then the carry holds the one before it.
+ *
  * Pure and header-only. One PgwtQidCarry per process slot, one writer.
  */
 #ifndef PGWT_COMMON_QUERY_CARRY_H

@@ -168,7 +168,7 @@ static void
 pg_calibrate_xact_start(pgwt_pgconn *pc, pgwt_attach *a)
 {
 	static const char *const get =
-		"SELECT (pg_catalog.extract(epoch FROM xact_start) * 1000000)::int8 - 946684800000000"
+		"SELECT (EXTRACT(epoch FROM xact_start) * 1000000)::int8 - 946684800000000"
 		" FROM pg_catalog.pg_stat_activity WHERE pid OPERATOR(pg_catalog.=) pg_catalog.pg_backend_pid()";
 	int			cand[CALIB_SCAN_BYTES / 8];
 	int			ncand = -1;
