@@ -15,23 +15,21 @@
  * budget (pg_wait_tracer.escalation_budget) is applied here in both
  * cases, so what SQL grants is what a tracer is asked for.
  *
- * Payload (JSON, one object): {"op":"escalate","id":N,"seconds":S,
- * "classes":["Lock",...] or null,"reason":"manual","backend_start_us":T,
- * "by":"role","pid":P} or {"op":"deescalate","id":N,"backend_start_us":T,
- * "by":"role","pid":P}. id grows by one per window opened or closed
- * (escwin.published.generation); T is this backend's start
+ * The payload and the report are the protocol of common/esc_protocol.h
+ * (built and parsed there). id grows by one per window opened or closed
+ * (escwin.published.generation); backend_start_us is this backend's start
  * (pg_stat_activity.backend_start) in microseconds since the Unix epoch.
  * Anyone who can connect can NOTIFY, so the tracer trusts no field: it
  * looks the sender (the notification's pid, which the server fills in) up
- * and acts only when that backend still runs with start time T and its
+ * and acts only when that backend still runs with that start time and its
  * role may execute the function, the rule of calling it here. "by" and
  * "pid" are only shown. Since psql -c exits right after the commit that
  * sends the notification, a backend that notified waits at exit (before
  * it leaves pg_stat_activity) until the tracer reports the request handled,
  * at most PGWT_ESC_ACK_WAIT_MS.
  *
- * seconds is 1 to PGWT_ESC_MAX_WINDOW_S (analysis/policy/escalation.h);
- * beyond it pgwt_escalate() is an error.
+ * seconds is 1 to PGWT_ESC_MAX_WINDOW_S; beyond it pgwt_escalate() is an
+ * error.
  *
  * pgwt_esc_answering() (escalation.h) tells pgwt_status which tier answers
  * a request: the hooks' own window, an external tracer whose report is
@@ -45,21 +43,18 @@
 #include "commands/async.h"
 #include "fmgr.h"
 #include "funcapi.h"
-#include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "storage/ipc.h"
 #include "storage/procarray.h"
 #include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
-#include "utils/json.h"
 #include "utils/timestamp.h"
 
+#include "common/esc_protocol.h"
 #include "extension/escalation.h"
 #include "extension/sampler.h"
 #include "extension/trace_capture.h"
-
-#define PGWT_ESC_CHANNEL "pg_wait_tracer_escalation"
 
 /* How long an exiting backend waits for the tracer to take its request. */
 #define PGWT_ESC_ACK_WAIT_MS 1000
@@ -78,8 +73,6 @@ pgwt_esc_require_shared(void)
 				 errmsg("pg_wait_tracer must be loaded via \"shared_preload_libraries\"")));
 }
 
-static bool pgwt_esc_json_value(const char *json, const char *key, char *out, size_t cap);
-
 /*
  * Does the external tracer's report say it runs sampled only (its exact
  * tier failed its self-test: hardware watchpoints that never fire)? Its
@@ -89,13 +82,12 @@ static bool pgwt_esc_json_value(const char *json, const char *key, char *out, si
 static bool
 pgwt_esc_state_sampled_only(const char *state, char *why, size_t cap)
 {
-	char		exact[8] = "";
+	pgwt_esc_report_view v;
 
-	if (!pgwt_esc_json_value(state, "exact", exact, sizeof(exact)) ||
-		strcmp(exact, "false") != 0)
+	if (pgwt_esc_report_parse(state, &v) != 0 || !v.has_exact || v.exact)
 		return false;
-	if (why && !pgwt_esc_json_value(state, "reason", why, cap))
-		strlcpy(why, "its exact tier is not available", cap);
+	if (why)
+		strlcpy(why, v.reason[0] ? v.reason : "its exact tier is not available", cap);
 	return true;
 }
 
@@ -107,7 +99,7 @@ pgwt_esc_state_sampled_only(const char *state, char *why, size_t cap)
 static const char *
 pgwt_esc_tier_why(char *why, size_t cap)
 {
-	char		state[PGWT_TRACER_STATE_LEN];
+	char		state[PGWT_ESC_REPORT_MAX];
 	int			tracer_pid;
 
 	if (pgwt_trace_shared->nrings > 0)
@@ -149,8 +141,6 @@ static uint32 pgwt_esc_sent_id;
 static TimestampTz pgwt_esc_sent_at;
 static bool pgwt_esc_exit_hooked;
 
-static bool pgwt_esc_json_int(const char *json, const char *key, int64 *out);
-
 /*
  * before_shmem_exit: while the tracer that listens has not reported a
  * request id at or past ours, stay in pg_stat_activity a little (the
@@ -165,9 +155,9 @@ pgwt_esc_exit_wait(int code, Datum arg)
 		return;
 	for (;;)
 	{
-		char		state[PGWT_TRACER_STATE_LEN];
+		char		state[PGWT_ESC_REPORT_MAX];
 		int			tracer_pid;
-		int64		taken;
+		pgwt_esc_report_view v;
 
 		if (TimestampDifferenceExceeds(pgwt_esc_sent_at, GetCurrentTimestamp(),
 									   PGWT_ESC_ACK_WAIT_MS))
@@ -179,49 +169,39 @@ pgwt_esc_exit_wait(int code, Datum arg)
 		state[sizeof(state) - 1] = '\0';
 		if (tracer_pid == 0 || BackendPidGetProc(tracer_pid) == NULL)
 			return;
-		if (pgwt_esc_json_int(state, "request_id", &taken) && taken >= (int64) pgwt_esc_sent_id)
+		if (pgwt_esc_report_parse(state, &v) == 0 && v.has_request_id &&
+			v.request_id >= (long long) pgwt_esc_sent_id)
 			return;
 		pg_usleep(10000L);
 	}
 }
 
 static void
-pgwt_esc_notify(const char *op, uint32 id, int64 seconds, uint32 mask)
+pgwt_esc_notify(pgwt_esc_op op, uint32 id, int64 seconds, uint32 mask)
 {
-	StringInfoData buf;
 	const char *role = GetUserNameFromId(GetUserId(), true);
+	const char *classes[PGWT_ESCWIN_NCLASSES];
+	int			nclasses = 0;
+	pgwt_esc_notice n;
+	char		payload[1024];
+
+	memset(&n, 0, sizeof(n));
+	n.op = op;
+	n.id = id;
+	n.seconds = seconds;
 	/* backend_start as pg_stat_activity shows it, in Unix microseconds */
-	int64		start_us = (int64) MyStartTimestamp +
+	n.start_us = (int64) MyStartTimestamp +
 		(int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY;
-
-	initStringInfo(&buf);
-	appendStringInfo(&buf, "{\"op\":\"%s\",\"id\":%u", op, id);
-	if (strcmp(op, "escalate") == 0)
-	{
-		appendStringInfo(&buf, ",\"seconds\":" INT64_FORMAT ",\"classes\":", seconds);
-		if (mask == PGWT_ESCWIN_ALL_CLASSES)
-			appendStringInfoString(&buf, "null");
-		else
-		{
-			bool		first = true;
-
-			appendStringInfoChar(&buf, '[');
-			for (unsigned c = 1; c < PGWT_ESCWIN_NCLASSES; c++)
-				if ((mask >> c) & 1 && pgwt_escwin_class_name(c) != NULL)
-				{
-					appendStringInfo(&buf, "%s\"%s\"", first ? "" : ",", pgwt_escwin_class_name(c));
-					first = false;
-				}
-			appendStringInfoChar(&buf, ']');
-		}
-		appendStringInfoString(&buf, ",\"reason\":\"manual\"");
-	}
-	appendStringInfo(&buf, ",\"backend_start_us\":" INT64_FORMAT, start_us);
-	appendStringInfoString(&buf, ",\"by\":");
-	escape_json(&buf, role ? role : "");
-	appendStringInfo(&buf, ",\"pid\":%d}", MyProcPid);
-	Async_Notify(PGWT_ESC_CHANNEL, buf.data);
-	pfree(buf.data);
+	n.pid = MyProcPid;
+	strlcpy(n.by, role ? role : "", sizeof(n.by));
+	if (op == PGWT_ESC_OP_ESCALATE && mask != PGWT_ESCWIN_ALL_CLASSES)
+		for (unsigned c = 1; c < PGWT_ESCWIN_NCLASSES; c++)
+			if ((mask >> c) & 1 && pgwt_escwin_class_name(c) != NULL)
+				classes[nclasses++] = pgwt_escwin_class_name(c);
+	if (pgwt_esc_notice_json(&n, op == PGWT_ESC_OP_ESCALATE && mask != PGWT_ESCWIN_ALL_CLASSES ?
+							 classes : NULL, nclasses, payload, sizeof(payload)) < 0)
+		elog(ERROR, "pg_wait_tracer: escalation payload does not fit in %zu bytes", sizeof(payload));
+	Async_Notify(PGWT_ESC_CHANNEL, payload);
 	pgwt_esc_sent_id = id;
 	pgwt_esc_sent_at = GetCurrentTimestamp();
 	if (!pgwt_esc_exit_hooked)
@@ -298,7 +278,7 @@ pgwt_escalate(PG_FUNCTION_ARGS)
 	Datum		values[6];
 	bool		nulls[6] = {false};
 	const char *tier;
-	char		why[PGWT_TRACER_STATE_LEN];
+	char		why[PGWT_ESC_REPORT_MAX];
 
 	pgwt_esc_require_shared();
 	/* 0 or less is refused below as before, with nothing spent */
@@ -369,7 +349,7 @@ pgwt_escalate(PG_FUNCTION_ARGS)
 	SpinLockRelease(&pgwt_trace_shared->esc_lock);
 
 	if (g.granted_s > 0 && pgwt_trace_shared->nrings == 0)
-		pgwt_esc_notify("escalate", generation, g.granted_s, g.class_mask);
+		pgwt_esc_notify(PGWT_ESC_OP_ESCALATE, generation, g.granted_s, g.class_mask);
 
 	values[0] = CStringGetTextDatum(pgwt_esc_result_text(g.result));
 	values[1] = Int32GetDatum((int32) g.granted_s);
@@ -401,7 +381,7 @@ pgwt_deescalate(PG_FUNCTION_ARGS)
 	if (c == PGWT_ESC_NOT_OPEN)
 		PG_RETURN_NULL();
 	if (pgwt_trace_shared->nrings == 0)
-		pgwt_esc_notify("deescalate", generation, 0, 0);
+		pgwt_esc_notify(PGWT_ESC_OP_DEESCALATE, generation, 0, 0);
 	PG_RETURN_TEXT_P(cstring_to_text(pgwt_esc_close_text(c)));
 }
 
@@ -420,7 +400,7 @@ pgwt_escalation_status(PG_FUNCTION_ARGS)
 				written,
 				lost,
 				errors;
-	char		tracer_state[PGWT_TRACER_STATE_LEN];
+	char		tracer_state[PGWT_ESC_REPORT_MAX];
 	TupleDesc	tupdesc;
 	Datum		values[PGWT_ESC_STATUS_COLS];
 	bool		nulls[PGWT_ESC_STATUS_COLS] = {false};
@@ -511,61 +491,17 @@ pgwt_tracer_report(PG_FUNCTION_ARGS)
 	TimestampTz now = GetCurrentTimestamp();
 
 	pgwt_esc_require_shared();
-	if (state != NULL && strlen(state) >= PGWT_TRACER_STATE_LEN)
+	if (state != NULL && strlen(state) >= PGWT_ESC_REPORT_MAX)
 		ereport(ERROR,
 				(errcode(ERRCODE_STRING_DATA_RIGHT_TRUNCATION),
-				 errmsg("tracer state is longer than %d bytes", PGWT_TRACER_STATE_LEN - 1)));
+				 errmsg("tracer state is longer than %d bytes", PGWT_ESC_REPORT_MAX - 1)));
 	SpinLockAcquire(&pgwt_trace_shared->esc_lock);
 	pgwt_trace_shared->tracer_pid = state ? MyProcPid : 0;
 	pgwt_trace_shared->tracer_reported_at = now;
 	strlcpy(pgwt_trace_shared->tracer_state, state ? state : "",
-			PGWT_TRACER_STATE_LEN);
+			PGWT_ESC_REPORT_MAX);
 	SpinLockRelease(&pgwt_trace_shared->esc_lock);
 	PG_RETURN_VOID();
-}
-
-/*
- * The value of key in a flat JSON object written by a tracer (strings
- * without their quotes, escapes kept as they are). false when absent.
- */
-static bool
-pgwt_esc_json_value(const char *json, const char *key, char *out, size_t cap)
-{
-	char		pat[64];
-	const char *p;
-	size_t		n = 0;
-
-	snprintf(pat, sizeof(pat), "\"%s\":", key);
-	p = strstr(json, pat);
-	if (p == NULL || cap == 0)
-		return false;
-	p += strlen(pat);
-	if (*p == '"')
-	{
-		for (p++; *p && *p != '"' && n + 1 < cap; p++)
-		{
-			if (*p == '\\' && p[1])
-				p++;
-			out[n++] = *p;
-		}
-	}
-	else
-		while (*p && *p != ',' && *p != '}' && n + 1 < cap)
-			out[n++] = *p++;
-	out[n] = '\0';
-	return true;
-}
-
-static bool
-pgwt_esc_json_int(const char *json, const char *key, int64 *out)
-{
-	char		v[32];
-	char	   *end;
-
-	if (!pgwt_esc_json_value(json, key, v, sizeof(v)))
-		return false;
-	*out = strtoll(v, &end, 10);
-	return end != v && *end == '\0';
 }
 
 void
@@ -576,7 +512,7 @@ pgwt_esc_answering(pgwt_esc_answer *a)
 	pgwt_escwin w;
 	int			tracer_pid;
 	TimestampTz reported_at;
-	char		state[PGWT_TRACER_STATE_LEN];
+	char		state[PGWT_ESC_REPORT_MAX];
 	long		age_s = 0;
 	int			age_us = 0;
 
@@ -617,42 +553,36 @@ pgwt_esc_answering(pgwt_esc_answer *a)
 		TimestampDifference(reported_at, GetCurrentTimestamp(), &age_s, &age_us);
 	if (tracer_pid != 0 && age_s < PGWT_TRACER_FRESH_S && BackendPidGetProc(tracer_pid) != NULL)
 	{
-		char		mode[32] = "",
-					tier[32] = "",
-					open[8] = "",
-					reason[200] = "";
-		int64		v;
+		pgwt_esc_report_view v;
 
-		(void) pgwt_esc_json_value(state, "mode", mode, sizeof(mode));
-		(void) pgwt_esc_json_value(state, "tier", tier, sizeof(tier));
-		(void) pgwt_esc_json_value(state, "window_open", open, sizeof(open));
-		(void) pgwt_esc_json_value(state, "reason", reason, sizeof(reason));
+		(void) pgwt_esc_report_parse(state, &v);
 		a->tier = pgwt_esc_state_sampled_only(state, NULL, 0) ? "external_sampled" : "external";
 		a->tracer_pid = tracer_pid;
-		a->window_open = strcmp(open, "true") == 0;
-		if (pgwt_esc_json_int(state, "window_id", &v) && v > 0)
+		a->window_open = v.window_open;
+		if (v.has_window_id && v.window_id > 0)
 		{
 			a->window_id_null = false;
-			a->window_id = v;
+			a->window_id = v.window_id;
 		}
-		if (pgwt_esc_json_int(state, "seconds_left", &v))
+		if (v.has_seconds_left)
 		{
 			/* counted down since the report */
-			v -= age_s;
+			long long	left = v.seconds_left - age_s;
+
 			a->seconds_left_null = false;
-			a->seconds_left = (int32) (a->window_open && v > 0 ? v : 0);
+			a->seconds_left = (int32) (a->window_open && left > 0 ? Min(left, PGWT_ESC_MAX_WINDOW_S) : 0);
 		}
-		if (pgwt_esc_json_int(state, "budget_left_s", &v) && v >= 0)
+		if (v.has_budget_left && v.budget_left_s >= 0)
 		{
 			a->budget_left_null = false;
-			a->budget_left_s = (int32) v;
+			a->budget_left_s = (int32) Min(v.budget_left_s, PG_INT32_MAX);
 		}
 		if (strcmp(a->tier, "external_sampled") == 0)
 			snprintf(a->note, sizeof(a->note), "no exact tier: the external tracer (backend %d, mode %s, reported %ld s ago) runs sampled only: %s",
-					 tracer_pid, mode, age_s, reason);
+					 tracer_pid, v.mode, age_s, v.reason);
 		else
 			snprintf(a->note, sizeof(a->note), "external tracer (backend %d, mode %s, tier %s, reported %ld s ago): %s",
-					 tracer_pid, mode, tier, age_s, reason);
+					 tracer_pid, v.mode, v.tier, age_s, v.reason);
 		return;
 	}
 	a->tier = pgwt_sampler_answers() ? "sampler" : "none";

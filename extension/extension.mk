@@ -19,7 +19,9 @@ OBJS = \
 	extension/trace_views.o \
 	extension/escalation.o \
 	extension/history.o \
-	extension/trace_samples.o
+	extension/trace_samples.o \
+	common/json_min.o \
+	common/esc_protocol.o
 
 DATA = \
 	extension/pg_wait_tracer.control \

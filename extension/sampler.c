@@ -21,7 +21,8 @@
  *
  * Time: each tick bills every sample it takes with the real time elapsed
  * since the previous tick (a late tick covers more time), so totals stay
- * right when the worker is delayed. A process's consecutive samples in the
+ * right when the worker is delayed; a stall longer than the cap of
+ * common/tick_rule.h bills the cap and counts the rest as unbilled. A process's consecutive samples in the
  * same state, event and query are one run, billed to the tables when it
  * ends (and at least once a second): a tick that finds a process as it was
  * writes nothing.
@@ -51,6 +52,8 @@
 #include "utils/timestamp.h"
 #include "utils/wait_event.h"
 
+#include "common/query_carry.h"
+#include "common/tick_rule.h"
 #include "extension/pgwt_shared.h"
 #include "extension/sampler.h"
 
@@ -129,6 +132,7 @@ pgwt_sampler_clear(void)
 	pgwt_sampler_ring->written = 0;
 	pgwt_sampler->ticks = pgwt_sampler->late_ticks = 0;
 	pgwt_sampler->sampled_ns = pgwt_sampler->reads_retried = 0;
+	pgwt_sampler->unbilled_ns = 0;
 	pgwt_sampler->stats_reset = GetCurrentTimestamp();
 	/* the runs still open started before the reset: drop them */
 	for (i = 0; i < pgwt_sampler->nprocs; i++)
@@ -662,8 +666,8 @@ pgwt_run_flush(int procno, uint64 upto, uint64 upto_ns, uint64 tick)
  * every tick at once.
  */
 static void
-pgwt_sampler_apply(const PgwtRawSample *raw, int n, uint64 bill_ns, uint64 period_ns,
-				   TimestampTz now)
+pgwt_sampler_apply(const PgwtRawSample *raw, int n, uint64 bill_ns, uint64 lost_ns,
+				   bool late, TimestampTz now)
 {
 	uint64		tick0 = pgwt_sampler->ticks;
 	uint64		ns0 = pgwt_sampler->sampled_ns;
@@ -673,7 +677,8 @@ pgwt_sampler_apply(const PgwtRawSample *raw, int n, uint64 bill_ns, uint64 perio
 
 	pgwt_sampler->ticks = tick;
 	pgwt_sampler->sampled_ns += bill_ns;
-	if (bill_ns > period_ns + period_ns / 2)
+	pgwt_sampler->unbilled_ns += lost_ns;
+	if (late)
 		pgwt_sampler->late_ticks++;
 
 	for (i = 0; i < n; i++)
@@ -911,6 +916,7 @@ pgwt_sampler_main(Datum arg)
 
 		{
 			uint64		bill = pgwt_tick_bill_ns(prev_ns, now_ns, period_ns);
+			uint64		lost = pgwt_tick_lost_ns(prev_ns, now_ns, period_ns);
 			TimestampTz now = GetCurrentTimestamp();
 
 			/* once a second every process is read in full (see PgwtSeen) */
@@ -918,8 +924,13 @@ pgwt_sampler_main(Datum arg)
 
 			LWLockAcquire(pgwt_sampler->lock, LW_EXCLUSIVE);
 			pgwt_sampler->reads_retried += retried;
-			pgwt_sampler_apply(pgwt_raw, n, bill, period_ns, now);
+			pgwt_sampler_apply(pgwt_raw, n, bill, lost,
+							   pgwt_tick_is_late(prev_ns, now_ns, period_ns), now);
 			LWLockRelease(pgwt_sampler->lock);
+			if (lost > 0)
+				ereport(LOG,
+						(errmsg("pg_wait_tracer sampler stalled: %.3f s since the previous tick, %.3f s of it not billed",
+								(double) (bill + lost) / 1e9, (double) lost / 1e9)));
 		}
 		prev_ns = now_ns;
 		/* keep the schedule; after a long stall, restart it from now */

@@ -60,8 +60,9 @@ typedef struct PgwtSamplerShared
 	TimestampTz last_start;
 	/* tick accounting (under lock) */
 	uint64		ticks;
-	uint64		late_ticks;		/* billed more than 1.5 periods */
+	uint64		late_ticks;		/* late by common/tick_rule.h */
 	uint64		sampled_ns;		/* sum of the periods billed */
+	uint64		unbilled_ns;	/* stall time over the tick cap, not billed */
 	uint64		reads_retried;	/* status entries being written, read again */
 	TimestampTz stats_reset;
 } PgwtSamplerShared;

@@ -1,9 +1,9 @@
 /*
  * sampler_logic.h
  *		Pure logic of the in-server sampler: classifying one backend's
- *		sample, carrying a transaction's query id across waits that have
- *		none, billing a tick for the time it really covers, the bounded
- *		profile table with eviction, and the recent-history ring.
+ *		sample, the bounded profile table with eviction, and the
+ *		recent-history ring. Tick billing is common/tick_rule.h, the
+ *		query-id carry common/query_carry.h.
  *
  * Nothing here touches the server: no locks, no allocation, no shared
  * memory. sampler.c calls it with the lock it needs already held (one
@@ -44,52 +44,6 @@ pgwt_sample_classify(uint32_t event)
 	if (event == 0)
 		return PGWT_SAMPLE_CPU;
 	return pgwt_event_is_idle(event) ? PGWT_SAMPLE_IDLE : PGWT_SAMPLE_WAITING;
-}
-
-/*
- * Query id carry. The server clears a backend's query id between
- * statements and some waits happen where none is set (commit-time WAL
- * flush after the executor has finished, a lock wait of a utility step).
- * Within one transaction of one backend, a sample with query id 0 is
- * billed to the last non-zero query id seen in that transaction.
- */
-typedef struct PgwtQidCarry
-{
-	int32_t		pid;
-	int64_t		xact_start;		/* TimestampTz of the transaction; 0: none */
-	uint64_t	last_qid;
-} PgwtQidCarry;
-
-static inline uint64_t
-pgwt_qid_carry(PgwtQidCarry *c, int32_t pid, int64_t xact_start, uint64_t qid)
-{
-	if (c->pid != pid || c->xact_start != xact_start)
-	{
-		c->pid = pid;
-		c->xact_start = xact_start;
-		c->last_qid = 0;
-	}
-	if (qid != 0)
-	{
-		/* outside a transaction there is nothing to carry into */
-		if (xact_start != 0)
-			c->last_qid = qid;
-		return qid;
-	}
-	return c->last_qid;
-}
-
-/*
- * The time one tick bills to every sample it takes: the real interval since
- * the previous tick (a late tick covers more time), or the nominal period
- * for the first tick or when the clock went backwards.
- */
-static inline uint64_t
-pgwt_tick_bill_ns(uint64_t prev_ns, uint64_t now_ns, uint64_t period_ns)
-{
-	if (prev_ns == 0 || now_ns <= prev_ns)
-		return period_ns;
-	return now_ns - prev_ns;
 }
 
 /*

@@ -39,11 +39,10 @@
 #include "storage/spin.h"
 #include "utils/timestamp.h"
 
+#include "common/esc_protocol.h"
 #include "extension/escalation_logic.h"
 #include "extension/pgwt_shared.h"
 #include "extension/trace_ring.h"
-
-#define PGWT_TRACER_STATE_LEN 256
 
 typedef struct PgwtTraceShared
 {
@@ -61,7 +60,7 @@ typedef struct PgwtTraceShared
 	/* the external tracer, reported through pgwt_tracer_report() */
 	int			tracer_pid;		/* backend pid of its libpq connection */
 	TimestampTz tracer_reported_at;
-	char		tracer_state[PGWT_TRACER_STATE_LEN];
+	char		tracer_state[PGWT_ESC_REPORT_MAX];	/* common/esc_protocol.h */
 	/* the rings */
 	int			nrings;
 	uint32		ring_capacity;

@@ -134,6 +134,7 @@ pgwt_attach_resolve(const pgwt_cluster *c, pgwt_attach *a,
 	memset(a, 0, sizeof(*a));
 	a->pg_major = c->pg_major;
 	a->qid_offset = -1;
+	a->xact_offset = -1;
 	if (c->pg_major < PGWT_MIN_PG_MAJOR || c->pg_major > PGWT_MAX_PG_MAJOR)
 	{
 		snprintf(errbuf, errlen,

@@ -23,6 +23,7 @@ typedef struct pgwt_attach
 	uint64_t	image_lo;		/* the binary's loaded image [lo, hi): a */
 	uint64_t	image_hi;		/* pointer into it is the local dummy */
 	int			qid_offset;		/* st_query_id in PgBackendStatus, -1 = unknown */
+	int			xact_offset;	/* st_xact_start_timestamp there, -1 = unknown */
 } pgwt_attach;
 
 /* Oldest and newest major versions the method is known to hold for. */

@@ -21,7 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "tracer/control/json_min.h"
+#include "common/json_min.h"
 #include "tracer/esc_notify.h"
 #include "tracer/target.h"
 

@@ -1,11 +1,11 @@
 /*
  * esc_notify.h
  *		Pure logic of the daemon's SQL escalation channel (esc_listen.c):
- *		parsing the extension's NOTIFY payloads, deciding whether a request's
- *		sender may make it, escaping database text for the log, the
- *		reconnect backoff, the state report sent back through
- *		pgwt_tracer_report(), and the set of the channel's own backends
- *		that capture leaves out. No I/O.
+ *		deciding whether a request's sender may make it, escaping database
+ *		text for the log, the reconnect backoff, and the set of the
+ *		channel's own backends that capture leaves out. The messages
+ *		themselves (channel, payload, report) are common/esc_protocol.h.
+ *		No I/O.
  */
 #ifndef PGWT_TRACER_ESC_NOTIFY_H
 #define PGWT_TRACER_ESC_NOTIFY_H
@@ -15,50 +15,7 @@
 #include <stdint.h>
 
 #include "analysis/policy/escalation.h"
-
-/* The extension's channel (extension/escalation.c). */
-#define PGWT_ESC_CHANNEL		"pg_wait_tracer_escalation"
-
-/* pgwt_tracer_report() refuses states of 256 bytes or more. */
-#define PGWT_ESC_REPORT_MAX		256
-
-typedef enum pgwt_esc_op
-{
-	PGWT_ESC_OP_ESCALATE,
-	PGWT_ESC_OP_DEESCALATE
-} pgwt_esc_op;
-
-/*
- * One request announced by pgwt_escalate() / pgwt_deescalate(). Anyone who
- * can connect can NOTIFY on the channel, so nothing in the payload is
- * trusted: "by" and "pid" are only shown (escaped), and the request is
- * acted on only once its sender (PGnotify.be_pid, which the server fills
- * in) passed pgwt_esc_authorize().
- */
-typedef struct pgwt_esc_notice
-{
-	pgwt_esc_op op;
-	long long	id;				/* the extension's window generation */
-	long long	seconds;		/* escalate: 1 to PGWT_ESC_MAX_WINDOW_S */
-	bool		classes_all;	/* escalate: "classes":null */
-	bool		have_start;		/* "backend_start_us" was there */
-	long long	start_us;		/* the sender's backend start, Unix us */
-	int			pid;			/* claimed requesting backend, 0 unknown */
-	char		by[64];			/* claimed requesting role */
-	/* filled by the listener, not from the payload */
-	int			be_pid;			/* the sending backend (PGnotify.be_pid) */
-	char		role[64];		/* its role, from pg_stat_activity */
-} pgwt_esc_notice;
-
-/*
- * Parses one payload, e.g. {"op":"escalate","id":3,"seconds":5,
- * "classes":["Lock"],"reason":"manual","backend_start_us":17000000000000,
- * "by":"postgres","pid":42}. Unknown keys are skipped (arrays included);
- * seconds beyond PGWT_ESC_MAX_WINDOW_S are refused. Returns 0, or -1 with a
- * reason.
- */
-int			pgwt_esc_notice_parse(const char *payload, pgwt_esc_notice *n,
-								  char *err, size_t errlen);
+#include "common/esc_protocol.h"
 
 /*
  * What the server says about a notification's sender, looked up on the
@@ -111,29 +68,6 @@ char	   *pgwt_esc_log_escape(const char *in, size_t max_in, char *out, size_t ca
  * to 60 s, so a cluster that is down costs a connection attempt a minute.
  */
 uint64_t	pgwt_esc_backoff_ns(int failures);
-
-/* What the daemon reports after each window change and periodically. */
-typedef struct pgwt_esc_report
-{
-	const char *mode;			/* tiered, sampled, full */
-	const char *tier;			/* sampled, escalated, full */
-	bool		window_open;
-	long long	window_id;		/* the daemon's window counter, 0 none yet */
-	long long	seconds_left;
-	long long	budget_left_s;	/* -1 unlimited */
-	long long	granted_s;		/* to the last request (0 refused) */
-	long long	request_id;		/* the last request's id, -1 none */
-	const char *reason;			/* what the last change was, and why */
-	int			listening;		/* databases LISTENed to */
-	int			pid;			/* the daemon's process */
-	bool		exact;			/* an exact window can open (self-test) */
-} pgwt_esc_report;
-
-/*
- * The report as one JSON object, always shorter than PGWT_ESC_REPORT_MAX:
- * a long reason is cut. Returns the length, or -1 when cap is too small.
- */
-long		pgwt_esc_report_json(const pgwt_esc_report *r, char *buf, size_t cap);
 
 /*
  * The backends of the channel's own connections, which the capture tiers

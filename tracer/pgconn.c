@@ -157,6 +157,59 @@ pg_one_int8(PGconn *conn, const char *sql, int64_t *out)
 
 #define CALIB_SCAN_BYTES 1024
 
+/*
+ * st_xact_start_timestamp: in two transactions of our own connection, the
+ * one offset of our PgBackendStatus holding xact_start (PostgreSQL
+ * microseconds since 2000) both times. Our backend is idle in the
+ * transaction when read, so the field is set; the statement and state
+ * start times differ from it.
+ */
+static void
+pg_calibrate_xact_start(pgwt_pgconn *pc, pgwt_attach *a)
+{
+	static const char *const get =
+		"SELECT (EXTRACT(epoch FROM xact_start) * 1000000)::int8 - 946684800000000"
+		" FROM pg_catalog.pg_stat_activity WHERE pid OPERATOR(pg_catalog.=) pg_catalog.pg_backend_pid()";
+	int			cand[CALIB_SCAN_BYTES / 8];
+	int			ncand = -1;
+	int			pid = PQbackendPID(pc->conn);
+
+	a->xact_offset = -1;
+	for (int round = 0; round < 2; round++)
+	{
+		int64_t		xs = 0;
+		uint64_t	be_ptr;
+		uint8_t		buf[CALIB_SCAN_BYTES];
+		int			found[CALIB_SCAN_BYTES / 8];
+		int			nfound = 0;
+		int			ok;
+
+		PQclear(PQexec(pc->conn, "BEGIN"));
+		/* a statement after BEGIN: its start differs from the transaction's */
+		PQclear(PQexec(pc->conn, "SELECT pg_catalog.pg_sleep(0.002)"));
+		ok = pg_one_int8(pc->conn, get, &xs) == 0 && xs != 0 &&
+			pgwt_remote_read(pid, a->be_var, &be_ptr, 8) == 0 && be_ptr != 0 &&
+			pgwt_remote_read(pid, be_ptr, buf, sizeof(buf)) == 0;
+		if (ok)
+			nfound = pgwt_find_u64(buf, sizeof(buf), (uint64_t) xs, found, CALIB_SCAN_BYTES / 8);
+		PQclear(PQexec(pc->conn, "COMMIT"));
+		if (!ok)
+			break;
+		if (ncand < 0)
+		{
+			memcpy(cand, found, sizeof(int) * (size_t) nfound);
+			ncand = nfound;
+		}
+		else
+			ncand = pgwt_offsets_intersect(cand, ncand, found, nfound);
+	}
+	if (ncand == 1)
+		a->xact_offset = cand[0];
+	else
+		fprintf(stderr, "pg_wait_tracer: note: cannot locate st_xact_start_timestamp (%d candidates): "
+				"waits without a query id are not carried to their transaction's last statement\n", ncand);
+}
+
 int
 pgwt_pg_calibrate_query_id(pgwt_pgconn *pc, pgwt_attach *a, char *errbuf, size_t errlen)
 {
@@ -226,6 +279,7 @@ pgwt_pg_calibrate_query_id(pgwt_pgconn *pc, pgwt_attach *a, char *errbuf, size_t
 		return -1;
 	}
 	a->qid_offset = cand[0];
+	pg_calibrate_xact_start(pc, a);
 	return 0;
 }
 

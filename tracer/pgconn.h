@@ -44,6 +44,9 @@ extern int	pgwt_pg_server_version(const pgwt_pgconn *pc);	/* e.g. 150020 */
  * connection, read each one's query_id from pg_stat_activity, and keep the
  * one offset in our PgBackendStatus that held every value. Sets
  * a->qid_offset (or leaves -1 with a reason in errbuf, returning -1).
+ * Then st_xact_start_timestamp's the same way, from two transactions'
+ * xact_start, for the query-id carry (common/query_carry.h): a->xact_offset,
+ * left -1 (the carry off, with a note on stderr) when not found.
  */
 extern int	pgwt_pg_calibrate_query_id(pgwt_pgconn *pc, pgwt_attach *a,
 									   char *errbuf, size_t errlen);

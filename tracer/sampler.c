@@ -11,6 +11,11 @@
  * a pointer changed (the backend finished InitProcess, or the pid was
  * reused) the values are re-read through the new pointer before use.
  *
+ * A sample's query id follows the carry of common/query_carry.h, as the
+ * in-server sampler's does: a wait seen with no query id inside a
+ * transaction is billed to that transaction's last statement, so
+ * st_xact_start_timestamp (located by pgconn.c) is read with st_query_id.
+ *
  * Every backend's values are read together: the PGPROC and
  * PgBackendStatus arrays are in the shared memory segment, mapped at the
  * same address in the postmaster and all its children, so they sit in a
@@ -77,6 +82,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/query_carry.h"
 #include "tracer/esc_notify.h"
 #include "tracer/proc_events.h"
 #include "tracer/read_plan.h"
@@ -122,8 +128,11 @@ typedef struct sampler_backend
 	int			own_read;		/* this tick: values came from its own read */
 	int64_t		ev_off;			/* wait_event_info in the batch buffer, -1 none */
 	int64_t		qid_off;		/* st_query_id in the batch buffer, -1 none */
+	int64_t		xact_off;		/* st_xact_start_timestamp there, -1 none */
 	uint32_t	snap_event;		/* this tick's values from the batch */
 	uint64_t	snap_qid;
+	int64_t		snap_xact;
+	PgwtQidCarry carry;			/* common/query_carry.h */
 	pgwt_live_backend live;
 	int			sampled;		/* has produced at least one sample */
 } sampler_backend;
@@ -233,6 +242,7 @@ sampler_add(sampler_state *s, uint32_t pid)
 	s->be[lo].live.pid = pid;
 	s->be[lo].ev_off = -1;
 	s->be[lo].qid_off = -1;
+	s->be[lo].xact_off = -1;
 	s->nbe++;
 	s->plan_dirty = 1;
 	s->cfg.metrics->backends_seen_total++;
@@ -398,6 +408,7 @@ typedef struct sampler_readbuf
 	uint64_t	be_ptr;
 	uint32_t	event;
 	uint64_t	query_id;
+	int64_t		xact_start;		/* 0: none, or its place unknown */
 } sampler_readbuf;
 
 /*
@@ -449,8 +460,8 @@ static int
 sampler_read(sampler_state *s, sampler_backend *b, sampler_readbuf *rb, uint64_t now_ns)
 {
 	const pgwt_attach *a = &s->cfg.attach;
-	struct iovec l[4],
-				r[4];
+	struct iovec l[5],
+				r[5];
 	int			n,
 				pass;
 	ssize_t		want,
@@ -483,6 +494,12 @@ sampler_read(sampler_state *s, sampler_backend *b, sampler_readbuf *rb, uint64_t
 		{
 			l[n] = (struct iovec) {&rb->query_id, 8};
 			r[n++] = (struct iovec) {(void *) (uintptr_t) (b->be_ptr + (uint64_t) a->qid_offset), 8};
+		}
+		rb->xact_start = 0;
+		if (b->wait_ptr && b->be_ptr && a->qid_offset >= 0 && a->xact_offset >= 0)
+		{
+			l[n] = (struct iovec) {&rb->xact_start, 8};
+			r[n++] = (struct iovec) {(void *) (uintptr_t) (b->be_ptr + (uint64_t) a->xact_offset), 8};
 		}
 		if (n == 0)
 			return 0;
@@ -551,7 +568,8 @@ sampler_account(sampler_state *s, sampler_backend *b, int rc, const sampler_read
 		m->backends_sampled_total++;
 	b->sampled = 1;
 	b->live.event = rb->event;
-	b->live.query_id = rb->query_id;
+	/* a wait with no query id is billed to its transaction's last one */
+	b->live.query_id = pgwt_qid_carry(&b->carry, (int32_t) b->pid, rb->xact_start, rb->query_id);
 	b->live.state = st;
 	if (st != PGWT_STATE_IDLE)
 		b->live.db_time_ns += weight;
@@ -562,7 +580,7 @@ sampler_account(sampler_state *s, sampler_backend *b, int rc, const sampler_read
 	r->ts_ns = now_ns;
 	r->pid = b->pid;
 	r->new_event = rb->event;
-	r->query_id = rb->query_id;
+	r->query_id = b->live.query_id;
 	r->weight_ns = weight;
 	r->cpu_ns = PGWT_CPU_UNKNOWN;
 }
@@ -583,7 +601,7 @@ sampler_plan(sampler_state *s)
 	uint64_t	total;
 
 	s->nspans = 0;
-	if (sampler_grow((void **) &s->reads, &s->capreads, 2 * s->nbe + 1, sizeof(pgwt_read)) != 0)
+	if (sampler_grow((void **) &s->reads, &s->capreads, 3 * s->nbe + 1, sizeof(pgwt_read)) != 0)
 		return -1;
 	for (size_t i = 0; i < s->nbe; i++)
 	{
@@ -591,11 +609,14 @@ sampler_plan(sampler_state *s)
 
 		b->ev_off = -1;
 		b->qid_off = -1;
+		b->xact_off = -1;
 		if (!b->wait_ptr)
 			continue;
 		s->reads[nreads++] = (pgwt_read) {b->wait_ptr, 4};
 		if (b->be_ptr && a->qid_offset >= 0)
 			s->reads[nreads++] = (pgwt_read) {b->be_ptr + (uint64_t) a->qid_offset, 8};
+		if (b->be_ptr && a->qid_offset >= 0 && a->xact_offset >= 0)
+			s->reads[nreads++] = (pgwt_read) {b->be_ptr + (uint64_t) a->xact_offset, 8};
 	}
 	if (nreads == 0)
 		return 0;
@@ -633,11 +654,15 @@ sampler_plan(sampler_state *s)
 			b->ev_off = (int64_t) (b->wait_ptr - s->map.lo);
 			if (b->be_ptr && a->qid_offset >= 0)
 				b->qid_off = (int64_t) (b->be_ptr + (uint64_t) a->qid_offset - s->map.lo);
+			if (b->be_ptr && a->qid_offset >= 0 && a->xact_offset >= 0)
+				b->xact_off = (int64_t) (b->be_ptr + (uint64_t) a->xact_offset - s->map.lo);
 			continue;
 		}
 		b->ev_off = pgwt_plan_locate(s->spans, nr, b->wait_ptr, 4);
 		if (b->be_ptr && a->qid_offset >= 0)
 			b->qid_off = pgwt_plan_locate(s->spans, nr, b->be_ptr + (uint64_t) a->qid_offset, 8);
+		if (b->be_ptr && a->qid_offset >= 0 && a->xact_offset >= 0)
+			b->xact_off = pgwt_plan_locate(s->spans, nr, b->be_ptr + (uint64_t) a->xact_offset, 8);
 	}
 	return 0;
 }
@@ -749,6 +774,7 @@ sampler_tick(pgwt_capture_source *src, uint64_t now_ns, pgwt_emit_fn emit, void 
 	weight = pgwt_tick_bill(&s->clock, now_ns);
 	m->ticks_total++;
 	m->unobserved_ns = s->clock.unobserved_ns;
+	m->late_ticks_total = s->clock.late_ticks;
 	if (sampler_grow((void **) &s->recs, &s->caprecs, s->nbe + 1, sizeof(pgwt_record)) != 0)
 		return 0;
 
@@ -833,17 +859,22 @@ sampler_tick(pgwt_capture_source *src, uint64_t now_ns, pgwt_emit_fn emit, void 
 		if (b->own_read || b->ev_off < 0)
 			continue;
 		b->snap_qid = 0;
+		b->snap_xact = 0;
 		if (vals == s->map.base)
 		{
 			b->snap_event = *(const volatile uint32_t *) (vals + b->ev_off);
 			if (b->qid_off >= 0)
 				b->snap_qid = *(const volatile uint64_t *) (vals + b->qid_off);
+			if (b->xact_off >= 0)
+				b->snap_xact = *(const volatile int64_t *) (vals + b->xact_off);
 		}
 		else
 		{
 			memcpy(&b->snap_event, vals + b->ev_off, 4);
 			if (b->qid_off >= 0)
 				memcpy(&b->snap_qid, vals + b->qid_off, 8);
+			if (b->xact_off >= 0)
+				memcpy(&b->snap_xact, vals + b->xact_off, 8);
 		}
 	}
 	keep = 0;
@@ -862,6 +893,7 @@ sampler_tick(pgwt_capture_source *src, uint64_t now_ns, pgwt_emit_fn emit, void 
 		{
 			rb.event = b->snap_event;
 			rb.query_id = b->snap_qid;
+			rb.xact_start = b->snap_xact;
 		}
 		else
 		{
@@ -884,7 +916,6 @@ sampler_tick(pgwt_capture_source *src, uint64_t now_ns, pgwt_emit_fn emit, void 
 	if (nrec && emit)
 		emit(arg, s->recs, nrec);
 	pgwt_tick_advance(&s->clock, now_ns);
-	m->late_ticks_total = s->clock.late_ticks;
 	return 0;
 }
 
@@ -957,11 +988,12 @@ pgwt_sampler_priority(pgwt_capture_source *src, const char **why)
 }
 
 void
-pgwt_sampler_set_qid_offset(pgwt_capture_source *src, int offset)
+pgwt_sampler_set_qid_offset(pgwt_capture_source *src, int offset, int xact_offset)
 {
 	sampler_state *s = src->state;
 
 	s->cfg.attach.qid_offset = offset;
+	s->cfg.attach.xact_offset = xact_offset;
 	s->plan_dirty = 1;
 }
 

@@ -25,7 +25,8 @@ typedef struct pgwt_sampler_config
 extern pgwt_capture_source *pgwt_sampler_create(const pgwt_sampler_config *cfg);
 
 /* Sampler-specific controls (the capture interface stays generic). */
-extern void pgwt_sampler_set_qid_offset(pgwt_capture_source *src, int offset);
+/* Where st_query_id and st_xact_start_timestamp are (-1: unknown). */
+extern void pgwt_sampler_set_qid_offset(pgwt_capture_source *src, int offset, int xact_offset);
 /* A backend never sampled: the tracer's own libpq connection. */
 extern void pgwt_sampler_ignore_pid(pgwt_capture_source *src, uint32_t pid);
 /*

@@ -15,7 +15,7 @@ typedef struct pgwt_self_metrics
 {
 	uint64_t	start_ns;				/* CLOCK_MONOTONIC at start */
 	uint64_t	ticks_total;
-	uint64_t	late_ticks_total;		/* ticks a whole period late */
+	uint64_t	late_ticks_total;		/* late by common/tick_rule.h */
 	uint64_t	samples_total;			/* SAMPLE records produced */
 	uint64_t	sample_read_faults_total;	/* reads failed or not trusted */
 	uint64_t	backends_tracked;		/* now */
@@ -25,7 +25,7 @@ typedef struct pgwt_self_metrics
 	uint64_t	read_syscalls_total;	/* process_vm_readv calls */
 	uint64_t	batch_fallbacks_total;	/* ticks read backend by backend */
 	uint64_t	backends_sampled_total;	/* backends with >= 1 sample */
-	uint64_t	unobserved_ns;			/* gaps not billed */
+	uint64_t	unobserved_ns;			/* gaps over the tick cap, not billed */
 	uint64_t	attaches_total;			/* 1 + re-attaches */
 	uint64_t	trace_records_written_total;
 	uint64_t	trace_bytes_written_total;

@@ -176,7 +176,7 @@ pgwt_session_connect(pgwt_session *s, const pgwt_options *o, uint64_t now_ns, in
 	{
 		s->qid_status = 1;
 		if (s->sampler)
-			pgwt_sampler_set_qid_offset(s->sampler, s->attach.qid_offset);
+			pgwt_sampler_set_qid_offset(s->sampler, s->attach.qid_offset, s->attach.xact_offset);
 		if (s->watch)
 			pgwt_watch_source_set_qid_offset(s->watch, s->attach.qid_offset);
 		if (verbose)

@@ -2,10 +2,11 @@
  * tick_clock.h
  *		Sampler tick scheduling and billing (pure).
  *
- * Each sample stands for the time really elapsed since the previous tick
- * (its weight), so a late or lost tick does not shrink the accounted time.
- * A gap longer than max_weight_ns (daemon suspended, machine stalled) is not
- * billed to one sample: the excess is counted as unobserved instead.
+ * Billing follows the one rule of common/tick_rule.h: each sample stands
+ * for the time really elapsed since the previous tick (its weight), capped,
+ * so a late tick does not shrink the accounted time and a stall (daemon
+ * suspended, machine stalled) does not invent it: the time over the cap is
+ * counted as unobserved. Late ticks are counted by the same rule.
  */
 #ifndef PGWT_TRACER_TICK_CLOCK_H
 #define PGWT_TRACER_TICK_CLOCK_H
@@ -15,11 +16,10 @@
 typedef struct pgwt_tick_clock
 {
 	uint64_t	period_ns;		/* nominal: 1e9 / rate */
-	uint64_t	max_weight_ns;	/* cap on one tick's weight */
 	uint64_t	last_ns;		/* time of the previous tick, 0 = none */
 	uint64_t	next_deadline_ns;
 	uint64_t	ticks;
-	uint64_t	late_ticks;		/* ticks that ran a whole period late */
+	uint64_t	late_ticks;		/* late by common/tick_rule.h */
 	uint64_t	unobserved_ns;	/* gap time not billed (over the cap) */
 } pgwt_tick_clock;
 

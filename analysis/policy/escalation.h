@@ -20,10 +20,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/esc_protocol.h"	/* PGWT_ESC_MAX_WINDOW_S */
+
 #define PGWT_BUDGET_UNLIMITED	(-1)
 #define PGWT_BUDGET_PERIOD_NS	(3600ull * 1000000000ull)
 #define PGWT_ESC_MAX_SPANS		128	/* consumption history kept */
-#define PGWT_ESC_MAX_WINDOW_S	86400	/* longest request: one day */
 
 typedef enum pgwt_esc_reason
 {

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tracer/control/json_min.h"
+#include "common/json_min.h"
 #include "tracer/esc_notify.h"
 
 static int

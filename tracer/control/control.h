@@ -39,7 +39,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "json_min.h"
+#include "common/json_min.h"
 
 #define PGWT_CONTROL_MAX_LINE		4096
 #define PGWT_CONTROL_MAX_CLIENTS	16	/* per listener */

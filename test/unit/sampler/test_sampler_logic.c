@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "common/query_carry.h"
+#include "common/tick_rule.h"
 #include "extension/sampler_logic.h"
 
 static int	failures = 0;
@@ -77,6 +79,33 @@ test_tick_bill(void)
 	/* the clock never runs backwards, but if it did: the nominal period */
 	CHECK(pgwt_tick_bill_ns(5000, 4000, 10000000) == 10000000);
 	report("tick-bill", ok);
+}
+
+/*
+ * A stalled sampler must not invent time: a tick 50 periods late (10 Hz,
+ * 5 s) bills at most the cap of common/tick_rule.h (1 s here), the rest is
+ * lost, and the tick is late. Before the rule moved to common/ the
+ * extension billed the whole 5 s to the samples of that one tick.
+ */
+static void
+test_tick_cap(void)
+{
+	int			ok = 1;
+	const uint64_t period = 100000000;	/* 10 Hz */
+	const uint64_t prev = 1000;
+	uint64_t	bill = pgwt_tick_bill_ns(prev, prev + 50 * period, period);
+
+	CHECK(bill <= 10 * period);
+	CHECK(bill == 1000000000);
+	CHECK(pgwt_tick_lost_ns(prev, prev + 50 * period, period) == 4000000000ULL);
+	CHECK(pgwt_tick_is_late(prev, prev + 50 * period, period));
+	/* at 1000 Hz ten periods are 10 ms: the 1 s floor keeps a hiccup billed */
+	CHECK(pgwt_tick_bill_ns(prev, prev + 300000000, 1000000) == 300000000);
+	/* late is over 1.5 periods, the same rule as the tracer's */
+	CHECK(!pgwt_tick_is_late(prev, prev + 15000000, 10000000));
+	CHECK(pgwt_tick_is_late(prev, prev + 15000001, 10000000));
+	CHECK(!pgwt_tick_is_late(0, 999999999, 10000000));
+	report("tick-cap", ok);
 }
 
 static PgwtSampleTable *
@@ -367,6 +396,7 @@ main(void)
 	test_classify();
 	test_qid_carry();
 	test_tick_bill();
+	test_tick_cap();
 	test_table_basic();
 	test_table_eviction();
 	test_table_delete_chains();

@@ -86,12 +86,29 @@ tick_deadlines(void)
 	UNIT_CHECK(pgwt_tick_advance(&c, 10000000) == 20000000);
 	/* slightly late: keeps the absolute schedule */
 	UNIT_CHECK(pgwt_tick_advance(&c, 21000000) == 30000000);
-	/* far behind: restarts from now, counts a late tick */
+	/* far behind: restarts from now */
 	UNIT_CHECK(pgwt_tick_advance(&c, 95000000) == 105000000);
-	UNIT_CHECK(c.late_ticks == 1);
 	pgwt_tick_init(&c, 1000, 0);
 	UNIT_CHECK(c.period_ns == 1000000);
-	UNIT_CHECK(c.max_weight_ns == 1000000000ull);
+}
+
+/* Late ticks are counted by common/tick_rule.h, as in the extension. */
+static void
+tick_late_rule(void)
+{
+	pgwt_tick_clock c;
+
+	pgwt_tick_init(&c, 100, 0);
+	(void) pgwt_tick_bill(&c, 10000000);	/* first */
+	(void) pgwt_tick_bill(&c, 24000000);	/* 1.4 periods: not late */
+	UNIT_CHECK(c.late_ticks == 0);
+	(void) pgwt_tick_bill(&c, 40000000);	/* 1.6 periods: late */
+	UNIT_CHECK(c.late_ticks == 1);
+	/* 50 periods at 10 Hz: the cap (1 s) is billed, the rest unobserved */
+	pgwt_tick_init(&c, 10, 0);
+	(void) pgwt_tick_bill(&c, 100000000);
+	UNIT_CHECK(pgwt_tick_bill(&c, 100000000 + 50 * 100000000ull) == 1000000000ull);
+	UNIT_CHECK(c.unobserved_ns == 4000000000ull && c.late_ticks == 1);
 }
 
 void
@@ -107,4 +124,5 @@ run_tick_tests(void)
 	UNIT_RUN(tick_billing);
 	UNIT_RUN(tick_weights_sum_to_elapsed);
 	UNIT_RUN(tick_deadlines);
+	UNIT_RUN(tick_late_rule);
 }

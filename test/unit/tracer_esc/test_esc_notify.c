@@ -1,7 +1,8 @@
 /*
  * test_esc_notify.c
- *		Unit tests of tracer/esc_notify.c: the extension's NOTIFY payloads
- *		(as extension/escalation.c writes them, and malformed ones), the
+ *		Unit tests of the escalation protocol (common/esc_protocol.c: the
+ *		NOTIFY payloads as the extension builds them, malformed ones, the
+ *		report both ways) and of tracer/esc_notify.c: the
  *		sender's authorization verdict, the escaping of database text for
  *		the log, the reconnect backoff, the size bound of the state report, and the set
  *		of the channel's own backends that capture leaves out.
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/json_min.h"
 #include "tracer/esc_notify.h"
 
 static int	failures = 0;
@@ -276,9 +278,91 @@ test_log_escape(void)
 	CHECK("esc-log-escape-one-byte", small[0] == '\0');
 }
 
+/* The extension's builder and the tracer's parser agree (one protocol). */
+static void
+test_protocol_round_trip(void)
+{
+	pgwt_esc_notice in,
+				out;
+	const char *classes[] = {"Lock", "LWLock"};
+	char		buf[1024];
+	char		err[128];
+	long		len;
+	pgwt_esc_report r = {0};
+	pgwt_esc_report_view v;
+
+	memset(&in, 0, sizeof(in));
+	in.op = PGWT_ESC_OP_ESCALATE;
+	in.id = 4294967295ll;
+	in.seconds = 30;
+	in.start_us = 1764633600123456ll;
+	in.pid = 4242;
+	snprintf(in.by, sizeof(in.by), "ro\"le\n\\x");
+	len = pgwt_esc_notice_json(&in, classes, 2, buf, sizeof(buf));
+	CHECK("esc-proto-payload-built", len > 0 && (size_t) len == strlen(buf) &&
+		  strncmp(buf, "{\"op\":\"escalate\",\"id\":4294967295,\"seconds\":30,\"classes\":[\"Lock\",\"LWLock\"],"
+				  "\"reason\":\"manual\",\"backend_start_us\":1764633600123456,", 113) == 0 &&
+		  buf[len - 1] == '}');
+	CHECK("esc-proto-payload-parsed",
+		  pgwt_esc_notice_parse(buf, &out, err, sizeof(err)) == 0 &&
+		  out.op == in.op && out.id == in.id && out.seconds == 30 && !out.classes_all &&
+		  out.have_start && out.start_us == in.start_us && out.pid == 4242 &&
+		  strcmp(out.by, in.by) == 0);
+	in.op = PGWT_ESC_OP_DEESCALATE;
+	len = pgwt_esc_notice_json(&in, NULL, 0, buf, sizeof(buf));
+	CHECK("esc-proto-deescalate", len > 0 && strstr(buf, "seconds") == NULL &&
+		  pgwt_esc_notice_parse(buf, &out, err, sizeof(err)) == 0 &&
+		  out.op == PGWT_ESC_OP_DEESCALATE && out.id == in.id);
+	in.op = PGWT_ESC_OP_ESCALATE;
+	len = pgwt_esc_notice_json(&in, NULL, 0, buf, sizeof(buf));
+	CHECK("esc-proto-all-classes-null", len > 0 && strstr(buf, "\"classes\":null") &&
+		  pgwt_esc_notice_parse(buf, &out, err, sizeof(err)) == 0 && out.classes_all);
+	CHECK("esc-proto-small-buffer", pgwt_esc_notice_json(&in, NULL, 0, buf, 20) == -1);
+	/* what psql's json_build_object writes (spaces) parses the same */
+	CHECK("esc-proto-json-build-object",
+		  pgwt_esc_notice_parse("{\"op\" : \"escalate\", \"id\" : 900, \"seconds\" : 30, \"classes\" : null, "
+								"\"reason\" : \"manual\", \"backend_start_us\" : 1764633600123456, "
+								"\"by\" : \"x\", \"pid\" : 7}", &out, err, sizeof(err)) == 0 &&
+		  out.id == 900 && out.seconds == 30 && out.start_us == 1764633600123456ll);
+	CHECK("esc-proto-rejects-duplicate-key",
+		  pgwt_esc_notice_parse("{\"op\":\"escalate\",\"id\":1,\"seconds\":5,\"seconds\":50}",
+								&out, err, sizeof(err)) == -1);
+	CHECK("esc-proto-rejects-deep-nesting",
+		  pgwt_esc_notice_parse("{\"op\":\"deescalate\",\"id\":1,\"x\":[[[[[[[[[[1]]]]]]]]]]}",
+								&out, err, sizeof(err)) == -1);
+
+	/* the report: the tracer's builder, the extension's parser */
+	r.mode = "tiered";
+	r.tier = "sampled";
+	r.exact = false;
+	r.window_id = 3;
+	r.seconds_left = 12;
+	r.budget_left_s = -1;
+	r.request_id = 9;
+	r.reason = "self-test: \"exact\":true never fired";
+	len = pgwt_esc_report_json(&r, buf, sizeof(buf));
+	CHECK("esc-proto-report-parsed",
+		  len > 0 && pgwt_esc_report_parse(buf, &v) == 0 &&
+		  strcmp(v.mode, "tiered") == 0 && strcmp(v.tier, "sampled") == 0 &&
+		  v.has_exact && !v.exact && v.has_window_id && v.window_id == 3 &&
+		  v.has_seconds_left && v.seconds_left == 12 && v.has_budget_left && v.budget_left_s == -1 &&
+		  v.has_request_id && v.request_id == 9 && strcmp(v.reason, r.reason) == 0);
+	/*
+	 * A key's name inside another value is no key: the extension's old
+	 * reader (strstr of "\"exact\":") took a reason quoting it for the key.
+	 */
+	CHECK("esc-proto-report-key-in-string",
+		  pgwt_esc_report_parse("{\"mode\":\"full\",\"reason\":\"peer said \\\"exact\\\":false\"}", &v) == 0 &&
+		  !v.has_exact && strcmp(v.mode, "full") == 0);
+	CHECK("esc-proto-report-not-json",
+		  pgwt_esc_report_parse("mode=full", &v) == -1 && v.mode[0] == '\0' && !v.has_exact);
+	CHECK("esc-proto-channel", strcmp(PGWT_ESC_CHANNEL, "pg_wait_tracer_escalation") == 0);
+}
+
 int
 main(void)
 {
+	test_protocol_round_trip();
 	test_parse();
 	test_parse_bounds();
 	test_authorize();

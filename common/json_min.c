@@ -1,15 +1,15 @@
 /*
  * json_min.c
- *		Strict parser for flat JSON request objects and an escaping writer
- *		for responses (see json_min.h). Anything it does not understand is an
- *		error with a reason, never a guess.
+ *		Strict parser for flat JSON objects and an escaping writer (see
+ *		json_min.h). Anything it does not understand is an error with a
+ *		reason, never a guess.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_min.h"
+#include "common/json_min.h"
 
 typedef struct jm_cursor
 {
@@ -167,8 +167,79 @@ jm_word(jm_cursor *c, const char *w)
 	return false;
 }
 
-int
-pgwt_json_parse(const char *text, size_t len, pgwt_json_obj *obj, char *err, size_t errlen)
+/* Check and skip one array or object at c->p, at most max_depth deep. */
+static int
+jm_skip_nested(jm_cursor *c, int max_depth, const char **why)
+{
+	char		close;
+	char		scratch[PGWT_JSON_MAX_STR];
+	bool		first = true;
+
+	if (max_depth <= 0)
+	{
+		*why = "nesting too deep";
+		return -1;
+	}
+	close = *c->p == '{' ? '}' : ']';
+	c->p++;
+	for (;;)
+	{
+		jm_skip_ws(c);
+		if (first && c->p < c->end && *c->p == close)
+		{
+			c->p++;
+			return 0;
+		}
+		first = false;
+		if (close == '}')
+		{
+			if (jm_string(c, scratch, sizeof(scratch), why) != 0)
+				return -1;
+			jm_skip_ws(c);
+			if (c->p >= c->end || *c->p != ':')
+			{
+				*why = "expected ':'";
+				return -1;
+			}
+			c->p++;
+			jm_skip_ws(c);
+		}
+		if (c->p < c->end && *c->p == '"')
+		{
+			if (jm_string(c, scratch, sizeof(scratch), why) != 0)
+				return -1;
+		}
+		else if (c->p < c->end && (*c->p == '{' || *c->p == '['))
+		{
+			if (jm_skip_nested(c, max_depth - 1, why) != 0)
+				return -1;
+		}
+		else if (!jm_word(c, "true") && !jm_word(c, "false") && !jm_word(c, "null"))
+		{
+			double		d;
+
+			if (jm_number(c, &d, why) != 0)
+				return -1;
+		}
+		jm_skip_ws(c);
+		if (c->p < c->end && *c->p == ',')
+		{
+			c->p++;
+			continue;
+		}
+		if (c->p < c->end && *c->p == close)
+		{
+			c->p++;
+			return 0;
+		}
+		*why = close == '}' ? "expected ',' or '}'" : "expected ',' or ']'";
+		return -1;
+	}
+}
+
+static int
+jm_parse(const char *text, size_t len, pgwt_json_obj *obj, bool nested,
+		 char *err, size_t errlen)
 {
 	jm_cursor	c = {text, text + len};
 	const char *why = NULL;
@@ -219,8 +290,14 @@ pgwt_json_parse(const char *text, size_t len, pgwt_json_obj *obj, char *err, siz
 			}
 			else if (c.p < c.end && (*c.p == '{' || *c.p == '['))
 			{
-				why = "nested values are not accepted";
-				goto bad;
+				if (!nested)
+				{
+					why = "nested values are not accepted";
+					goto bad;
+				}
+				f->type = PGWT_JSON_NESTED;
+				if (jm_skip_nested(&c, PGWT_JSON_MAX_DEPTH, &why) != 0)
+					goto bad;
 			}
 			else if (jm_word(&c, "true"))
 			{
@@ -263,6 +340,30 @@ pgwt_json_parse(const char *text, size_t len, pgwt_json_obj *obj, char *err, siz
 bad:
 	snprintf(err, errlen, "%s at byte %ld", why, (long) (c.p - text));
 	return -1;
+}
+
+int
+pgwt_json_parse(const char *text, size_t len, pgwt_json_obj *obj, char *err, size_t errlen)
+{
+	return jm_parse(text, len, obj, false, err, errlen);
+}
+
+int
+pgwt_json_parse_nested(const char *text, size_t len, pgwt_json_obj *obj, char *err, size_t errlen)
+{
+	return jm_parse(text, len, obj, true, err, errlen);
+}
+
+bool
+pgwt_json_get_int(const pgwt_json_obj *obj, const char *key, long long *out)
+{
+	const pgwt_json_field *f = pgwt_json_get(obj, key);
+
+	if (f == NULL || f->type != PGWT_JSON_NUMBER || f->num != floor(f->num) ||
+		fabs(f->num) > 9007199254740992.0)
+		return false;
+	*out = (long long) f->num;
+	return true;
 }
 
 const pgwt_json_field *
@@ -366,6 +467,27 @@ pgwt_json_bool(pgwt_json_out *o, const char *key, bool val)
 {
 	jo_key(o, key);
 	jo_put(o, val ? "true" : "false", val ? 4 : 5);
+}
+
+void
+pgwt_json_null(pgwt_json_out *o, const char *key)
+{
+	jo_key(o, key);
+	jo_put(o, "null", 4);
+}
+
+void
+pgwt_json_str_array(pgwt_json_out *o, const char *key, const char *const *vals, int n)
+{
+	jo_key(o, key);
+	jo_put(o, "[", 1);
+	for (int i = 0; i < n; i++)
+	{
+		if (i > 0)
+			jo_put(o, ",", 1);
+		jo_quoted(o, vals[i] ? vals[i] : "");
+	}
+	jo_put(o, "]", 1);
 }
 
 long
