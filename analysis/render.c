@@ -670,9 +670,11 @@ pgwt_render_session_event(pgwt_buf *b, const pgwt_render_opts *o, const pgwt_win
 			const pgwt_session_row *r = &rows->rows[i];
 			char		top[PGWT_EVENT_NAME_MAX];
 
-			pgwt_buf_printf(b, "%s{\"pid\":%u,\"leader_pid\":%u,\"other\":%s,\"exited\":%s,\"type\":",
+			pgwt_buf_printf(b, "%s{\"pid\":%u,\"leader_pid\":%u,\"other\":%s,\"exited\":%s,"
+							"\"background\":%s,\"type\":",
 							i ? "," : "", r->pid, r->info ? r->info->leader_pid : 0,
-							r->other ? "true" : "false", r->exited ? "true" : "false");
+							r->other ? "true" : "false", r->exited ? "true" : "false",
+							r->info && r->info->background ? "true" : "false");
 			pgwt_rd_json_str(b, rd_info(r, 0));
 			pgwt_buf_printf(b, ",\"user\":");
 			pgwt_rd_json_str(b, rd_info(r, 1));

@@ -325,8 +325,7 @@ hist_compute(HistHold *h, const char *dir, uint64 from, uint64 to, HistView view
 			h->res.status = pgwt_view_query_event(h->eng, 0, &vo, &h->res.events);
 			break;
 	}
-	pgwt_engine_free(h->eng);
-	h->eng = NULL;
+	/* the engine stays until hist_hold_done: rows point at its backends */
 }
 
 /* Compute the view; the caller reads h->res and calls hist_hold_done(). */

@@ -244,6 +244,20 @@ pgwt_trace_wake_worker_slow(void)
 		SetLatch(latch);
 }
 
+/*
+ * Half of this process's ring waits for the writer: wake it now, even
+ * between its regular drains (a busy session fills a ring in a fraction of
+ * PGWT_DRAIN_MS). At most a few times per ring; SetLatch is lock-free.
+ */
+void
+pgwt_trace_nudge_worker(void)
+{
+	Latch	   *latch = __atomic_load_n(&pgwt_trace_shared->worker_latch, __ATOMIC_ACQUIRE);
+
+	if (latch != NULL)
+		SetLatch(latch);
+}
+
 void
 pgwt_trace_wait(uint32 event, uint64 start_ns, uint64 duration_ns, uint64 query_id)
 {
@@ -255,6 +269,8 @@ pgwt_trace_wait(uint32 event, uint64 start_ns, uint64 duration_ns, uint64 query_
 		pgwt_tring_append(r, PGWT_TRING_MARKER, PGWT_TMARK_IDLE, start_ns, 0, query_id);
 	pgwt_tring_append(r, PGWT_TRING_WAIT, event, start_ns, duration_ns, query_id);
 	pgwt_trace_wake_worker();
+	if (unlikely(pgwt_tring_half_waiting(r)))
+		pgwt_trace_nudge_worker();
 }
 
 void
@@ -286,6 +302,8 @@ pgwt_trace_marker(pgwt_tring_marker marker, uint64 query_id)
 #endif
 	pgwt_tring_append(r, PGWT_TRING_MARKER, (uint32) marker, now, 0, query_id);
 	pgwt_trace_wake_worker();
+	if (unlikely(pgwt_tring_half_waiting(r)))
+		pgwt_trace_nudge_worker();
 }
 
 /* ---- markers ------------------------------------------------------------- */

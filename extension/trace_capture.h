@@ -114,6 +114,8 @@ pgwt_trace_wanted(uint32 event, uint64 start_ns, uint64 end_ns, uint64 *from_ns)
 /* Wake the drain worker if it sleeps long (slow part out of line). */
 extern void pgwt_trace_wake_worker_slow(void);
 
+extern void pgwt_trace_nudge_worker(void);
+
 static inline void
 pgwt_trace_wake_worker(void)
 {

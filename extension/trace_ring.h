@@ -105,6 +105,9 @@ typedef struct pgwt_trace_ring
 	uint32_t	pad;
 	uint64_t	owner_base;		/* first position of the current owner */
 	uint64_t	head;			/* next position to write */
+	uint64_t	drained;		/* the reader (trace writer) has read up to
+								 * here: the owner wakes it early when half
+								 * the ring waits (pgwt_tring_half_waiting) */
 	pgwt_tring_entry entries[];	/* capacity entries */
 } pgwt_trace_ring;
 
@@ -208,6 +211,30 @@ pgwt_tring_append(pgwt_trace_ring *r, uint32_t kind, uint32_t event,
 	__atomic_store_n(&e->kind, kind, __ATOMIC_RELAXED);
 	__atomic_store_n(&e->seq, p + 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&r->head, p + 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * After an append (owner only): has half the ring been written since the
+ * reader last said how far it read? Asked at every quarter of the ring
+ * only, so a burst costs one load per quarter, and the reader is woken a
+ * few times per ring at most, instead of finding the oldest records
+ * overwritten at its next regular drain.
+ */
+static inline bool
+pgwt_tring_half_waiting(const pgwt_trace_ring *r)
+{
+	uint64_t	head = __atomic_load_n(&r->head, __ATOMIC_RELAXED);
+
+	if ((head & (r->mask >> 2)) != 0)
+		return false;
+	return head - __atomic_load_n(&r->drained, __ATOMIC_RELAXED) >= (r->capacity >> 1);
+}
+
+/* The reader: everything before pos has been read. */
+static inline void
+pgwt_tring_set_drained(pgwt_trace_ring *r, uint64_t pos)
+{
+	__atomic_store_n(&r->drained, pos, __ATOMIC_RELAXED);
 }
 
 #endif							/* PGWT_TRACE_RING_H */

@@ -266,6 +266,7 @@ pgwt_drain_ring(int i, pgwt_tring_rec *in, pgwt_record *out,
 	/* lost positions were skipped by the read: resume after them */
 	if (next > s->conv.next_pos)
 		s->conv.next_pos = next;
+	pgwt_tring_set_drained(r, s->conv.next_pos);
 	*lost += st.overwritten + st.torn;
 	*read += st.copied;
 	return written;

@@ -29,9 +29,9 @@ SELECT wait_event_type, wait_event, waits, total_ms, avg_us, max_us, fidelity
  ORDER BY total_ms DESC;
 SELECT pid, db_ms, cpu_ms, wait_ms, top_wait_event, top_wait_ms
   FROM pgwt_history_session_event('2026-01-01 00:00:18', '2026-01-01 00:00:21.6', :'synth');
-SELECT class, total_ms
+SELECT stat_name, time_ms
   FROM pgwt_history_time_model('2026-01-01 00:00:18', '2026-01-01 00:00:21.6', :'synth')
- ORDER BY class;
+ ORDER BY stat_name;
 SELECT wait_event, sum(waits) AS waits, sum(total_ms) AS total_ms
   FROM pgwt_history_query_event('2026-01-01 00:00:18', '2026-01-01 00:00:21.6', :'synth')
  GROUP BY wait_event ORDER BY wait_event;

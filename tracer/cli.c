@@ -123,7 +123,7 @@ enum
 {
 	OPT_SAMPLE_RATE = 1000, OPT_RETENTION_GB, OPT_TRACE_GROUP, OPT_REPLAY,
 	OPT_FROM, OPT_TO, OPT_DAEMON, OPT_MODE, OPT_DBNAME, OPT_USER, OPT_HOST,
-	OPT_LIGHTWEIGHT, OPT_SKIP_QID, OPT_CHECK_EXACT, OPT_SAMPLER_PRIORITY, OPT_BUDGET, OPT_METRICS_LISTEN, OPT_CPU_DISABLE,
+	OPT_LIGHTWEIGHT, OPT_SKIP_QID, OPT_CHECK_EXACT, OPT_FINE, OPT_SAMPLER_PRIORITY, OPT_BUDGET, OPT_METRICS_LISTEN, OPT_CPU_DISABLE,
 	OPT_QUERY_TEXT,
 	OPT_ANOMALY_FIRST			/* + pgwt_cli_anomaly */
 };
@@ -148,6 +148,7 @@ static const struct option cli_long_opts[] = {
 	{"query-text", required_argument, NULL, OPT_QUERY_TEXT},
 	{"replay", no_argument, NULL, OPT_REPLAY},
 	{"check-exact", no_argument, NULL, OPT_CHECK_EXACT},
+	{"fine", no_argument, NULL, OPT_FINE},
 	{"from", required_argument, NULL, OPT_FROM},
 	{"to", required_argument, NULL, OPT_TO},
 	{"daemon", no_argument, NULL, OPT_DAEMON},
@@ -337,6 +338,9 @@ cli_opt_long(int c, const char *arg, pgwt_options *o, cli_state *st,
 		case OPT_REPLAY:
 			o->replay = 1;
 			break;
+		case OPT_FINE:
+			o->fine = 1;
+			break;
 		case OPT_CHECK_EXACT:
 			o->check_exact = 1;
 			break;
@@ -459,6 +463,8 @@ cli_cross_check(pgwt_options *o, const cli_state *st, char *err, size_t errlen)
 		return cli_fail(err, errlen, "--replay reads trace files: --pid/--pgdata do not apply");
 	if (o->view == PGWT_VIEW_HISTOGRAM && !o->event)
 		return cli_fail(err, errlen, "--view histogram needs --event NAME");
+	if (o->fine && o->view != PGWT_VIEW_HISTOGRAM)
+		return cli_fail(err, errlen, "--fine applies to --view histogram");
 	if (o->pid_filter && o->view != PGWT_VIEW_SESSION_EVENT)
 		return cli_fail(err, errlen, "--pid-filter applies to --view session_event");
 	if (o->have_query_id && o->view != PGWT_VIEW_QUERY_EVENT)
@@ -565,6 +571,7 @@ pgwt_usage(FILE *out)
 		  "  -w, --window LIST        e.g. 5s,1m,5m (first equals the interval)\n"
 		  "Filters:\n"
 		  "  -e, --event NAME         Class:Event (histogram needs it)\n"
+		  "      --fine               histogram in 32 log2 ns buckets (as SQL shows it)\n"
 		  "  -P, --pid-filter PID     session_event detail for one backend\n"
 		  "  -Q, --query-id ID        query_event for one query\n"
 		  "Recording:\n"

@@ -127,6 +127,9 @@ typedef struct pgwt_options
 	int			daemon;
 	int			replay;
 	int			check_exact;	/* run the exact tier's self-test, then exit */
+	int			fine;			/* histogram: the 32 log2 ns buckets of
+								 * common/histogram.h, as SQL and
+								 * pgwt-dump --fine show them */
 	const char *from;
 	const char *to;
 	int			verbose;

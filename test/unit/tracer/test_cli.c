@@ -40,6 +40,19 @@ cli_defaults(void)
 	UNIT_CHECK(o.query_text == PGWT_QUERY_TEXT_NORMALIZED);
 }
 
+/* --fine: the histogram view's 32 ns buckets; refused elsewhere. */
+static void
+cli_fine(void)
+{
+	char	   *a1[] = {"x", "--replay", "-T", "/d", "-V", "histogram", "-e", "IO:DataFileRead", "--fine", NULL};
+	char	   *a2[] = {"x", "--fine", NULL};
+	pgwt_options o;
+	char		err[256];
+
+	UNIT_CHECK(parse(a1, &o, err) == 0 && o.fine == 1);
+	UNIT_CHECK(parse(a2, &o, err) == -1 && strstr(err, "--fine applies to --view histogram"));
+}
+
 static void
 cli_sampler_priority(void)
 {
@@ -219,6 +232,7 @@ run_cli_tests(void)
 {
 	UNIT_RUN(cli_defaults);
 	UNIT_RUN(cli_sampler_priority);
+	UNIT_RUN(cli_fine);
 	UNIT_RUN(cli_all_flags);
 	UNIT_RUN(cli_replay_and_daemon);
 	UNIT_RUN(cli_tiers);
