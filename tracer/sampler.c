@@ -737,19 +737,15 @@ sampler_apply_excluded(sampler_state *s)
 	s->cfg.metrics->backends_tracked = s->nbe;
 }
 
+/*
+ * Before a tick reads anything: forks and exits from the proc connector,
+ * exclusions, and a rescan of the postmaster's children when due. -1 when
+ * the postmaster is gone.
+ */
 static int
-sampler_tick(pgwt_capture_source *src, uint64_t now_ns, pgwt_emit_fn emit, void *arg)
+sampler_tick_prepare(sampler_state *s, uint64_t now_ns)
 {
-	sampler_state *s = src->state;
-	pgwt_self_metrics *m = s->cfg.metrics;
-	uint64_t	weight;
-	size_t		nrec = 0,
-				keep = 0,
-				nbatched = 0;
-	int			resync = 0,
-				batch_ok = 0;
-	const uint8_t *vals = NULL;
-	uint64_t	hold_since = UINT64_MAX;
+	int			resync = 0;
 
 	if (s->cnfd >= 0)
 	{
@@ -770,13 +766,20 @@ sampler_tick(pgwt_capture_source *src, uint64_t now_ns, pgwt_emit_fn emit, void 
 			return -1;
 		s->last_scan_ns = now_ns;
 	}
-	hold_since = pgwt_exclusions_hold_since(&s->excl, now_ns);
-	weight = pgwt_tick_bill(&s->clock, now_ns);
-	m->ticks_total++;
-	m->unobserved_ns = s->clock.unobserved_ns;
-	m->late_ticks_total = s->clock.late_ticks;
-	if (sampler_grow((void **) &s->recs, &s->caprecs, s->nbe + 1, sizeof(pgwt_record)) != 0)
-		return 0;
+	return 0;
+}
+
+/*
+ * Pass 1 of a tick; returns how many backends wait for the batch, and
+ * adds the records it made to *nrec.
+ */
+static size_t
+sampler_pass_own(sampler_state *s, uint64_t now_ns, uint64_t weight,
+				 uint64_t hold_since, size_t *nrec)
+{
+	pgwt_self_metrics *m = s->cfg.metrics;
+	size_t		keep = 0,
+				nbatched = 0;
 
 	/*
 	 * Pass 1: backends whose pointers need verifying are read one by one;
@@ -807,52 +810,69 @@ sampler_tick(pgwt_capture_source *src, uint64_t now_ns, pgwt_emit_fn emit, void 
 		}
 		b->own_read = 1;
 		sampler_keep(s, &keep, i);
-		sampler_account(s, &s->be[keep - 1], rc, &rb, now_ns, weight, hold_since, &nrec);
+		sampler_account(s, &s->be[keep - 1], rc, &rb, now_ns, weight, hold_since, nrec);
 	}
 	s->nbe = keep;
+	return nbatched;
+}
 
-	/* Pass 2: the batch, in one call; per-backend reads if that fails. */
-	if (nbatched)
+/*
+ * Pass 2's source of values: the read-only mapping, else one
+ * process_vm_readv over the planned spans. Returns whether it holds this
+ * tick's values (*vals points at them); false sends every backend to its
+ * own read.
+ */
+static int
+sampler_batch_source(sampler_state *s, uint64_t now_ns, const uint8_t **valsp)
+{
+	pgwt_self_metrics *m = s->cfg.metrics;
+	const uint8_t *vals;
+	int			batch_ok;
+
+	if (s->map_state == 1 &&
+		(s->plan_dirty || now_ns - s->map_checked_ns >= SAMPLER_MAP_CHECK_NS))
 	{
-		if (s->map_state == 1 &&
-			(s->plan_dirty || now_ns - s->map_checked_ns >= SAMPLER_MAP_CHECK_NS))
+		s->map_checked_ns = now_ns;
+		if (!s->map.base || !pgwt_shm_view_current(&s->map))
 		{
-			s->map_checked_ns = now_ns;
-			if (!s->map.base || !pgwt_shm_view_current(&s->map))
-			{
-				/* the segment was replaced (or a remap failed): map again */
-				pgwt_shm_view_close(&s->map);
-				s->plan_dirty = 1;
-			}
+			/* the segment was replaced (or a remap failed): map again */
+			pgwt_shm_view_close(&s->map);
+			s->plan_dirty = 1;
 		}
-		if (s->plan_dirty)
-		{
-			s->plan_ok = sampler_plan(s) == 0;
-			s->plan_dirty = 0;
-		}
-		if (s->plan_ok && s->nspans > 0 && s->map.base)
-		{
-			vals = s->map.base;
-			batch_ok = 1;
-		}
-		else
-		{
-			vals = s->batch_buf;
-			batch_ok = s->plan_ok && s->nspans > 0 && sampler_read_batch(s) == 0;
-		}
-		m->batch_fallbacks_total += !batch_ok;
 	}
+	if (s->plan_dirty)
+	{
+		s->plan_ok = sampler_plan(s) == 0;
+		s->plan_dirty = 0;
+	}
+	if (s->plan_ok && s->nspans > 0 && s->map.base)
+	{
+		vals = s->map.base;
+		batch_ok = 1;
+	}
+	else
+	{
+		vals = s->batch_buf;
+		batch_ok = s->plan_ok && s->nspans > 0 && sampler_read_batch(s) == 0;
+	}
+	m->batch_fallbacks_total += !batch_ok;
+	*valsp = vals;
+	return batch_ok;
+}
 
-	/*
-	 * Take every value first, in a loop of independent loads: from the
-	 * mapping each is a cache miss on a line the backend writes, and a
-	 * tight loop keeps many in flight (accounting between the loads kept
-	 * one at a time). It also makes the tick a snapshot a few
-	 * microseconds wide. From the mapping, one aligned load each (the
-	 * server writes them whole); the copied ranges of process_vm_readv
-	 * are packed, so their values may be unaligned.
-	 */
-	for (size_t i = 0; batch_ok && i < s->nbe; i++)
+/*
+ * Take every value first, in a loop of independent loads: from the
+ * mapping each is a cache miss on a line the backend writes, and a
+ * tight loop keeps many in flight (accounting between the loads kept
+ * one at a time). It also makes the tick a snapshot a few
+ * microseconds wide. From the mapping, one aligned load each (the
+ * server writes them whole); the copied ranges of process_vm_readv
+ * are packed, so their values may be unaligned.
+ */
+static void
+sampler_snapshot(sampler_state *s, const uint8_t *vals)
+{
+	for (size_t i = 0; i < s->nbe; i++)
 	{
 		sampler_backend *b = &s->be[i];
 
@@ -877,7 +897,16 @@ sampler_tick(pgwt_capture_source *src, uint64_t now_ns, pgwt_emit_fn emit, void 
 				memcpy(&b->snap_xact, vals + b->xact_off, 8);
 		}
 	}
-	keep = 0;
+}
+
+/* Pass 2: the batched backends, from the snapshot or their own read. */
+static void
+sampler_pass_batched(sampler_state *s, int batch_ok, uint64_t now_ns, uint64_t weight,
+					 uint64_t hold_since, size_t *nrec)
+{
+	pgwt_self_metrics *m = s->cfg.metrics;
+	size_t		keep = 0;
+
 	for (size_t i = 0; i < s->nbe; i++)
 	{
 		sampler_backend *b = &s->be[i];
@@ -906,12 +935,43 @@ sampler_tick(pgwt_capture_source *src, uint64_t now_ns, pgwt_emit_fn emit, void 
 			}
 		}
 		sampler_keep(s, &keep, i);
-		sampler_account(s, &s->be[keep - 1], rc, &rb, now_ns, weight, hold_since, &nrec);
+		sampler_account(s, &s->be[keep - 1], rc, &rb, now_ns, weight, hold_since, nrec);
 	}
 	s->nbe = keep;
+}
+
+static int
+sampler_tick(pgwt_capture_source *src, uint64_t now_ns, pgwt_emit_fn emit, void *arg)
+{
+	sampler_state *s = src->state;
+	pgwt_self_metrics *m = s->cfg.metrics;
+	uint64_t	weight;
+	uint64_t	hold_since;
+	size_t		nrec = 0;
+
+	if (sampler_tick_prepare(s, now_ns) != 0)
+		return -1;
+	hold_since = pgwt_exclusions_hold_since(&s->excl, now_ns);
+	weight = pgwt_tick_bill(&s->clock, now_ns);
+	m->ticks_total++;
+	m->unobserved_ns = s->clock.unobserved_ns;
+	m->late_ticks_total = s->clock.late_ticks;
+	if (sampler_grow((void **) &s->recs, &s->caprecs, s->nbe + 1, sizeof(pgwt_record)) != 0)
+		return 0;
+	if (sampler_pass_own(s, now_ns, weight, hold_since, &nrec) > 0)
+	{
+		const uint8_t *vals = NULL;
+		int			batch_ok = sampler_batch_source(s, now_ns, &vals);
+
+		if (batch_ok)
+			sampler_snapshot(s, vals);
+		sampler_pass_batched(s, batch_ok, now_ns, weight, hold_since, &nrec);
+	}
+	else
+		sampler_pass_batched(s, 0, now_ns, weight, hold_since, &nrec);
 	/* values read: recording runs at normal priority */
 	sampler_prio_set(s, 0);
-	m->backends_tracked = keep;
+	m->backends_tracked = s->nbe;
 	m->samples_total += nrec;
 	if (nrec && emit)
 		emit(arg, s->recs, nrec);
