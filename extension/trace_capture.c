@@ -269,7 +269,7 @@ pgwt_trace_wait(uint32 event, uint64 start_ns, uint64 duration_ns, uint64 query_
 		pgwt_tring_append(r, PGWT_TRING_MARKER, PGWT_TMARK_IDLE, start_ns, 0, query_id);
 	pgwt_tring_append(r, PGWT_TRING_WAIT, event, start_ns, duration_ns, query_id);
 	pgwt_trace_wake_worker();
-	if (unlikely(pgwt_tring_half_waiting(r)))
+	if (unlikely(pgwt_tring_half_waiting(r, event == PGWT_EVENT_CLIENT_READ ? 2 : 1)))
 		pgwt_trace_nudge_worker();
 }
 
@@ -302,7 +302,7 @@ pgwt_trace_marker(pgwt_tring_marker marker, uint64 query_id)
 #endif
 	pgwt_tring_append(r, PGWT_TRING_MARKER, (uint32) marker, now, 0, query_id);
 	pgwt_trace_wake_worker();
-	if (unlikely(pgwt_tring_half_waiting(r)))
+	if (unlikely(pgwt_tring_half_waiting(r, 1)))
 		pgwt_trace_nudge_worker();
 }
 

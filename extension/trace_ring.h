@@ -214,18 +214,18 @@ pgwt_tring_append(pgwt_trace_ring *r, uint32_t kind, uint32_t event,
 }
 
 /*
- * After an append (owner only): has half the ring been written since the
- * reader last said how far it read? Asked at every quarter of the ring
- * only, so a burst costs one load per quarter, and the reader is woken a
- * few times per ring at most, instead of finding the oldest records
- * overwritten at its next regular drain.
+ * After the owner appended n records: has half the ring been written since
+ * the reader last said how far it read? Asked only when those appends
+ * crossed a quarter of the ring, so a burst costs one load per quarter,
+ * and the reader is woken a few times per ring at most, instead of finding
+ * the oldest records overwritten at its next regular drain.
  */
 static inline bool
-pgwt_tring_half_waiting(const pgwt_trace_ring *r)
+pgwt_tring_half_waiting(const pgwt_trace_ring *r, uint64_t n)
 {
 	uint64_t	head = __atomic_load_n(&r->head, __ATOMIC_RELAXED);
 
-	if ((head & (r->mask >> 2)) != 0)
+	if ((head & (r->mask >> 2)) >= n)
 		return false;
 	return head - __atomic_load_n(&r->drained, __ATOMIC_RELAXED) >= (r->capacity >> 1);
 }

@@ -656,6 +656,35 @@ test_esc_markers(void)
 		  pgwt_esc_reason_code(PGWT_ESC_ANOMALY_LOCK) == 4 && pgwt_esc_reason_code(PGWT_ESC_ANOMALY_CPU) == 5);
 }
 
+/*
+ * The writer is woken when half the ring waits, asked whenever appends
+ * cross a quarter of it, also when the crossing append was the first of
+ * two (an idle marker before its ClientRead wait).
+ */
+static void
+test_half_waiting(void)
+{
+	pgwt_trace_ring *r = ring_new(64);	/* quarters of 16 */
+	uint64_t	p;
+
+	for (p = 0; p < 31; p++)
+		append_pos(r, p);
+	CHECK(!pgwt_tring_half_waiting(r, 1));	/* 31 written: not a quarter */
+	append_pos(r, p++);
+	CHECK(pgwt_tring_half_waiting(r, 1));	/* 32 of 64 wait */
+	pgwt_tring_set_drained(r, 32);
+	for (; p < 48; p++)
+		append_pos(r, p);
+	CHECK(!pgwt_tring_half_waiting(r, 1));	/* a quarter, 16 waiting */
+	for (; p < 63; p++)
+		append_pos(r, p);
+	append_pos(r, p++);
+	append_pos(r, p++);			/* 64 crossed by the first of these two */
+	CHECK(!pgwt_tring_half_waiting(r, 1));
+	CHECK(pgwt_tring_half_waiting(r, 2));	/* 33 waiting since 32 */
+	free(r);
+}
+
 int
 main(void)
 {
@@ -663,6 +692,7 @@ main(void)
 	run("tring-capacity", test_capacity);
 	run("tring-basic-order", test_basic_order);
 	run("tring-wraparound", test_wraparound);
+	run("tring-half-waiting", test_half_waiting);
 	run("tring-owner-change", test_owner_change);
 	run("tring-owner-identity-pid-reuse", test_owner_identity);
 	run("tring-torn-and-stale", test_torn_and_stale);
