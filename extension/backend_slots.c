@@ -385,6 +385,7 @@ pgwt_slot_detach(int code, Datum arg)
 
 	if (slot == NULL)
 		return;
+	pgwt_settle_exit();
 	pgwt_safe_point(true);
 	pgwt_collect_stop();
 	pgwt_my_slot = NULL;

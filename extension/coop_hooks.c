@@ -159,6 +159,7 @@ static void pgwt_wait_end_chained(uint32 wait_event_info);
  */
 #define PGWT_EAGER_FLUSH_NS (1000 * 1000)
 static bool pgwt_eager_flush = false;	/* this process owns a lock-free slot */
+static bool pgwt_exiting = false;	/* pgwt_settle_exit ran: collect no more */
 
 bool
 pgwt_hooks_present(void)
@@ -394,6 +395,30 @@ pgwt_flush_pending(void)
 }
 
 /*
+ * Bill the CPU* since our last wait up to now, as the next wait would, so
+ * that a reader sees it now; returns that instant (0: not collecting, or
+ * inside a wait).
+ */
+static uint64
+pgwt_close_cpu_span(void)
+{
+	PgwtSlot   *slot = pgwt_hot.slot;
+	uint64		now;
+
+	if (slot == NULL || slot != pgwt_my_slot || pgwt_hot.in_wait)
+		return 0;
+	now = pgwt_clock_ns();
+	pgwt_slot_write_begin(slot);
+	if (now > slot->last_end_ns)
+	{
+		slot->cpu_ns += now - slot->last_end_ns;
+		slot->last_end_ns = now;
+	}
+	pgwt_slot_write_end(slot);
+	return now;
+}
+
+/*
  * Begin hook, not collecting yet (or any more): the postmaster, capture
  * off, a backend before its slot claim, an auxiliary process before its
  * first wait, or one whose capture was switched off and on again.
@@ -404,7 +429,7 @@ pgwt_wait_begin_slow(uint32 wait_event_info)
 	PgwtPending *p;
 
 	if (!IsUnderPostmaster || pgwt_capture == PGWT_CAPTURE_OFF || wait_event_info == 0 ||
-		pgwt_is_own_worker())
+		pgwt_exiting || pgwt_is_own_worker())
 		return;
 	if (pgwt_my_slot == NULL && MyProc != NULL && pgwt_claims_slot_lock_free())
 	{
@@ -445,18 +470,23 @@ pgwt_wait_begin(uint32 wait_event_info)
 	/*
 	 * Deferred accounting, only where no LWLock can be held: in batches
 	 * (the fixed cost of a flush is shared), before every idle wait so that
-	 * a backend going idle leaves its numbers up to date for readers, and
-	 * when another backend asked for a reset (it set our latch to get here).
+	 * a backend going idle leaves its numbers up to date for readers (its
+	 * waits, and the CPU* since the last of them: a session idle for hours
+	 * would otherwise bill its last statement's CPU* only when it wakes),
+	 * and when another backend asked for a reset (it set our latch to get
+	 * here).
 	 */
 	if (unlikely(pgwt_hot.npending >= PGWT_FLUSH_BATCH ||
 				 (pgwt_event_maybe_idle(wait_event_info) &&
-				  pgwt_event_is_idle(wait_event_info) && pgwt_hot.npending > 0) ||
+				  pgwt_event_is_idle(wait_event_info)) ||
 				 pg_atomic_read_u32(&slot->reset_requests) != slot->reset_applied) &&
 		InterruptHoldoffCount == 0 && CritSectionCount == 0)
 	{
 		pgwt_flush_pending();
 		if (pgwt_hot.slot == NULL)
 			return;				/* capture went off, or we are exiting */
+		if (pgwt_event_maybe_idle(wait_event_info) && pgwt_event_is_idle(wait_event_info))
+			pgwt_close_cpu_span();
 	}
 
 	/* the end hook only has to add the end time to this entry */
@@ -532,7 +562,7 @@ void
 pgwt_safe_point(bool merge_queries)
 {
 	bool		collect = pgwt_capture != PGWT_CAPTURE_OFF && IsUnderPostmaster &&
-		pgwt_hooks_present() && MyProc != NULL;
+		pgwt_hooks_present() && MyProc != NULL && !pgwt_exiting;
 
 	if (collect)
 	{
@@ -576,6 +606,45 @@ pgwt_safe_point(bool merge_queries)
 		pgwt_local_queries_clear();
 		pgwt_query_merge(pgwt_merge_batch, n);
 	}
+}
+
+/*
+ * Before a view reads the slots: bring the calling session's own numbers
+ * up to this instant. Other sessions' figures stand as of their last flush
+ * (a transaction end, an idle wait, a full batch); ours would otherwise
+ * miss the waits of the statement reading them, and the CPU* since our last
+ * wait (the reading statement's own parse, plan and catalog loads), which
+ * the trace files place before this instant. The open gap is closed at
+ * 'now' exactly as the next wait would close it, so nothing counts twice.
+ */
+void
+pgwt_settle_own(void)
+{
+	pgwt_safe_point(true);
+	pgwt_close_cpu_span();
+}
+
+/*
+ * The process is leaving (the first of our exit callbacks): its waits so
+ * far are folded (and traced), its last CPU* span ends now, in the slot and
+ * in the trace alike, and nothing after this counts: what runs later in
+ * the exit is no one's time, in every path.
+ */
+void
+pgwt_settle_exit(void)
+{
+	uint64		now;
+
+	if (pgwt_exiting)
+		return;
+	if (pgwt_hot.slot != NULL && MyProc != NULL)
+	{
+		pgwt_flush_pending();
+		if ((now = pgwt_close_cpu_span()) != 0)
+			pgwt_trace_exit(now);
+	}
+	pgwt_exiting = true;
+	pgwt_collect_stop();
 }
 
 static void

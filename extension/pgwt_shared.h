@@ -212,6 +212,8 @@ extern PgwtQueryEntry *pgwt_query_snapshot(int *n, uint64 *evictions, uint64 *dr
 extern void pgwt_hooks_install(void);
 extern void pgwt_flush_pending(void);
 extern void pgwt_safe_point(bool merge_queries);
+extern void pgwt_settle_own(void);
+extern void pgwt_settle_exit(void);
 extern void pgwt_collect_stop(void);
 extern void pgwt_capture_assign(int newval, void *extra);
 

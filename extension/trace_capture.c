@@ -178,10 +178,15 @@ pgwt_trace_claim_mine(void)
 	return r;
 }
 
-/* Exit callback: the ring is no longer any live process's. */
+/*
+ * Exit callback: the ring is no longer any live process's. The process's
+ * last waits and its exit (which ends its last CPU* span) go in first:
+ * this runs before the slot's own exit callback.
+ */
 static void
 pgwt_trace_release_mine(int code, Datum arg)
 {
+	pgwt_settle_exit();
 	if (pgwt_trace_my_ring != NULL && pgwt_trace_my_ring_pid == MyProcPid)
 	{
 		pgwt_trace_released_pid = MyProcPid;
@@ -272,6 +277,22 @@ pgwt_trace_wait(uint32 event, uint64 start_ns, uint64 duration_ns, uint64 query_
 	if (unlikely(pgwt_tring_half_waiting(r, event == PGWT_EVENT_CLIENT_READ ? 2 : 1)))
 		pgwt_trace_nudge_worker();
 }
+
+#ifdef PGWT_COOP_BUILD
+/* The process leaves at now_ns (pgwt_settle_exit): the trace's last record. */
+void
+pgwt_trace_exit(uint64 now_ns)
+{
+	pgwt_trace_ring *r;
+
+	if (pgwt_capture == PGWT_CAPTURE_OFF || !pgwt_trace_active(now_ns) ||
+		pgwt_trace_my_ring == NULL || pgwt_trace_my_ring_pid != MyProcPid ||
+		(r = pgwt_trace_ring_mine()) == NULL)
+		return;
+	pgwt_tring_append(r, PGWT_TRING_EXIT, 0, now_ns, 0, 0);
+	pgwt_trace_wake_worker();
+}
+#endif
 
 void
 pgwt_trace_marker(pgwt_tring_marker marker, uint64 query_id)

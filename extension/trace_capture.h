@@ -131,6 +131,7 @@ pgwt_trace_wake_worker(void)
 extern void pgwt_trace_wait(uint32 event, uint64 start_ns, uint64 duration_ns,
 							uint64 query_id);
 extern void pgwt_trace_marker(pgwt_tring_marker marker, uint64 query_id);
+extern void pgwt_trace_exit(uint64 now_ns);
 
 /* Escalation bookkeeping shared by the SQL functions and the worker. */
 extern void pgwt_trace_esc_sync_budget(void);	/* caller holds esc_lock */

@@ -89,6 +89,19 @@ pgwt_trace_convert(pgwt_trace_stream *s, const pgwt_tring_rec *in, size_t n,
 			s->have_last = true;
 			s->last_end_ns = end;
 		}
+		else if (r->kind == PGWT_TRING_EXIT)
+		{
+			/*
+			 * The last CPU* span ends at the exit (the live views close it at
+			 * the same instant); a later process with this pid starts anew.
+			 */
+			uint64_t	cpu = s->have_last && r->start_ns >= s->last_end_ns ?
+				r->start_ns - s->last_end_ns : 0;
+
+			o = trec_transition(o, s->pid, r->start_ns, PGWT_EVENT_NONE,
+								PGWT_EVENT_EXIT, cpu, 0);
+			s->have_last = false;
+		}
 		else if (r->kind == PGWT_TRING_MARKER)
 		{
 			uint32_t	ev = pgwt_trace_marker_event(r->event);

@@ -212,6 +212,11 @@ pgwt_trace(PG_FUNCTION_ARGS)
 			nulls[5] = true;
 			values[7] = Float8GetDatum(pgwt_us_of_ns(r->duration_ns));
 		}
+		else if (r->kind == PGWT_TRING_EXIT)
+		{
+			values[2] = CStringGetTextDatum("exit");
+			nulls[3] = nulls[4] = nulls[5] = nulls[7] = true;
+		}
 		else
 		{
 			const char *m = pgwt_tring_marker_name(r->event);

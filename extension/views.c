@@ -278,6 +278,7 @@ pgwt_system_event(PG_FUNCTION_ARGS)
 		return (Datum) 0;
 	}
 #ifdef PGWT_COOP_BUILD
+	pgwt_settle_own();
 	{
 		PgwtSystemSnap snap;
 		uint64		db_ns;
@@ -317,6 +318,7 @@ pgwt_event_histogram(PG_FUNCTION_ARGS)
 		return (Datum) 0;
 	}
 #ifdef PGWT_COOP_BUILD
+	pgwt_settle_own();
 	{
 		PgwtSystemSnap snap;
 		PgwtEventStat *tab;
@@ -364,6 +366,7 @@ pgwt_time_model(PG_FUNCTION_ARGS)
 		return (Datum) 0;
 	}
 #ifdef PGWT_COOP_BUILD
+	pgwt_settle_own();
 	if (pgwt_shared != NULL)
 	{
 		PgwtSystemSnap snap;
@@ -477,6 +480,7 @@ pgwt_session_event(PG_FUNCTION_ARGS)
 		return (Datum) 0;
 	}
 #ifdef PGWT_COOP_BUILD
+	pgwt_settle_own();
 	if (pgwt_shared != NULL)
 	{
 		PgwtSlot   *copy = palloc(sizeof(PgwtSlot));
@@ -539,6 +543,7 @@ pgwt_active(PG_FUNCTION_ARGS)
 		return (Datum) 0;
 	}
 #ifdef PGWT_COOP_BUILD
+	pgwt_settle_own();
 	if (pgwt_shared != NULL)
 	{
 		PgwtSlot   *copy = palloc(sizeof(PgwtSlot));
@@ -648,6 +653,7 @@ pgwt_query_event(PG_FUNCTION_ARGS)
 		return (Datum) 0;
 	}
 #ifdef PGWT_COOP_BUILD
+	pgwt_settle_own();
 	{
 		int			n,
 					i;

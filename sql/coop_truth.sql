@@ -118,4 +118,16 @@ RESET pg_wait_tracer.capture;
 SELECT waits BETWEEN 1 AND 2 AS one_sleep, total_ms >= 49.9 AS at_least_50ms
 FROM pgwt_session_event
 WHERE pid = pg_backend_pid() AND wait_event = 'PgSleep';
+-- the reading session's own figures are current: 60 ms on CPU with no wait
+-- are in our CPU* at the next read (billed otherwise only at our next wait
+-- after that), and a wait of the reading statement itself is in the view
+SELECT cpu_ms AS cpu_before FROM pgwt_active WHERE pid = pg_backend_pid() \gset
+DO $$DECLARE t0 timestamptz := clock_timestamp();
+BEGIN WHILE clock_timestamp() - t0 < interval '60 ms' LOOP END LOOP; END$$;
+SELECT cpu_ms - :cpu_before >= 60 AS busy_loop_in_own_cpu
+FROM pgwt_active WHERE pid = pg_backend_pid();
+SELECT waits AS sleeps_before FROM pgwt_session_event
+WHERE pid = pg_backend_pid() AND wait_event = 'PgSleep' \gset
+SELECT pg_sleep(0.02) IS NOT NULL AS slept, (SELECT waits FROM pgwt_session_event
+       WHERE pid = pg_backend_pid() AND wait_event = 'PgSleep') > :sleeps_before AS own_wait_seen;
 \endif

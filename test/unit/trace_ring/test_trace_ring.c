@@ -387,6 +387,38 @@ test_convert(void)
 		CHECK(out[i].kind == PGWT_REC_TRANSITION && out[i].cpu_ns == PGWT_CPU_UNKNOWN);
 }
 
+/*
+ * A process's exit ends its last CPU* span: statements after its last wait
+ * (markers only) and the exit itself are CPU* up to the exit record; a
+ * later process with the same pid starts with no span open.
+ */
+static void
+test_convert_exit(void)
+{
+	pgwt_tring_rec in[6] = {
+		{.pos = 0, .kind = PGWT_TRING_WAIT, .event = 0x0A000015u, .start_ns = 1000, .duration_ns = 100},
+		{.pos = 1, .kind = PGWT_TRING_MARKER, .event = PGWT_TMARK_STMT_START, .start_ns = 2000, .query_id = 5},
+		{.pos = 2, .kind = PGWT_TRING_MARKER, .event = PGWT_TMARK_XACT_COMMIT, .start_ns = 30000},
+		{.pos = 3, .kind = PGWT_TRING_EXIT, .start_ns = 41100},
+		{.pos = 4, .kind = PGWT_TRING_WAIT, .event = 0x0A000015u, .start_ns = 50000, .duration_ns = 10},
+		{.pos = 5, .kind = PGWT_TRING_EXIT, .start_ns = 50010},
+	};
+	pgwt_record out[12];
+	pgwt_trace_stream s;
+	size_t		n;
+
+	pgwt_trace_stream_init(&s, 9, 0);
+	n = pgwt_trace_convert(&s, in, 6, out);
+	CHECK(n == 6);
+	/* the wait, two markers, then 40,000 ns of CPU* closed by the exit */
+	CHECK(out[0].old_event == 0x0A000015u && out[0].ts_ns == 1100);
+	CHECK(out[3].old_event == 0 && out[3].new_event == PGWT_EVENT_EXIT &&
+		  out[3].ts_ns == 41100 && out[3].duration_ns == 40000 && !PGWT_IS_MARKER(out[3].new_event));
+	/* the next process with this pid: no CPU* before its first wait */
+	CHECK(out[4].old_event == 0x0A000015u && out[4].ts_ns == 50010);
+	CHECK(out[5].new_event == PGWT_EVENT_EXIT && out[5].duration_ns == 0);
+}
+
 /* --- ring -> trace directory -> reader --------------------------------- */
 
 static char t_dir[64];
@@ -698,6 +730,7 @@ main(void)
 	run("tring-torn-and-stale", test_torn_and_stale);
 	run("tring-race-writer-readers", test_race);
 	run("trace-convert", test_convert);
+	run("trace-convert-exit-ends-cpu", test_convert_exit);
 	run("trace-ring-to-files-and-recovery", test_roundtrip_files);
 	run("trace-all-markers-to-files", test_all_markers_to_files);
 	run("trace-escalation-markers", test_esc_markers);
