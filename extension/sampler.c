@@ -717,7 +717,8 @@ pgwt_sampler_apply(const PgwtRawSample *raw, int n, uint64 bill_ns, uint64 lost_
 			h.query_id = s->query_id;
 			h.pid = s->pid;
 			h.event = s->event;
-			h.backend_type = s->backend_type;
+			h.backend_type = (uint16) s->backend_type;
+			h.background = s->background ? 1 : 0;
 			h.userid = s->userid;
 			pgwt_ring_push(pgwt_sampler_ring, &h);
 		}

@@ -347,7 +347,9 @@ typedef struct PgwtHistorySample
 	int64_t		query_id;
 	int32_t		pid;
 	uint32_t	event;			/* 0 = on CPU */
-	uint32_t	backend_type;
+	uint16_t	backend_type;
+	uint8_t		background;		/* not a session: its time is not DB time */
+	uint8_t		pad;
 	uint32_t	userid;			/* role of the session (0: none), for visibility */
 } PgwtHistorySample;
 
