@@ -469,11 +469,6 @@ window_keys_fill(window_agg *wa, key_cache *c, uint32_t pid, uint32_t ev, uint64
 	c->session_event = pgwt_agg_get(&wa->session_events, pid, ev);
 	c->query_event = c->background ? &wa->background_queries :
 		pgwt_agg_get(&wa->query_events, query_id, ev);
-	/* a key's histogram sits after its stat; background time is no query's */
-	c->session_event_hist = wa->key_histograms ?
-		((pgwt_key_stat *) c->session_event)->hist_ns : NULL;
-	c->query_event_hist = wa->key_histograms && !c->background ?
-		((pgwt_key_stat *) c->query_event)->hist_ns : NULL;
 	c->valid = (void *) c->event_stat != (void *) wa->events.other &&
 		(void *) c->session != (void *) wa->sessions.other &&
 		(void *) c->session_event != (void *) wa->session_events.other &&
@@ -498,11 +493,13 @@ window_bill_exact(window_agg *wa, const pgwt_record *r, uint32_t ev, uint64_t ns
 
 		es->hist_us[pgwt_hist_us_bucket(full_ns)]++;
 		es->hist_ns[b]++;
-		if (k->session_event_hist)
+		if (wa->key_histograms)
 		{
-			k->session_event_hist[b]++;
-			if (k->query_event_hist)
-				k->query_event_hist[b]++;
+			/* a key's histogram follows its stat (pgwt_key_stat); a
+			 * background pid's query_event is the sink, no key */
+			((pgwt_key_stat *) k->session_event)->hist_ns[b]++;
+			if (!k->background)
+				((pgwt_key_stat *) k->query_event)->hist_ns[b]++;
 		}
 		if (r->new_event == PGWT_EVENT_EXIT)
 			k->session->exited = true;

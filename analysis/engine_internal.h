@@ -46,8 +46,6 @@ typedef struct key_cache
 	pgwt_session_stat *session;
 	pgwt_stat  *session_event;
 	pgwt_stat  *query_event;
-	uint64_t   *session_event_hist;	/* key_histograms: the keys' ns buckets, */
-	uint64_t   *query_event_hist;	/* else NULL */
 	pgwt_stat	acc;
 } key_cache;
 
