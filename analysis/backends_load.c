@@ -14,6 +14,7 @@ pgwt_backend_info_from_tf(const pgwt_tf_backend *b, pgwt_backend_info *out)
 	memset(out, 0, sizeof(*out));
 	out->pid = b->pid;
 	out->leader_pid = b->leader_pid;
+	out->start_realtime_ns = b->start_realtime_ns;
 	snprintf(out->type, sizeof(out->type), "%s", b->type ? b->type : "");
 	snprintf(out->user, sizeof(out->user), "%s", b->user ? b->user : "");
 	snprintf(out->database, sizeof(out->database), "%s", b->database ? b->database : "");

@@ -67,6 +67,7 @@ pgwt_engine_create(const pgwt_engine_config *cfg, const pgwt_window_spec *window
 	pgwt_engine *eng;
 	const char *dummy;
 	bool		ok = true;
+	size_t		key_size;
 
 	if (!err)
 		err = &dummy;
@@ -108,6 +109,7 @@ pgwt_engine_create(const pgwt_engine_config *cfg, const pgwt_window_spec *window
 		return NULL;
 	}
 	eng->nwindows = nwindows;
+	key_size = eng->cfg.key_histograms ? sizeof(pgwt_key_stat) : sizeof(pgwt_stat);
 	for (int w = 0; w < nwindows; w++)
 	{
 		window_agg *wa = &eng->win[w];
@@ -116,10 +118,11 @@ pgwt_engine_create(const pgwt_engine_config *cfg, const pgwt_window_spec *window
 		wa->spec.label[sizeof(wa->spec.label) - 1] = '\0';
 		wa->data_first_ns = UINT64_MAX;
 		wa->backends = &eng->backends;
+		wa->key_histograms = eng->cfg.key_histograms;
 		ok = ok && pgwt_agg_init(&wa->events, eng->cfg.max_events, sizeof(pgwt_event_stat));
 		ok = ok && pgwt_agg_init(&wa->sessions, eng->cfg.max_sessions, sizeof(pgwt_session_stat));
-		ok = ok && pgwt_agg_init(&wa->session_events, eng->cfg.max_session_events, sizeof(pgwt_stat));
-		ok = ok && pgwt_agg_init(&wa->query_events, eng->cfg.max_query_events, sizeof(pgwt_stat));
+		ok = ok && pgwt_agg_init(&wa->session_events, eng->cfg.max_session_events, key_size);
+		ok = ok && pgwt_agg_init(&wa->query_events, eng->cfg.max_query_events, key_size);
 	}
 	ok = ok && pgwt_agg_init(&eng->backends, eng->cfg.max_backends, sizeof(pgwt_backend_info));
 	eng->span_from = calloc(eng->cfg.max_exact_spans, sizeof(uint64_t));
@@ -486,8 +489,18 @@ window_bill_exact(window_agg *wa, const pgwt_record *r, uint32_t ev, uint64_t ns
 
 	if (counted)
 	{
+		unsigned	b = pgwt_hist_ns_bucket(full_ns);
+
 		es->hist_us[pgwt_hist_us_bucket(full_ns)]++;
-		es->hist_ns[pgwt_hist_ns_bucket(full_ns)]++;
+		es->hist_ns[b]++;
+		if (wa->key_histograms)
+		{
+			/* a key's histogram follows its stat (pgwt_key_stat); a
+			 * background pid's query_event is the sink, no key */
+			((pgwt_key_stat *) k->session_event)->hist_ns[b]++;
+			if (!k->background)
+				((pgwt_key_stat *) k->query_event)->hist_ns[b]++;
+		}
 		if (r->new_event == PGWT_EVENT_EXIT)
 			k->session->exited = true;
 	}

@@ -94,6 +94,15 @@ typedef struct pgwt_engine_config
 	unsigned	max_bursts;			/* bursts listed (256; all are counted) */
 	unsigned	max_lock_edges;		/* (waiter, blocker) pairs per window (4096) */
 	unsigned	max_lock_pids;		/* waiters followed for observations (4096) */
+
+	/*
+	 * Histograms per (pid, event) and per (query, event) too, in the 32 ns
+	 * buckets of common/histogram.h (pgwt_key_stat), as the live SQL views
+	 * show them. 256 bytes more per key, so only when asked for (the SQL
+	 * history functions); filled from exact transitions only (the
+	 * per-second summaries keep no per-key histograms).
+	 */
+	bool		key_histograms;
 } pgwt_engine_config;
 
 typedef struct pgwt_window_spec
@@ -113,6 +122,7 @@ typedef struct pgwt_backend_info
 	char		database[PGWT_BACKEND_STR];
 	char		application[PGWT_BACKEND_STR];
 	char		client_addr[PGWT_BACKEND_STR];
+	uint64_t	start_realtime_ns;	/* backend start (wall clock), 0 = unknown */
 	bool		background;			/* set by pgwt_engine_set_backend from
 									 * type: no session, not DB time */
 } pgwt_backend_info;
@@ -127,6 +137,13 @@ typedef struct pgwt_stat
 	uint64_t	sampled_ns;			/* sum of sample weights */
 	uint64_t	samples;
 } pgwt_stat;
+
+/* A (pid, event) or (query, event) key's value with key_histograms. */
+typedef struct pgwt_key_stat
+{
+	pgwt_stat	st;					/* first: the tables are read as pgwt_stat */
+	uint64_t	hist_ns[PGWT_HIST_NS_BUCKETS];
+} pgwt_key_stat;
 
 typedef struct pgwt_event_stat
 {

@@ -63,10 +63,12 @@ typedef struct window_agg
 	pgwt_stat	background_idle;
 	pgwt_stat	background_queries;	/* sink: background time is no query's */
 	const agg_table *backends;		/* the engine's metadata, to find background pids */
+	bool		key_histograms;		/* the engine's cfg.key_histograms */
 	agg_table	events;				/* (event, 0) -> pgwt_event_stat */
 	agg_table	sessions;			/* (pid, 0) -> pgwt_session_stat */
-	agg_table	session_events;		/* (pid, event) -> pgwt_stat */
-	agg_table	query_events;		/* (query_id, event) -> pgwt_stat */
+	agg_table	session_events;		/* (pid, event) -> pgwt_stat, or
+									 * pgwt_key_stat with key_histograms */
+	agg_table	query_events;		/* (query_id, event) -> likewise */
 	key_cache	cache[ENGINE_KEY_CACHE];
 	uint8_t		cache_mru[ENGINE_KEY_CACHE / 2];	/* way used last, per set */
 } window_agg;

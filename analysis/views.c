@@ -154,6 +154,17 @@ row_from_stat(pgwt_event_row *r, const pgwt_stat *st, uint32_t ev, uint64_t db_n
 }
 
 /*
+ * The histogram of a (pid, event) or (query, event) value: there when the
+ * engine keeps key histograms and an exact wait ended in the window.
+ */
+static void
+row_key_hist(pgwt_event_row *r, const window_agg *wa, const void *value)
+{
+	if (wa->key_histograms && r->max_known)
+		r->hist_ns = ((const pgwt_key_stat *) value)->hist_ns;
+}
+
+/*
  * An event row's share of DB time is its sessions' time only: background
  * processes' time in it is never DB time (NULL when it is all theirs).
  */
@@ -403,6 +414,8 @@ pgwt_view_system_event(const pgwt_engine *eng, int w, const pgwt_view_opts *opts
 		if (stat_empty(st))
 			continue;			/* only superseded samples (cross_validate) */
 		row_from_stat(&out->rows[out->n], st, id, db_ns);
+		if (out->rows[out->n].max_known)
+			out->rows[out->n].hist_ns = es->hist_ns;
 		row_sessions_pct(&out->rows[out->n++], es, db_ns);
 	}
 	if (ev->other_keys_records)
@@ -511,6 +524,75 @@ pgwt_view_session_event(const pgwt_engine *eng, int w, const pgwt_view_opts *opt
 	return PGWT_VIEW_OK;
 }
 
+/* The DB time of the session in slot ss of the sessions table; 0 for a
+ * background process (its time is never DB time). */
+static uint64_t
+session_db_ns(const pgwt_engine *eng, const window_agg *wa, uint32_t pid, int ss)
+{
+	const pgwt_backend_info *bi = pgwt_engine_backend(eng, pid);
+	const pgwt_session_stat *sst;
+
+	if (ss < 0 || (bi != NULL && bi->background))
+		return 0;
+	sst = agg_value(&wa->sessions, (unsigned) ss);
+	return sst->db.exact_ns + sst->db.sampled_ns;
+}
+
+pgwt_view_status
+pgwt_view_session_events(const pgwt_engine *eng, int w, const pgwt_view_opts *opts,
+						 pgwt_event_rows *out)
+{
+	const window_agg *wa = engine_window(eng, w);
+	const agg_table *se;
+
+	memset(out, 0, sizeof(*out));
+	if (!wa)
+		return PGWT_VIEW_BAD_ARG;
+	se = &wa->session_events;
+	out->rows = calloc(se->n + 1, sizeof(*out->rows));
+	if (!out->rows)
+		return PGWT_VIEW_NO_MEMORY;
+	for (unsigned i = 0; i < se->n; i++)
+	{
+		unsigned	slot = se->order[i];
+		uint32_t	pid = (uint32_t) agg_k1(se, slot);
+		uint32_t	ev = agg_k2(se, slot);
+		const pgwt_stat *st = agg_value(se, slot);
+		uint64_t	db_ns;
+		int			ss;
+		pgwt_event_row *r = &out->rows[out->n];
+
+		if (pgwt_event_class(ev) == PGWT_CLASS_ACTIVITY || stat_empty(st))
+			continue;
+		ss = pgwt_agg_find(&wa->sessions, pid, 0);
+		db_ns = session_db_ns(eng, wa, pid, ss);
+		row_from_stat(r, st, ev, db_ns);
+		row_key_hist(r, wa, st);
+		r->pid = pid;
+		r->exited = ss >= 0 &&
+			((const pgwt_session_stat *) agg_value(&wa->sessions, (unsigned) ss))->exited;
+		if (db_ns == 0)
+			r->pct_db = -1.0;	/* background, or no DB time to share */
+		out->n++;
+	}
+	if (se->other_keys_records)
+	{
+		pgwt_event_row *r = &out->rows[out->n++];
+
+		row_from_stat(r, (const pgwt_stat *) se->other, 0, 0);
+		r->other = true;
+		r->idle = false;
+		r->pct_db = -1.0;
+	}
+	if (out->n == 0)
+	{
+		pgwt_event_rows_free(out);
+		return PGWT_VIEW_NO_DATA;
+	}
+	view_finish_event_rows(out, opts, PGWT_SORT_TOTAL);
+	return PGWT_VIEW_OK;
+}
+
 pgwt_view_status
 pgwt_view_session_detail(const pgwt_engine *eng, int w, uint32_t pid,
 						 const pgwt_view_opts *opts, pgwt_event_rows *out)
@@ -543,6 +625,7 @@ pgwt_view_session_detail(const pgwt_engine *eng, int w, uint32_t pid,
 		if ((uint32_t) agg_k1(se, slot) != pid || pgwt_event_class(ev) == PGWT_CLASS_ACTIVITY)
 			continue;
 		row_from_stat(&out->rows[out->n], agg_value(se, slot), ev, db_ns);
+		row_key_hist(&out->rows[out->n], wa, agg_value(se, slot));
 		out->rows[out->n++].pid = pid;
 	}
 	if (out->n == 0)
@@ -614,6 +697,7 @@ pgwt_view_query_event(const pgwt_engine *eng, int w, const pgwt_view_opts *opts,
 		if (opts && opts->has_query && q != opts->query_id)
 			continue;
 		row_from_stat(&out->rows[out->n], agg_value(qe, slot), ev, db_ns);
+		row_key_hist(&out->rows[out->n], wa, agg_value(qe, slot));
 		out->rows[out->n++].query_id = q;
 	}
 	/* the overflow row only belongs to the unfiltered list */

@@ -102,6 +102,12 @@ typedef struct pgwt_event_row
 	bool		max_known;			/* any exact wait ended in the window */
 	uint64_t	max_ns;				/* of the exact waits */
 	double		pct_db;				/* share of DB time; < 0 when idle */
+	/* the 32 ns buckets of the key's exact waits (common/histogram.h):
+	 * system_event always, session and query rows when the engine keeps
+	 * key_histograms; NULL when unknown (no exact wait ended). Points into
+	 * the engine: valid while it lives, unchanged. */
+	const uint64_t *hist_ns;
+	bool		exited;				/* session rows: the pid was seen exiting */
 } pgwt_event_row;
 
 typedef struct pgwt_event_rows
@@ -176,6 +182,16 @@ pgwt_view_status pgwt_view_system_event(const pgwt_engine *eng, int w,
 pgwt_view_status pgwt_view_session_event(const pgwt_engine *eng, int w,
 										 const pgwt_view_opts *opts,
 										 pgwt_session_rows *out);
+/*
+ * Every (pid, event) pair: a row per session and event, as the live
+ * pgwt_session_event, with the pid set and pct_db the share of that
+ * session's DB time (< 0 for idle events and background processes). The
+ * Activity class (idle main loops) is left out, as in system_event; CPU*
+ * (event 0) is a row, for callers that want it.
+ */
+pgwt_view_status pgwt_view_session_events(const pgwt_engine *eng, int w,
+										  const pgwt_view_opts *opts,
+										  pgwt_event_rows *out);
 /* One backend's events (same columns as system_event). */
 pgwt_view_status pgwt_view_session_detail(const pgwt_engine *eng, int w,
 										  uint32_t pid,

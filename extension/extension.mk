@@ -29,12 +29,13 @@ DATA = \
 	extension/pg_wait_tracer--0.1--0.2.sql \
 	extension/pg_wait_tracer--0.2--0.3.sql \
 	extension/pg_wait_tracer--0.3--0.4.sql \
-	extension/pg_wait_tracer--0.4--0.5.sql
+	extension/pg_wait_tracer--0.4--0.5.sql \
+	extension/pg_wait_tracer--0.5--0.6.sql
 
 # Regression tests for a cluster that preloads the library (and loads
 # pg_stat_statements with compute_query_id = on); the test suites choose
 # other sets (e.g. no_preload) by overriding REGRESS.
-REGRESS = setup status coop_truth permissions sampler trace history_range escalation precision histogram upgrade
+REGRESS = setup status coop_truth permissions sampler trace history_range history_columns escalation precision histogram upgrade
 REGRESS_OUTDIR ?= $(TOP)/build/regress
 REGRESS_OPTS = --inputdir=$(TOP) --outputdir=$(REGRESS_OUTDIR)
 

@@ -15,6 +15,10 @@
  *		summaries fills the same rows; the us layout is never mapped onto
  *		these columns.
  *
+ *		The per-key views (pgwt_session_event, pgwt_query_event and their
+ *		history twins) carry the same buckets as one column, histogram
+ *		bigint[32], element b+1 = waits in bucket b (pgwt_hist_array).
+ *
  * Server code (Datum, tuplestore), header-only; no shared state.
  */
 #ifndef PGWT_HIST_SQL_H
@@ -22,7 +26,9 @@
 
 #include "postgres.h"
 
+#include "catalog/pg_type.h"
 #include "funcapi.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/tuplestore.h"
 
@@ -56,6 +62,19 @@ pgwt_hist_put_row(ReturnSetInfo *rsinfo, const char *type, const char *name,
 	v[6] = Float8GetDatum(pgwt_pct((double) n, (double) total));
 	v[7] = CStringGetTextDatum(fidelity);
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nulls);
+}
+
+/* The 32 ns buckets as the histogram bigint[] column (index 1 = bucket 0). */
+static inline Datum
+pgwt_hist_array(const uint64 *counts)
+{
+	Datum		elems[PGWT_HIST_NS_BUCKETS];
+
+	for (unsigned b = 0; b < PGWT_HIST_NS_BUCKETS; b++)
+		elems[b] = Int64GetDatum((int64) counts[b]);
+	/* construct_array_builtin() is 16+; int8's storage spelled out for 15 */
+	return PointerGetDatum(construct_array(elems, PGWT_HIST_NS_BUCKETS, INT8OID,
+										   sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
 }
 
 #endif							/* PGWT_HIST_SQL_H */

@@ -4,7 +4,9 @@
  *		sessions, queries, histogram) over recorded trace files for a time
  *		range, read from the extension's own trace directory or, for
  *		superusers and pg_read_server_files members, any directory (e.g. one
- *		the external tracer writes).
+ *		the external tracer writes). Each pgwt_history_X has the result
+ *		columns of its live twin pgwt_X (sql/history_columns.sql checks
+ *		it); pgwt_history_session_time, the per-session summary, has none.
  *
  * Each call loads the range through analysis/range_load.h (the one range
  * loader: wall-clock time, the open escalation window first, waits cut to
@@ -31,6 +33,7 @@
 #include <sys/stat.h>
 
 #include "catalog/pg_authid.h"
+#include "commands/dbcommands.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
@@ -55,6 +58,7 @@
 PG_FUNCTION_INFO_V1(pgwt_history_time_model);
 PG_FUNCTION_INFO_V1(pgwt_history_system_event);
 PG_FUNCTION_INFO_V1(pgwt_history_session_event);
+PG_FUNCTION_INFO_V1(pgwt_history_session_time);
 PG_FUNCTION_INFO_V1(pgwt_history_query_event);
 PG_FUNCTION_INFO_V1(pgwt_history_histogram);
 
@@ -63,6 +67,7 @@ typedef enum HistView
 	HIST_TIME_MODEL,
 	HIST_SYSTEM_EVENT,
 	HIST_SESSION_EVENT,
+	HIST_SESSION_TIME,
 	HIST_QUERY_EVENT
 } HistView;
 
@@ -283,6 +288,8 @@ hist_compute(HistHold *h, const char *dir, uint64 from, uint64 to, HistView view
 	}
 	hist_open(h, dir, from, to);
 	memset(&cfg, 0, sizeof(cfg));
+	/* session and query rows carry their histograms, as the live views */
+	cfg.key_histograms = (view == HIST_SESSION_EVENT || view == HIST_QUERY_EVENT);
 	memset(&spec, 0, sizeof(spec));
 	spec.from_ns = from;
 	spec.to_ns = pgwt_range_window_end(to);
@@ -319,6 +326,9 @@ hist_compute(HistHold *h, const char *dir, uint64 from, uint64 to, HistView view
 			h->res.status = pgwt_view_system_event(h->eng, 0, &vo, &h->res.events);
 			break;
 		case HIST_SESSION_EVENT:
+			h->res.status = pgwt_view_session_events(h->eng, 0, &vo, &h->res.events);
+			break;
+		case HIST_SESSION_TIME:
 			h->res.status = pgwt_view_session_event(h->eng, 0, &vo, &h->res.sessions);
 			break;
 		case HIST_QUERY_EVENT:
@@ -367,70 +377,73 @@ hist_ms(uint64 ns)
 	return pgwt_ms_of_ns(ns);
 }
 
-/* pgwt_history_time_model(from, to, dir) -> (stat_name, time_ms, pct_db_time, fidelity) */
+/* One time-model row; pct < 0 is NULL (idle and background rows). */
+static void
+hist_put_tm_row(ReturnSetInfo *rsinfo, const char *stat_name, const char *wait_event_type,
+				uint64 ns, double pct, const char *fidelity)
+{
+	Datum		v[5];
+	bool		n[5] = {false};
+
+	v[0] = CStringGetTextDatum(stat_name);
+	n[1] = wait_event_type == NULL;
+	if (!n[1])
+		v[1] = CStringGetTextDatum(wait_event_type);
+	v[2] = Float8GetDatum(hist_ms(ns));
+	n[3] = pct < 0;
+	v[3] = Float8GetDatum(pct);
+	v[4] = CStringGetTextDatum(fidelity);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, n);
+}
+
+/*
+ * pgwt_history_time_model(from, to, dir) -> the columns of pgwt_time_model:
+ * (stat_name, wait_event_type, time_ms, pct_db_time, fidelity);
+ * wait_event_type names the class of a class row, else NULL.
+ */
 Datum
 pgwt_history_time_model(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	HistHold   *h = hist_run(fcinfo, HIST_TIME_MODEL);
 	const pgwt_time_model *tm = &h->res.tm;
-	Datum		v[4];
-	bool		n[4] = {false};
+	const char *fid = pgwt_fidelity_name(tm->sum.fidelity);
 
 	if (h->res.status != PGWT_VIEW_OK)
 	{
 		hist_hold_done(h);
 		return (Datum) 0;
 	}
-	v[0] = CStringGetTextDatum("DB Time");
-	v[1] = Float8GetDatum(hist_ms(tm->sum.db_ns));
-	v[2] = Float8GetDatum(100.0);
-	v[3] = CStringGetTextDatum(pgwt_fidelity_name(tm->sum.fidelity));
-	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, n);
+	hist_put_tm_row(rsinfo, "DB Time", NULL, tm->sum.db_ns, 100.0, fid);
 	for (unsigned i = 0; i < tm->nclasses; i++)
 	{
 		const pgwt_tm_class *c = &tm->classes[i];
 		const char *name = c->class_index == 0 ? "CPU*" : pgwt_class_name(c->class_index);
 
-		v[0] = CStringGetTextDatum(name ? name : "other");
-		v[1] = Float8GetDatum(hist_ms(c->total_ns));
-		v[2] = Float8GetDatum(pgwt_pct(c->pct_db, 100.0));
-		v[3] = CStringGetTextDatum(pgwt_fidelity_name(c->fidelity));
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, n);
+		hist_put_tm_row(rsinfo, name ? name : "other", c->class_index == 0 ? NULL : name,
+						c->total_ns, pgwt_pct(c->pct_db, 100.0),
+						pgwt_fidelity_name(c->fidelity));
 	}
-	v[0] = CStringGetTextDatum("Idle");
-	v[1] = Float8GetDatum(hist_ms(tm->sum.idle_ns));
-	n[2] = true;
-	v[3] = CStringGetTextDatum(pgwt_fidelity_name(tm->sum.fidelity));
-	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, n);
+	hist_put_tm_row(rsinfo, "Idle", NULL, tm->sum.idle_ns, -1.0, fid);
 	/* background processes apart, never a share of DB time (as pgwt_time_model) */
 	if (tm->sum.background_ns > 0 || tm->sum.background_idle_ns > 0)
 	{
-		v[0] = CStringGetTextDatum("Background time");
-		v[1] = Float8GetDatum(hist_ms(tm->sum.background_ns));
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, n);
-		v[0] = CStringGetTextDatum("Background idle");
-		v[1] = Float8GetDatum(hist_ms(tm->sum.background_idle_ns));
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, n);
+		hist_put_tm_row(rsinfo, "Background time", NULL, tm->sum.background_ns, -1.0, fid);
+		hist_put_tm_row(rsinfo, "Background idle", NULL, tm->sum.background_idle_ns, -1.0, fid);
 	}
 	hist_hold_done(h);
 	return (Datum) 0;
 }
 
-/* One event row: (wait_event_type, wait_event, waits, total_ms, avg_us, max_us, pct_db_time, fidelity) */
-static void
-hist_put_event_row(ReturnSetInfo *rsinfo, const pgwt_event_row *r, bool with_query)
+/*
+ * The event columns every event function shares, from column o on:
+ * wait_event_type, wait_event, waits, total_ms, avg_us, max_us,
+ * pct_db_time, fidelity; then, with_hist, histogram bigint[32] (NULL when
+ * no exact wait of the key ended in the range). Returns the next column.
+ */
+static int
+hist_event_columns(const pgwt_event_row *r, Datum *v, bool *n, int o, bool with_hist)
 {
-	Datum		v[9];
-	bool		n[9] = {false};
-	int			o = 0;
-
-	if (with_query)
-	{
-		v[0] = Int64GetDatum((int64) r->query_id);
-		n[0] = r->other;
-		o = 1;
-	}
 	if (r->other)
 	{
 		v[o] = CStringGetTextDatum("other");
@@ -456,7 +469,54 @@ hist_put_event_row(ReturnSetInfo *rsinfo, const pgwt_event_row *r, bool with_que
 	else
 		n[o + 6] = true;
 	v[o + 7] = CStringGetTextDatum(pgwt_fidelity_name(r->fidelity));
-	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, n);
+	if (!with_hist)
+		return o + 8;
+	if (r->hist_ns != NULL)
+		v[o + 8] = pgwt_hist_array(r->hist_ns);
+	else
+		n[o + 8] = true;
+	return o + 9;
+}
+
+/*
+ * The identity columns of a session as pgwt_session_event has them: pid,
+ * backend_type, usesysid, datid, backend_start, session_state, from what
+ * backends.tsv says of the pid. The files hold role and database names:
+ * usesysid and datid are the oids this server has under those names (NULL
+ * when the line has none, as the extension's own writer records none, or
+ * no such role or database exists here); backend_type and backend_start
+ * are NULL for a pid without a line. session_state is 'exited' when the
+ * files show the process ending within the range, else 'live'. Returns
+ * the next column.
+ */
+static int
+hist_session_columns(const pgwt_engine *eng, uint32 pid, bool other, bool exited,
+					 Datum *v, bool *n)
+{
+	const pgwt_backend_info *bi = other ? NULL : pgwt_engine_backend(eng, pid);
+	Oid			role = InvalidOid,
+				db = InvalidOid;
+
+	v[0] = Int32GetDatum((int32) pid);
+	n[0] = other;
+	n[1] = bi == NULL || bi->type[0] == '\0';
+	if (!n[1])
+		v[1] = CStringGetTextDatum(bi->type);
+	if (bi != NULL && bi->user[0] != '\0')
+		role = get_role_oid(bi->user, true);
+	if (bi != NULL && bi->database[0] != '\0')
+		db = get_database_oid(bi->database, true);
+	v[2] = ObjectIdGetDatum(role);
+	n[2] = !OidIsValid(role);
+	v[3] = ObjectIdGetDatum(db);
+	n[3] = !OidIsValid(db);
+	n[4] = bi == NULL || bi->start_realtime_ns == 0;
+	if (!n[4])
+		v[4] = TimestampTzGetDatum(time_t_to_timestamptz(0) +
+								   (TimestampTz) (bi->start_realtime_ns / 1000));
+	v[5] = CStringGetTextDatum(exited ? "exited" : "live");
+	n[5] = other;
+	return 6;
 }
 
 /* The event-row views: system_event, and query_event with its query id. */
@@ -467,51 +527,105 @@ hist_event_rows(FunctionCallInfo fcinfo, HistView kind, bool with_query)
 	HistHold   *h = hist_run(fcinfo, kind);
 
 	for (size_t i = 0; i < h->res.events.n; i++)
-		hist_put_event_row(rsinfo, &h->res.events.rows[i], with_query);
+	{
+		const pgwt_event_row *r = &h->res.events.rows[i];
+		Datum		v[10];
+		bool		n[10] = {false};
+		int			o = 0;
+
+		if (with_query)
+		{
+			v[0] = Int64GetDatum((int64) r->query_id);
+			n[0] = r->other;
+			o = 1;
+		}
+		/* the live query view has the histogram, system_event not */
+		hist_event_columns(r, v, n, o, with_query);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, n);
+	}
 	hist_hold_done(h);
 	return (Datum) 0;
 }
 
+/* (wait_event_type, wait_event, waits, total_ms, avg_us, max_us, pct_db_time, fidelity) */
 Datum
 pgwt_history_system_event(PG_FUNCTION_ARGS)
 {
 	return hist_event_rows(fcinfo, HIST_SYSTEM_EVENT, false);
 }
 
+/* (query_id, the event columns, histogram) as pgwt_query_event */
 Datum
 pgwt_history_query_event(PG_FUNCTION_ARGS)
 {
 	return hist_event_rows(fcinfo, HIST_QUERY_EVENT, true);
 }
 
-/* (pid, db_ms, cpu_ms, wait_ms, idle_ms, top_wait_event_type, top_wait_event, top_wait_ms, fidelity) */
+/*
+ * pgwt_history_session_event: the columns of pgwt_session_event, one row
+ * per session and event (hist_session_columns, then the event columns and
+ * the histogram); pct_db_time is of that session's DB time, NULL for idle
+ * events and background processes. CPU* is no wait event: the live view
+ * has no row for it, so neither has this one; a session's CPU* is in
+ * pgwt_history_session_time.
+ */
 Datum
 pgwt_history_session_event(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	HistHold   *h = hist_run(fcinfo, HIST_SESSION_EVENT);
 
+	for (size_t i = 0; i < h->res.events.n; i++)
+	{
+		const pgwt_event_row *r = &h->res.events.rows[i];
+		Datum		v[15];
+		bool		n[15] = {false};
+		int			col;
+
+		if (!r->other && r->event == PGWT_EVENT_NONE)
+			continue;
+		col = hist_session_columns(h->eng, r->pid, r->other, r->exited, v, n);
+		col = hist_event_columns(r, v, n, col, true);
+		Assert(col == 15);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, n);
+	}
+	hist_hold_done(h);
+	return (Datum) 0;
+}
+
+/*
+ * pgwt_history_session_time: one row per session, its time split (the
+ * identity columns of pgwt_session_event, then db_time_ms, cpu_ms,
+ * wait_ms, idle_ms, top_wait_event_type, top_wait_event, top_wait_ms,
+ * fidelity). db_time_ms is NULL for a background process (its time is
+ * never DB time); cpu_ms and wait_ms are still its own.
+ */
+Datum
+pgwt_history_session_time(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	HistHold   *h = hist_run(fcinfo, HIST_SESSION_TIME);
+
 	for (size_t i = 0; i < h->res.sessions.n; i++)
 	{
 		const pgwt_session_row *r = &h->res.sessions.rows[i];
-		Datum		v[9];
-		bool		n[9] = {false};
+		Datum		v[14];
+		bool		n[14] = {false};
+		int			o = hist_session_columns(h->eng, r->pid, r->other, r->exited, v, n);
 
-		v[0] = Int32GetDatum((int32) r->pid);
-		n[0] = r->other;
-		v[1] = Float8GetDatum(hist_ms(r->db_ns));
-		n[1] = r->info != NULL && r->info->background;	/* no DB time */
-		v[2] = Float8GetDatum(hist_ms(r->cpu_ns));
-		v[3] = Float8GetDatum(hist_ms(r->wait_ns));
-		v[4] = Float8GetDatum(hist_ms(r->idle_ns));
+		v[o] = Float8GetDatum(hist_ms(r->db_ns));
+		n[o] = r->info != NULL && r->info->background;	/* no DB time */
+		v[o + 1] = Float8GetDatum(hist_ms(r->cpu_ns));
+		v[o + 2] = Float8GetDatum(hist_ms(r->wait_ns));
+		v[o + 3] = Float8GetDatum(hist_ms(r->idle_ns));
 		if (r->has_top_wait)
 		{
-			hist_event_names(r->top_wait, &v[5], &n[5]);
-			v[7] = Float8GetDatum(hist_ms(r->top_wait_ns));
+			hist_event_names(r->top_wait, &v[o + 4], &n[o + 4]);
+			v[o + 6] = Float8GetDatum(hist_ms(r->top_wait_ns));
 		}
 		else
-			n[5] = n[6] = n[7] = true;
-		v[8] = CStringGetTextDatum(pgwt_fidelity_name(r->fidelity));
+			n[o + 4] = n[o + 5] = n[o + 6] = true;
+		v[o + 7] = CStringGetTextDatum(pgwt_fidelity_name(r->fidelity));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, n);
 	}
 	hist_hold_done(h);

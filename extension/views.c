@@ -242,18 +242,6 @@ pgwt_event_columns(Datum *values, bool *nulls, int col, uint32 event,
 	return col;
 }
 
-/* The 32 histogram buckets as a bigint[] (index 1 = bucket 0). */
-static Datum
-pgwt_histogram_array(const PgwtAgg *agg)
-{
-	Datum		elems[PGWT_HIST_NS_BUCKETS];
-	int			b;
-
-	for (b = 0; b < PGWT_HIST_NS_BUCKETS; b++)
-		elems[b] = Int64GetDatum((int64) agg->hist[b]);
-	return PointerGetDatum(construct_array_builtin(elems, PGWT_HIST_NS_BUCKETS, INT8OID));
-}
-
 /* As pg_stat_activity.backend_type: a background worker by its bgw_type. */
 static const char *
 pgwt_backend_type_name(const PgwtSlot *copy)
@@ -519,7 +507,7 @@ pgwt_session_event(PG_FUNCTION_ARGS)
 				values[5] = CStringGetTextDatum(copy->state == PGWT_SLOT_LIVE ? "live" : "exited");
 				col = pgwt_event_columns(values, nulls, 6, e->event, &e->agg,
 										 e->agg.total_ns, db_ns);
-				values[col] = pgwt_histogram_array(&e->agg);
+				values[col] = pgwt_hist_array(e->agg.hist);
 				Assert(col == 14);
 				tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 			}
@@ -684,7 +672,7 @@ pgwt_query_event(PG_FUNCTION_ARGS)
 			else
 				nulls[0] = true;
 			col = pgwt_event_columns(values, nulls, 1, q[i].key.event, &agg, 0, 0);
-			values[col] = pgwt_histogram_array(&agg);
+			values[col] = pgwt_hist_array(agg.hist);
 			Assert(col == 9);
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		}

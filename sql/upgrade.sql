@@ -9,6 +9,11 @@ ALTER EXTENSION pg_wait_tracer UPDATE;
 SELECT extversion FROM pg_extension WHERE extname = 'pg_wait_tracer';
 SELECT count(*) AS v02_functions FROM pg_proc WHERE proname IN ('pgwt_reset_all', 'pgwt_system_event');
 SELECT capture IS NOT NULL AS has_capture, max_queries FROM pgwt_status;
+-- the update path leaves the history functions with the live columns (0.6)
+SELECT proname, array_to_string(proargnames[4:], ', ') AS result_columns FROM pg_proc
+WHERE proname IN ('pgwt_history_time_model', 'pgwt_history_session_event',
+                  'pgwt_history_session_time', 'pgwt_history_query_event')
+ORDER BY proname;
 SELECT count(*) AS views FROM pg_views
 WHERE viewname IN ('pgwt_status', 'pgwt_system_event', 'pgwt_session_event',
                    'pgwt_event_histogram', 'pgwt_query_event', 'pgwt_time_model',

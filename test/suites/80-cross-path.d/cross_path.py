@@ -182,9 +182,15 @@ def history(t0, t1):
     for lo, hi, waits in psql("SELECT lower_us, upper_us, waits FROM "
                               f"pgwt_history_histogram('Timeout', 'PgSleep', {r})"):
         h["hist"][bkey(lo, hi)] = int(waits)
-    for row in psql(f"SELECT pid, db_ms FROM pgwt_history_session_event({r})"):
-        if row[1] and float(row[1]) >= 0.001:
-            h["pids"].add(int(row[0]))
+    # sessions with DB time: a non-idle event with a share of the session's
+    # DB time (NULL for background processes and idle events), as the live
+    # pgwt_session_event; or CPU* in the per-session summary (SQL shows
+    # ms with 3 decimals: less is none)
+    for (pid,) in psql("SELECT DISTINCT pid FROM pgwt_history_session_event"
+                       f"({r}) WHERE pct_db_time IS NOT NULL AND total_ms >= 0.001 "
+                       "UNION SELECT pid FROM pgwt_history_session_time"
+                       f"({r}) WHERE db_time_ms >= 0.001 AND pid IS NOT NULL"):
+        h["pids"].add(int(pid))
     return h
 
 

@@ -679,6 +679,81 @@ test_background_processes(void)
 	pgwt_engine_free(e);
 }
 
+/* The row of (pid, event) in session_events rows, or NULL. */
+static const pgwt_event_row *
+find_pid_row(const pgwt_event_rows *rows, uint32_t pid, uint32_t ev)
+{
+	for (size_t i = 0; i < rows->n; i++)
+		if (!rows->rows[i].other && rows->rows[i].pid == pid && rows->rows[i].event == ev)
+			return &rows->rows[i];
+	return NULL;
+}
+
+/*
+ * Rows per session and event, as the live pgwt_session_event: pid 1 (a
+ * client backend) CPU 300 ms then DataFileRead 700 ms (ns bucket 20:
+ * [2^29, 2^30)), 70% of its DB time; pid 2 (checkpointer, background)
+ * DataFileRead 100 ms (bucket 17: [2^26, 2^27)), then exits: no share of
+ * DB time, and no query's. With key_histograms each key has its buckets;
+ * without, session and query rows have none (system rows always do).
+ */
+static void
+test_session_events(void)
+{
+	pgwt_engine_config cfg = {.key_histograms = true};
+	pgwt_backend_info b1 = {.pid = 1, .type = "client backend", .start_realtime_ns = 42};
+	pgwt_backend_info b2 = {.pid = 2, .type = "checkpointer"};
+	pgwt_record rs[] = {
+		tr(1, 1300 * MS, 0, EV_DATAFILEREAD, 300 * MS, 5),
+		tr(1, 2000 * MS, EV_DATAFILEREAD, 0, 700 * MS, 5),
+		tr(2, 3000 * MS, EV_DATAFILEREAD, 0, 100 * MS, 6),
+		tr(2, 3100 * MS, 0, PGWT_EVENT_EXIT, 100 * MS, 6),
+	};
+	pgwt_event_rows r;
+	const pgwt_event_row *w;
+
+	for (int pass = 0; pass < 2; pass++)
+	{
+		pgwt_engine *e;
+
+		cfg.key_histograms = pass == 0;
+		e = one_window(0, 100 * S, &cfg);
+		EXPECT(pgwt_engine_set_backend(e, &b1) && pgwt_engine_set_backend(e, &b2));
+		EXPECT_U64(pgwt_engine_backend(e, 1)->start_realtime_ns, 42);
+		pgwt_engine_add_many(e, rs, 4);
+		EXPECT(pgwt_view_session_events(e, 0, NULL, &r) == PGWT_VIEW_OK);
+		EXPECT_U64(r.n, 4);		/* (1, IO), (1, CPU*), (2, IO), (2, CPU*) */
+		w = find_pid_row(&r, 1, EV_DATAFILEREAD);
+		EXPECT(w != NULL);
+		if (w)
+		{
+			EXPECT(w->total_ns == 700 * MS && w->waits == 1 && !w->exited);
+			EXPECT_DBL(w->pct_db, 70.0);
+			EXPECT(pass == 0 ? w->hist_ns != NULL && w->hist_ns[20] == 1 : w->hist_ns == NULL);
+		}
+		w = find_pid_row(&r, 2, EV_DATAFILEREAD);
+		EXPECT(w != NULL);
+		if (w)
+		{
+			EXPECT(w->total_ns == 100 * MS && w->pct_db < 0 && w->exited);
+			EXPECT(pass == 0 ? w->hist_ns != NULL && w->hist_ns[17] == 1 : w->hist_ns == NULL);
+		}
+		EXPECT(find_pid_row(&r, 1, 0) != NULL && find_pid_row(&r, 1, 0)->total_ns == 300 * MS);
+		pgwt_event_rows_free(&r);
+		EXPECT(pgwt_view_query_event(e, 0, &(pgwt_view_opts) {.has_event = true, .event = EV_DATAFILEREAD}, &r) == PGWT_VIEW_OK);
+		EXPECT(r.n == 1 && r.rows[0].query_id == 5);	/* the checkpointer's is no query's */
+		if (r.n == 1)
+			EXPECT(pass == 0 ? r.rows[0].hist_ns != NULL && r.rows[0].hist_ns[20] == 1 &&
+				   r.rows[0].hist_ns[17] == 0 : r.rows[0].hist_ns == NULL);
+		pgwt_event_rows_free(&r);
+		EXPECT(pgwt_view_system_event(e, 0, NULL, &r) == PGWT_VIEW_OK);
+		w = find_row(&r, EV_DATAFILEREAD);
+		EXPECT(w != NULL && w->hist_ns != NULL && w->hist_ns[20] == 1 && w->hist_ns[17] == 1);
+		pgwt_event_rows_free(&r);
+		pgwt_engine_free(e);
+	}
+}
+
 static void
 test_bad_config(void)
 {
@@ -707,6 +782,7 @@ main(void)
 	RUN(test_sorting);
 	RUN(test_idle_markers_bad);
 	RUN(test_background_processes);
+	RUN(test_session_events);
 	RUN(test_bad_config);
 	return unit_failures ? 1 : 0;
 }
