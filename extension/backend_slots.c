@@ -15,15 +15,22 @@
  *    PGWT_AUX_SPARE_SLOTS): processes that run no transaction (auxiliary
  *    processes, and background workers registered without
  *    BGWORKER_BACKEND_DATABASE_CONNECTION, which can never run one) claim
- *    one from a hook at their first wait, lock-free: a compare-and-swap of aux_owner from 0 to their
- *    pid, then an owner-only seqlock write of identity and zeroed numbers.
- *    They register no exit callback (there is no safe point to do it), so
- *    a slot whose owner is gone (its PGPROC now has another pid) is shown
- *    as exited by readers and folded into the retired totals, then freed
- *    (aux_owner = 0), by the next claim or reset_all under slots_lock. A
- *    dying owner stops writing once AuxiliaryProcKill clears MyProc, which
- *    happens before its PGPROC's pid is cleared (ProcKill does the same
- *    for a background worker).
+ *    one from a hook at their first wait, lock-free: a compare-and-swap of
+ *    the slot's owner word (aux_owners, one dense array) from 0 to their
+ *    pid and PGPROC number, then an owner-only seqlock write of identity
+ *    and zeroed numbers. They register no exit callback (there is no safe
+ *    point to do it), so a slot whose owner is gone (its PGPROC now has
+ *    another pid) is shown as exited by readers, and folded into the
+ *    retired totals, then freed (owner word 0), under slots_lock by
+ *    reset_all, or by a pool claim at most once a second (a pass reads
+ *    every owner word and the PGPROC of each; a new process pays a page
+ *    fault per page it reads) and at once after an auxiliary process found
+ *    the region full. A dying owner stops writing once AuxiliaryProcKill
+ *    clears MyProc, which happens before its PGPROC's pid is cleared
+ *    (ProcKill does the same for a background worker).
+ * Claims cost: a connection's claim reads the pool's free stack or exited
+ * ring (slot_pool.h), never scans the pool, and clears (or folds) only
+ * the event rows its predecessor used (PgwtSlot.used_rows).
  * Foreground and background: pgwt_kind_is_session (common/process_rule.h)
  * decides (slot->foreground); only foreground time is DB time. The
  * retired totals keep the background processes' share apart
@@ -88,11 +95,32 @@ pgwt_resolve_nslots(void)
 	return pgwt_max_sessions > 0 ? pgwt_max_sessions : MaxBackends + 64;
 }
 
+/*
+ * Beside the slots, small and dense: the owner words of the auxiliary
+ * region, then the pool's free stack and exited ring (npool slot numbers
+ * each).
+ */
+static Size
+pgwt_slot_lists_size(int npool)
+{
+	return add_size(mul_size(PGWT_AUX_SLOTS, sizeof(pg_atomic_uint64)),
+					mul_size(2 * (Size) npool, sizeof(int32)));
+}
+
+/* An auxiliary slot's owner word: never 0 for a process (pid > 0). */
+static inline uint64
+pgwt_aux_owner(int pid, ProcNumber procno)
+{
+	return ((uint64) (uint32) pid << 32) | (uint32) procno;
+}
+
 Size
 pgwt_slots_shmem_size(void)
 {
-	return add_size(MAXALIGN(sizeof(PgwtSharedState)),
-					mul_size(pgwt_resolve_nslots() + PGWT_AUX_SLOTS, sizeof(PgwtSlot)));
+	Size		size = add_size(MAXALIGN(sizeof(PgwtSharedState)),
+								MAXALIGN(pgwt_slot_lists_size(pgwt_resolve_nslots())));
+
+	return add_size(size, mul_size(pgwt_resolve_nslots() + PGWT_AUX_SLOTS, sizeof(PgwtSlot)));
 }
 
 /* Is this an auxiliary process (a PGPROC of the auxiliary range)? */
@@ -180,38 +208,6 @@ pgwt_slot_owner_gone(const PgwtSlot *copy)
 	return pgwt_owner_gone(copy->state, copy->pid, copy->procno);
 }
 
-/*
- * The same test on a shared slot, reading only its identity under the
- * seqlock: a whole-slot copy is 37 kB, and every backend's claim tests
- * each live auxiliary slot.
- */
-static bool
-pgwt_shared_slot_owner_gone(const PgwtSlot *slot)
-{
-	volatile const PgwtSlot *v = slot;
-	int			attempts = 0;
-
-	for (;;)
-	{
-		uint32		before = v->changecount;
-		uint32		state;
-		int			pid;
-		ProcNumber	procno;
-
-		pg_read_barrier();
-		state = v->state;
-		pid = v->pid;
-		procno = v->procno;
-		pg_read_barrier();
-		if (before == v->changecount && (before & 1) == 0)
-			return pgwt_owner_gone(state, pid, procno);
-		/* as pgwt_slot_copy: a writer's section is short */
-		if (++attempts % 16 == 0)
-			pg_usleep(100);
-		CHECK_FOR_INTERRUPTS();
-	}
-}
-
 /* Called under AddinShmemInitLock from the shmem startup hook. */
 void
 pgwt_slots_shmem_init(void)
@@ -221,10 +217,17 @@ pgwt_slots_shmem_init(void)
 	int			npool = pgwt_resolve_nslots();
 	int			nslots = npool + PGWT_AUX_SLOTS;
 	int			i;
+	char	   *lists;
+	bool		found_lists;
 
+	/*
+	 * The lists first: the state's header follows them, so a claim, which
+	 * reads both, mostly finds them on one page.
+	 */
+	lists = ShmemInitStruct("pg_wait_tracer slot lists", pgwt_slot_lists_size(npool), &found_lists);
 	pgwt_shared = ShmemInitStruct("pg_wait_tracer state", sizeof(PgwtSharedState), &found_state);
 	pgwt_slots = ShmemInitStruct("pg_wait_tracer slots", mul_size(nslots, sizeof(PgwtSlot)), &found_slots);
-	if (found_state && found_slots)
+	if (found_state && found_lists && found_slots)
 		return;
 
 	memset(pgwt_shared, 0, sizeof(PgwtSharedState));
@@ -241,13 +244,17 @@ pgwt_slots_shmem_init(void)
 	pg_atomic_init_u64(&pgwt_shared->attach_failures, 0);
 	pg_atomic_init_u64(&pgwt_shared->recycled, 0);
 	pg_atomic_init_u32(&pgwt_shared->exited_slots, 0);
+	pg_atomic_init_u32(&pgwt_shared->aux_full, 0);
+	pgwt_shared->aux_folded_ns = pgwt_clock_ns();
+	pgwt_shared->aux_owners = (pg_atomic_uint64 *) lists;
+	for (i = 0; i < PGWT_AUX_SLOTS; i++)
+		pg_atomic_init_u64(&pgwt_shared->aux_owners[i], 0);
+	pgwt_pool_init(&pgwt_shared->pool,
+				   (int32 *) (lists + PGWT_AUX_SLOTS * sizeof(pg_atomic_uint64)), npool);
 
 	memset(pgwt_slots, 0, mul_size(nslots, sizeof(PgwtSlot)));
 	for (i = 0; i < nslots; i++)
-	{
 		pg_atomic_init_u32(&pgwt_slots[i].reset_requests, 0);
-		pg_atomic_init_u32(&pgwt_slots[i].aux_owner, 0);
-	}
 }
 
 /* Fold an exited slot into the retired totals. Caller holds slots_lock. */
@@ -256,7 +263,9 @@ pgwt_fold_into_retired(PgwtSlot *slot)
 {
 	int			i;
 
-	for (i = 0; i < PGWT_SLOT_EVENTS; i++)
+	/* only the rows in use: the others are zero, and on pages of their own */
+	for (i = pgwt_used_rows_next(slot->used_rows, PGWT_SLOT_EVENTS, 0); i >= 0;
+		 i = pgwt_used_rows_next(slot->used_rows, PGWT_SLOT_EVENTS, i + 1))
 	{
 		PgwtEventStat *src = &slot->events[i];
 		PgwtEventStat *dst;
@@ -291,31 +300,36 @@ pgwt_fold_into_retired(PgwtSlot *slot)
  * Fold the auxiliary slots whose owner is gone into the retired totals and
  * free them for the next auxiliary process. Caller holds slots_lock
  * exclusively (the only other writer, a live owner, is excluded by the
- * liveness test: see the header).
+ * liveness test: see the header). The owner words say who claimed each
+ * slot, so only the slots of dead owners are read.
  */
 static void
 pgwt_fold_dead_aux_slots(void)
 {
 	int			i;
 
-	for (i = pgwt_shared->npool; i < pgwt_shared->nslots; i++)
+	for (i = 0; i < pgwt_shared->naux; i++)
 	{
-		PgwtSlot   *s = &pgwt_slots[i];
+		uint64		owner = pg_atomic_read_u64(&pgwt_shared->aux_owners[i]);
+		PgwtSlot   *s = &pgwt_slots[pgwt_shared->npool + i];
 
-		if (pg_atomic_read_u32(&s->aux_owner) == 0 || s->state != PGWT_SLOT_LIVE)
+		/* a claimer sets its word first, then its slot: both name it */
+		if (owner == 0 || !pgwt_owner_gone(PGWT_SLOT_LIVE, (int) (owner >> 32),
+										   (ProcNumber) (uint32) owner))
 			continue;
-		if (!pgwt_shared_slot_owner_gone(s))
+		pg_read_barrier();
+		if (s->state != PGWT_SLOT_LIVE)
 			continue;
 		pgwt_fold_into_retired(s);
 		pgwt_slot_write_begin(s);
 		s->state = PGWT_SLOT_FREE;
-		memset(s->events, 0, sizeof(s->events));
+		pgwt_slot_clear_events(s);
 		s->cpu_ns = 0;
 		s->lost_waits = 0;
 		s->query_lost_waits = 0;
 		pgwt_slot_write_end(s);
 		pg_write_barrier();
-		pg_atomic_write_u32(&s->aux_owner, 0);
+		pg_atomic_write_u64(&pgwt_shared->aux_owners[i], 0);
 		pg_atomic_fetch_add_u64(&pgwt_shared->recycled, 1);
 	}
 }
@@ -337,16 +351,18 @@ pgwt_aux_slot_claim(void)
 		pgwt_aux_claim_backoff--;
 		return NULL;
 	}
-	for (i = pgwt_shared->npool; i < pgwt_shared->nslots; i++)
+	for (i = 0; i < pgwt_shared->naux; i++)
 	{
-		PgwtSlot   *s = &pgwt_slots[i];
-		uint32		expected = 0;
+		PgwtSlot   *s = &pgwt_slots[pgwt_shared->npool + i];
+		pg_atomic_uint64 *word = &pgwt_shared->aux_owners[i];
+		uint64		expected = 0;
 
-		if (pg_atomic_read_u32(&s->aux_owner) != 0 ||
-			!pg_atomic_compare_exchange_u32(&s->aux_owner, &expected, (uint32) MyProcPid))
+		if (pg_atomic_read_u64(word) != 0 ||
+			!pg_atomic_compare_exchange_u64(word, &expected,
+											pgwt_aux_owner(MyProcPid, MyProcNumber)))
 			continue;
 		pgwt_slot_write_begin(s);
-		memset(s->events, 0, sizeof(s->events));
+		pgwt_slot_clear_events(s);
 		s->state = PGWT_SLOT_LIVE;
 		s->generation++;
 		s->pid = MyProcPid;
@@ -372,8 +388,9 @@ pgwt_aux_slot_claim(void)
 		pgwt_slot_write_end(s);
 		return s;
 	}
-	/* all taken (dead owners not folded yet): retry after a while */
+	/* all taken (dead owners not folded yet): the next pool claim folds them */
 	pg_atomic_fetch_add_u64(&pgwt_shared->attach_failures, 1);
+	pg_atomic_write_u32(&pgwt_shared->aux_full, 1);
 	pgwt_aux_claim_backoff = 1000;
 	return NULL;
 }
@@ -396,8 +413,30 @@ pgwt_slot_detach(int code, Datum arg)
 	slot->exit_time = GetCurrentTimestamp();
 	slot->cur_event = 0;
 	pgwt_slot_write_end(slot);
+	pgwt_pool_add_exited(&pgwt_shared->pool, (int32) (slot - pgwt_slots));
 	pg_atomic_fetch_add_u32(&pgwt_shared->exited_slots, 1);
 	LWLockRelease(pgwt_shared->slots_lock);
+}
+
+/*
+ * Fold the dead auxiliary slots now? Every pass reads each auxiliary slot
+ * (a page each, a page fault each in a new process), so claims do it at
+ * most once per interval, and at once when an auxiliary process found no
+ * free slot. Caller holds slots_lock exclusively.
+ */
+#define PGWT_AUX_FOLD_INTERVAL_NS (UINT64CONST(1000) * 1000 * 1000)
+
+static void
+pgwt_maybe_fold_dead_aux_slots(void)
+{
+	uint64		now = pgwt_clock_ns();
+
+	if (now - pgwt_shared->aux_folded_ns < PGWT_AUX_FOLD_INTERVAL_NS &&
+		pg_atomic_read_u32(&pgwt_shared->aux_full) == 0)
+		return;
+	pg_atomic_write_u32(&pgwt_shared->aux_full, 0);
+	pgwt_shared->aux_folded_ns = now;
+	pgwt_fold_dead_aux_slots();
 }
 
 /*
@@ -408,7 +447,6 @@ void
 pgwt_slot_attach(void)
 {
 	PgwtSlot   *chosen = NULL;
-	PgwtSlot   *oldest_exited = NULL;
 	int			i;
 
 	if (pgwt_my_slot != NULL || pgwt_shared == NULL || !IsUnderPostmaster || MyProc == NULL ||
@@ -418,23 +456,14 @@ pgwt_slot_attach(void)
 		return;
 
 	LWLockAcquire(pgwt_shared->slots_lock, LW_EXCLUSIVE);
-	pgwt_fold_dead_aux_slots();
-	for (i = 0; i < pgwt_shared->npool; i++)
+	pgwt_maybe_fold_dead_aux_slots();
+	/* a free slot, else the one that exited first (folded before reuse) */
+	i = pgwt_pool_take_free(&pgwt_shared->pool);
+	if (i >= 0)
+		chosen = &pgwt_slots[i];
+	else if ((i = pgwt_pool_take_oldest_exited(&pgwt_shared->pool)) >= 0)
 	{
-		PgwtSlot   *s = &pgwt_slots[i];
-
-		if (s->state == PGWT_SLOT_FREE)
-		{
-			chosen = s;
-			break;
-		}
-		if (s->state == PGWT_SLOT_EXITED &&
-			(oldest_exited == NULL || s->exit_time < oldest_exited->exit_time))
-			oldest_exited = s;
-	}
-	if (chosen == NULL && oldest_exited != NULL)
-	{
-		chosen = oldest_exited;
+		chosen = &pgwt_slots[i];
 		pgwt_fold_into_retired(chosen);
 		pg_atomic_fetch_sub_u32(&pgwt_shared->exited_slots, 1);
 		pg_atomic_fetch_add_u64(&pgwt_shared->recycled, 1);
@@ -448,7 +477,7 @@ pgwt_slot_attach(void)
 	}
 
 	pgwt_slot_write_begin(chosen);
-	memset(chosen->events, 0, sizeof(chosen->events));
+	pgwt_slot_clear_events(chosen);
 	chosen->state = PGWT_SLOT_LIVE;
 	chosen->generation++;
 	chosen->pid = MyProcPid;
@@ -523,7 +552,7 @@ static void
 pgwt_zero_slot(PgwtSlot *slot)
 {
 	pgwt_slot_write_begin(slot);
-	memset(slot->events, 0, sizeof(slot->events));
+	pgwt_slot_clear_events(slot);
 	slot->cpu_ns = 0;
 	slot->lost_waits = 0;
 	slot->query_lost_waits = 0;

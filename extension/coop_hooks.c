@@ -243,7 +243,7 @@ pgwt_local_query_add(PgwtSlot *slot, int64 query_id, uint32 event, uint64 ns)
 static void
 pgwt_zero_my_stats(PgwtSlot *slot)
 {
-	memset(slot->events, 0, sizeof(slot->events));
+	pgwt_slot_clear_events(slot);
 	slot->cpu_ns = 0;
 	slot->lost_waits = 0;
 	slot->query_lost_waits = 0;
@@ -353,6 +353,7 @@ pgwt_flush_pending(void)
 	st.last_end_ns = slot->last_end_ns;
 	st.lost_waits = slot->lost_waits;
 	st.cached_row = pgwt_cached_row;
+	st.used_rows = slot->used_rows;
 	/* waits that ended before a reset of our numbers belong to it */
 	i = 0;
 	if (unlikely(cutoff != 0))

@@ -12,6 +12,7 @@
 #define PGWT_SHARED_H
 
 #include "extension/wait_stats.h"
+#include "extension/slot_pool.h"
 #include "common/process_rule.h"
 
 #if PG_VERSION_NUM >= 180000
@@ -98,23 +99,22 @@ typedef struct PgwtSlot
 	volatile uint32 cur_event;
 	volatile uint64 cur_start_ns;
 
-	/*
-	 * Auxiliary-region slots only: pid of the process that claimed it with
-	 * a compare-and-swap from 0 (free); set back to 0 under slots_lock once
-	 * a dead owner's numbers are folded into the retired totals.
-	 */
-	pg_atomic_uint32 aux_owner;
-
 	pg_atomic_uint32 reset_requests;
 	uint32		reset_applied;
 	int			reset_pid;		/* identity the last request targets */
 	TimestampTz reset_start_time;
 	uint64		reset_request_ns;	/* clock at the request: earlier waits are dropped */
 
-	PgwtEventStat events[PGWT_SLOT_EVENTS];
-
 	/* a background worker's bgw_type ("parallel worker"...), else empty */
 	char		bgw_type[BGW_MAXLEN];
+
+	/*
+	 * Rows of 'events' in use (PgwtFoldState.used_rows): a claim clears and
+	 * folds only those. Everything above shares the slot's first page, so
+	 * a claim touches that page and the pages of the rows used.
+	 */
+	uint64		used_rows[PGWT_USED_ROWS_WORDS(PGWT_SLOT_EVENTS)];
+	PgwtEventStat events[PGWT_SLOT_EVENTS];
 } PgwtSlot;
 
 /* Fixed-size header of the coop tier's shared memory. */
@@ -129,6 +129,25 @@ typedef struct PgwtSharedState
 	pg_atomic_uint64 attach_failures;	/* no slot free or exited */
 	pg_atomic_uint64 recycled;	/* exited slots folded and reused */
 	pg_atomic_uint32 exited_slots;	/* hint for unattached backends */
+	/* the pool's free and exited slots (slot_pool.h), under slots_lock */
+	PgwtSlotPool pool;
+	/*
+	 * Owners of the auxiliary region's slots, one word each (slot npool + i
+	 * is aux_owners[i]), beside each other so that a pass over them reads a
+	 * page, not a page per slot: pgwt_aux_owner(pid, procno) of the process
+	 * that claimed the slot with a compare-and-swap from 0 (free); set back
+	 * to 0 under slots_lock once a dead owner's numbers are folded into the
+	 * retired totals.
+	 */
+	pg_atomic_uint64 *aux_owners;
+	/*
+	 * Folding dead auxiliary slots reads every auxiliary slot: a claim does
+	 * it at most once per PGWT_AUX_FOLD_INTERVAL_NS (clock of the last
+	 * pass, under slots_lock), or at once after an auxiliary claim found
+	 * the region full (aux_full).
+	 */
+	uint64		aux_folded_ns;
+	pg_atomic_uint32 aux_full;
 	uint64		query_evictions;	/* under query_lock */
 	uint64		query_dropped;	/* waits whose entry found no room, under query_lock */
 	/* totals of recycled slots, under slots_lock */
@@ -199,6 +218,17 @@ pgwt_slot_write_end(PgwtSlot *slot)
 {
 	pg_write_barrier();
 	slot->changecount++;
+}
+
+/*
+ * Empty a slot's event table: only the rows in use can hold anything, and
+ * touching only those keeps a claim off the table's other pages. The
+ * caller is the slot's writer, inside a write section.
+ */
+static inline void
+pgwt_slot_clear_events(PgwtSlot *slot)
+{
+	pgwt_used_rows_clear(slot->events, slot->used_rows, PGWT_SLOT_EVENTS);
 }
 
 /* query_table.c */

@@ -12,7 +12,7 @@ COMMON_HDRS := $(wildcard $(TOP)/common/*.h)
 
 all: $(UNIT) $(HIST)
 
-$(UNIT): $(TOP)/extension/test_wait_stats.c $(TOP)/extension/wait_stats.h $(COMMON_HDRS)
+$(UNIT): $(TOP)/extension/test_wait_stats.c $(TOP)/extension/wait_stats.h $(TOP)/extension/slot_pool.h $(COMMON_HDRS)
 	@mkdir -p $(SAN_DIR)
 	$(CC) $(CFLAGS_SAN) -o $@ $< $(LDFLAGS_SAN)
 

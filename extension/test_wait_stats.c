@@ -1,8 +1,9 @@
 /*
  * test_wait_stats.c
  *		Unit tests of the coop tier's pure logic (wait_stats.h): aggregates,
- *		the event table and the eviction choice (the histogram layout is
- *		tested in test/unit/common/test_histogram.c).
+ *		the event table, its bitmap of rows in use and the eviction choice;
+ *		and which pool slot a claim takes (slot_pool.h). The histogram
+ *		layout is tested in test/unit/common/test_histogram.c.
  *		Runs without a server, built with ASan+UBSan (extension/test.mk).
  *		Prints one PASS/FAIL line per test; exits non-zero on any failure.
  */
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "extension/wait_stats.h"
+#include "extension/slot_pool.h"
 
 static int	failures = 0;
 
@@ -152,7 +154,7 @@ test_fold_wait(void)
 {
 	int			ok = 1;
 	PgwtEventStat tab[8];
-	PgwtFoldState st = {0, 1000, 0, 12345};	/* a stale cache index is harmless */
+	PgwtFoldState st = {0, 1000, 0, 12345, NULL};	/* a stale cache index is harmless */
 	PgwtEventStat *row;
 	int			i;
 
@@ -195,6 +197,114 @@ test_fold_wait(void)
 	report("fold-wait", ok);
 }
 
+/*
+ * The bitmap of rows in use: every row a fold claims is marked, iteration
+ * visits exactly those, and clearing them empties the whole table, so a
+ * slot's next owner starts from zero without the table being swept.
+ */
+static void
+test_used_rows(void)
+{
+	int			ok = 1;
+	PgwtEventStat tab[128];
+	uint64_t	used[PGWT_USED_ROWS_WORDS(128)] = {0};
+	PgwtFoldState st = {0, 0, 0, 0, used};
+	PgwtEventStat zero;
+	int			r,
+				n = 0,
+				i;
+
+	memset(tab, 0, sizeof(tab));
+	memset(&zero, 0, sizeof(zero));
+	for (i = 1; i <= 40; i++)
+		pgwt_fold_wait(tab, 128, &st, 0x0A000000U + (uint32_t) i * 977, (uint64_t) i * 100,
+					   (uint64_t) i * 100 + 10);
+	pgwt_fold_wait(tab, 128, &st, 0x0A000000U + 977, 5000, 5010);	/* a known row: no new bit */
+	for (r = pgwt_used_rows_next(used, 128, 0); r >= 0; r = pgwt_used_rows_next(used, 128, r + 1))
+	{
+		CHECK(tab[r].event != 0);
+		n++;
+	}
+	CHECK(n == 40);
+	for (r = 0; r < 128; r++)
+		CHECK((tab[r].event != 0) == ((used[r / 64] >> (r % 64)) & 1));
+	/* rows at both ends of a word, and past the table's end */
+	memset(used, 0, sizeof(used));
+	used[0] = UINT64_C(1) << 63;
+	used[1] = 1;
+	CHECK(pgwt_used_rows_next(used, 128, 0) == 63);
+	CHECK(pgwt_used_rows_next(used, 128, 64) == 64);
+	CHECK(pgwt_used_rows_next(used, 128, 65) == -1);
+	CHECK(pgwt_used_rows_next(used, 100, 64) == 64);
+	used[1] = UINT64_C(1) << 40;	/* row 104 of a 100-row table: not a row */
+	CHECK(pgwt_used_rows_next(used, 100, 64) == -1);
+
+	/* clear: the table is all zero again, and folding starts afresh */
+	memset(used, 0, sizeof(used));
+	memset(tab, 0, sizeof(tab));
+	st.cached_row = 0;
+	for (i = 1; i <= 5; i++)
+		pgwt_fold_wait(tab, 128, &st, 0x06000000U + (uint32_t) i, 100, 200);
+	pgwt_used_rows_clear(tab, used, 128);
+	for (r = 0; r < 128; r++)
+		CHECK(memcmp(&tab[r], &zero, sizeof(zero)) == 0);
+	CHECK(used[0] == 0 && used[1] == 0);
+	pgwt_fold_wait(tab, 128, &st, 0x06000001U, 300, 400);
+	CHECK(pgwt_used_rows_next(used, 128, 0) >= 0);
+	r = pgwt_used_rows_next(used, 128, 0);
+	CHECK(r >= 0 && tab[r].event == 0x06000001U && tab[r].agg.count == 1);
+	CHECK(pgwt_used_rows_next(used, 128, r + 1) == -1);
+	report("used-rows", ok);
+}
+
+/*
+ * A claim takes a free slot while any is left, then the slot that exited
+ * first (the ring wraps around), and nothing when every slot is live.
+ */
+static void
+test_slot_pool(void)
+{
+	int			ok = 1;
+	int32_t		mem[8];
+	PgwtSlotPool p;
+	int			i;
+
+	pgwt_pool_init(&p, mem, 4);
+	CHECK(pgwt_pool_take_oldest_exited(&p) == -1);
+	for (i = 0; i < 4; i++)
+		CHECK(pgwt_pool_take_free(&p) == i);
+	CHECK(pgwt_pool_take_free(&p) == -1);
+	CHECK(pgwt_pool_take_oldest_exited(&p) == -1);
+	/* exits in the order 2, 0, 3: claims reuse them in that order */
+	pgwt_pool_add_exited(&p, 2);
+	pgwt_pool_add_exited(&p, 0);
+	pgwt_pool_add_exited(&p, 3);
+	CHECK(pgwt_pool_take_oldest_exited(&p) == 2);
+	pgwt_pool_add_exited(&p, 1);
+	pgwt_pool_add_exited(&p, 2);
+	CHECK(pgwt_pool_take_oldest_exited(&p) == 0);
+	CHECK(pgwt_pool_take_oldest_exited(&p) == 3);
+	CHECK(pgwt_pool_take_oldest_exited(&p) == 1);
+	CHECK(pgwt_pool_take_oldest_exited(&p) == 2);
+	CHECK(pgwt_pool_take_oldest_exited(&p) == -1);
+	/* many laps of the ring keep the exit order */
+	for (i = 0; i < 4; i++)
+		pgwt_pool_add_exited(&p, i);
+	for (i = 0; i < 40; i++)
+	{
+		int32_t		s = pgwt_pool_take_oldest_exited(&p);
+
+		CHECK(s == i % 4);
+		pgwt_pool_add_exited(&p, s);
+	}
+	/* a slot that was never claimed, or a full ring, leaves the lists sound */
+	pgwt_pool_add_exited(&p, 1);
+	pgwt_pool_add_exited(&p, 7);
+	pgwt_pool_add_exited(&p, -1);
+	CHECK(p.nexited == 4 && p.nfree == 0);
+	report("slot-pool", ok);
+}
+
 int
 main(void)
 {
@@ -203,5 +313,7 @@ main(void)
 	test_event_table();
 	test_eviction();
 	test_fold_wait();
+	test_used_rows();
+	test_slot_pool();
 	return failures ? 1 : 0;
 }

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* class bytes, ClientRead, pgwt_event_is_idle(): shared by every tier */
 #include "common/event_ids.h"
@@ -104,7 +105,51 @@ typedef struct PgwtFoldState
 	uint64_t	last_end_ns;
 	uint64_t	lost_waits;
 	uint32_t	cached_row;		/* index of the last row used (any value is safe) */
+	/*
+	 * Bitmap of the table's rows in use (bit r of word r / 64), kept so
+	 * that folding and clearing a table touch only those rows: every row
+	 * with an event has its bit set. NULL: not kept.
+	 */
+	uint64_t   *used_rows;
 } PgwtFoldState;
+
+/* Words of a bitmap of 'size' rows. */
+#define PGWT_USED_ROWS_WORDS(size) (((size) + 63) / 64)
+
+/* The first row in use at or after 'from' (< size), or -1. */
+static inline int
+pgwt_used_rows_next(const uint64_t *used, int size, int from)
+{
+	int			w;
+
+	if (from < 0)
+		from = 0;
+	for (w = from / 64; w < PGWT_USED_ROWS_WORDS(size); w++)
+	{
+		uint64_t	bits = used[w];
+
+		if (w == from / 64)
+			bits &= ~UINT64_C(0) << (from % 64);
+		if (bits != 0)
+		{
+			int			r = w * 64 + __builtin_ctzll(bits);
+
+			return r < size ? r : -1;
+		}
+	}
+	return -1;
+}
+
+/* Zero the rows in use and the bitmap: the table is empty again. */
+static inline void
+pgwt_used_rows_clear(PgwtEventStat *tab, uint64_t *used, int size)
+{
+	int			r;
+
+	for (r = pgwt_used_rows_next(used, size, 0); r >= 0; r = pgwt_used_rows_next(used, size, r + 1))
+		memset(&tab[r], 0, sizeof(tab[r]));
+	memset(used, 0, PGWT_USED_ROWS_WORDS(size) * sizeof(uint64_t));
+}
 
 /*
  * Fold one finished wait [start_ns, end_ns] of 'event' into an event table
@@ -124,7 +169,12 @@ pgwt_fold_wait(PgwtEventStat *tab, int size, PgwtFoldState *st,
 	{
 		row = pgwt_event_lookup(tab, size, event, true);
 		if (row != NULL)
+		{
 			st->cached_row = (uint32_t) (row - tab);
+			/* a row just claimed: no wait counted in it yet */
+			if (st->used_rows != NULL && row->agg.count == 0)
+				st->used_rows[st->cached_row / 64] |= UINT64_C(1) << (st->cached_row % 64);
+		}
 	}
 	if (row != NULL)
 		pgwt_agg_add(&row->agg, end_ns > start_ns ? end_ns - start_ns : 0);

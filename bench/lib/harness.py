@@ -78,7 +78,15 @@ def utc_now():
 # ---- server builds ------------------------------------------------------
 
 def server_pg_config(build):
-    """pg_config of a build, or raise with the reason it is unavailable."""
+    """pg_config of a build, or raise with the reason it is unavailable.
+    PGWT_BENCH_PG_CONFIG_<BUILD> (18-hooks: PGWT_BENCH_PG_CONFIG_18_HOOKS)
+    names another install of that build instead of the cached one, e.g. a
+    relocated copy that a run may install the extension into."""
+    override = os.environ.get("PGWT_BENCH_PG_CONFIG_" + build.upper().replace("-", "_"))
+    if override:
+        if not os.access(override, os.X_OK):
+            raise RuntimeError(f"server build {build} unavailable: {override} is not executable")
+        return override
     args = {"15": ["15"], "18": ["18"], "18-hooks": ["18", "hooks"]}[build]
     p = sh([os.path.join(TOP, "scripts", "build-server")] + args, check=False)
     if p.returncode != 0:

@@ -1,7 +1,8 @@
 """Benchmark sets: which arms on which server build, which workloads, and
-the repetition protocol. `make bench` runs `default` (about 35 minutes on a
+the repetition protocol. `make bench` runs `default` (about 45 minutes on a
 2-core VM), `make bench-full` runs `full`; `smoke` is a one-minute check of
-the harness itself; `format` the trace format's programs alone.
+the harness itself; `format` the trace format's programs alone; `connect`
+the connection cost of exact capture alone.
 """
 
 from dataclasses import dataclass
@@ -83,8 +84,13 @@ SETS = {
                       reps=3, duration_s=3, warmup_s=1, scale=2),
     "default": BenchSet("default", {
         "15": (("none", "pg_wait_sampling", "sampled_10hz"), ("select_only", "tpcb", "lwlock")),
-        "18-hooks": (("none", "coop_off", "coop_stats"), ("select_only", "lwlock")),
+        "18-hooks": (("none", "coop_off", "coop_stats", "coop_trace"), ("select_only", "lwlock", "connect")),
     }, reps=3, duration_s=6, warmup_s=2, scale=10, programs=_PROGRAMS_DEFAULT),
+    # what exact capture costs a connection (issue #23): pgbench -S -C on the
+    # hooked 18, each arm in 4 blocks: ~4 min
+    "connect": BenchSet("connect", {
+        "18-hooks": (("none", "coop_off", "coop_stats", "coop_trace"), ("connect",)),
+    }, reps=4, duration_s=6, warmup_s=2, scale=10),
     "full": BenchSet("full", {
         "15": (("none", "pg_wait_sampling", "sampled_10hz", "sampled_100hz", "tiered_10hz", "full"),
                _ALL_WL),

@@ -5,7 +5,10 @@
                IO:DataFileRead waits come and go at a very high rate.
   tpcb         the standard pgbench TPC-B-like transaction.
   connect      pgbench -S -C: a new backend for every transaction, so
-               backend start and exit (and a tracer's attach) dominate.
+               backend start and exit (and a tracer's attach) dominate;
+               a transaction is a connection, so its records' per-
+               transaction columns (server_cpu_us_per_tx) are per
+               connection.
   lwlock       8 clients, each updating its own row of one 8-row heap page
                with synchronous_commit off: every update takes the same
                buffer content lock exclusively, so the run is many short
