@@ -1,8 +1,10 @@
 """Benchmark sets: which arms on which server build, which workloads, and
-the repetition protocol. `make bench` runs `default` (about 45 minutes on a
-2-core VM), `make bench-full` runs `full`; `smoke` is a one-minute check of
-the harness itself; `format` the trace format's programs alone; `connect`
-the connection cost of exact capture alone.
+the repetition protocol. `make bench` runs `default` (about 30 minutes on a
+2-core VM: the estimate is printed at its start), `make bench-full` runs
+`full`; `smoke` is a one-minute check of the harness itself; `format` the
+trace format's programs alone; `sampler` the in-server sampler against
+pg_wait_sampling alone; `connect` the connection cost of exact capture
+alone.
 """
 
 from dataclasses import dataclass
@@ -26,22 +28,18 @@ _ALL_WL = ("select_only", "tpcb", "connect", "lwlock")
 _PROGRAMS_DEFAULT = (
     ("bin/pgwt-bench-watchpoint", ("--reps", "5")),
     ("bin/pgwt-bench-analysis", ("--reps", "3", "--records", "2000000")),
-    ("bench/programs/waitpair", ("--reps", "3", "--callgrind-reps", "3")),
+    ("bench/programs/waitpair", ("--reps", "2", "--callgrind-reps", "3")),
     ("bench/programs/waitpair", ("--clock", "--reps", "5")),
-    ("bench/programs/tracer_cpu", ("--reps", "3", "--duration", "15", "--warmup", "3",
+    ("bench/programs/tracer_cpu", ("--reps", "2", "--duration", "15", "--warmup", "3",
                                    "--coverage-duration", "5")),
     ("bin/pgwt-bench-tracefmt", ("--events", "2000000", "--reps", "3")),
-    ("bench/programs/sampler_vs_pgws/sampler_vs_pgws", ("--reps", "3",
-                                                        "--arms", "sampled_vs_exact,paired,paired_many",
-                                                        "--duration", "8", "--exact-duration", "20",
-                                                        "--callgrind-seconds", "4", "--callgrind-idle", "10")),
     ("bench/programs/tracer_full", ("--server", "15", "--reps", "2", "--duration", "6",
                                     "--coverage-duration", "0")),
-    ("bench/programs/tracer_full", ("--server", "15", "--xv-only", "--xv-duration", "25",
-                                    "--xv-reps", "3", "--xv-rate", "10")),
+    ("bench/programs/tracer_full", ("--server", "15", "--xv-only", "--xv-duration", "20",
+                                    "--xv-reps", "2", "--xv-rate", "10")),
     ("bench/programs/summary_views/run.sh", ("--reps", "3")),
-    ("bench/programs/trace_overhead/trace_overhead", ("--reps", "3", "--duration", "5", "--idle-s", "5")),
-    ("bench/programs/coop_instr/coop_instr", ("--workloads", "select_only,tpcb", "--reps", "3",
+    ("bench/programs/trace_overhead/trace_overhead", ("--reps", "2", "--duration", "5", "--idle-s", "5")),
+    ("bench/programs/coop_instr/coop_instr", ("--workloads", "select_only,tpcb", "--reps", "2",
                                               "--tx", "300")),
 )
 _PROGRAMS_FULL = (
@@ -83,8 +81,8 @@ SETS = {
                                 "18-hooks": (("none", "coop_stats"), ("lwlock",))},
                       reps=3, duration_s=3, warmup_s=1, scale=2),
     "default": BenchSet("default", {
-        "15": (("none", "pg_wait_sampling", "sampled_10hz"), ("select_only", "tpcb", "lwlock")),
-        "18-hooks": (("none", "coop_off", "coop_stats", "coop_trace"), ("select_only", "lwlock", "connect")),
+        "15": (("none", "pg_wait_sampling", "sampled_10hz"), ("select_only", "tpcb")),
+        "18-hooks": (("none", "coop_off", "coop_stats", "coop_trace"), ("select_only", "connect")),
     }, reps=3, duration_s=6, warmup_s=2, scale=10, programs=_PROGRAMS_DEFAULT),
     # what exact capture costs a connection (issue #23): pgbench -S -C on the
     # hooked 18, each arm in 4 blocks: ~4 min
