@@ -654,6 +654,37 @@ dump_read_summaries(const dump_args *a, const pgwt_tf_reader *r, pgwt_engine *en
 	return 0;
 }
 
+/* The engine over the windows (exact analysis for the exact views). */
+static pgwt_engine *
+dump_engine(const dump_args *a, const pgwt_window_spec *specs, int nwin)
+{
+	pgwt_engine_config ecfg = {0};
+	const char *eerr = NULL;
+	pgwt_engine *eng;
+
+	ecfg.exact_analysis = dump_view_exact(a->view);
+	eng = pgwt_engine_create(&ecfg, specs, nwin, &eerr);
+	if (!eng)
+		fprintf(stderr, "pgwt-dump: %s\n", eerr);
+	return eng;
+}
+
+/*
+ * Names: the server version of the trace, then the trace's own table.
+ * Returns the server major the names are of (0: none known).
+ */
+static int
+dump_names_init(const dump_args *a, const pgwt_tf_reader *r, pgwt_names *names)
+{
+	int			pg_major = a->pg_major;
+
+	if (!pg_major && pgwt_tf_reader_nfiles(r) > 0)
+		pg_major = (int) (pgwt_tf_reader_file_header(r, 0)->pg_version / 10000);
+	if (!pgwt_names_init(names, pg_major))
+		pg_major = 0;
+	return pg_major;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -674,11 +705,9 @@ main(int argc, char **argv)
 				pg_major = 0;
 	uint32_t	event = 0;
 	pgwt_buf	out = {0};
-	const char *eerr = NULL;
 	int			status = 1;
 	dump_queries queries = {0};
 	dump_blockers blockers = {0};
-	pgwt_engine_config ecfg = {0};
 	bool		use_sum;
 
 	if ((rc = dump_parse_args(argc, argv, &a)) != 0)
@@ -714,20 +743,11 @@ main(int argc, char **argv)
 			return 1;
 		r = pgwt_range_reader(l);
 	}
-	ecfg.exact_analysis = dump_view_exact(a.view);
-	eng = pgwt_engine_create(&ecfg, specs, nwin, &eerr);
+	eng = dump_engine(&a, specs, nwin);
 	if (!eng)
-	{
-		fprintf(stderr, "pgwt-dump: %s\n", eerr);
 		goto done;
-	}
 
-	/* Names: the server version of the trace, then the trace's own table. */
-	pg_major = a.pg_major;
-	if (!pg_major && pgwt_tf_reader_nfiles(r) > 0)
-		pg_major = (int) (pgwt_tf_reader_file_header(r, 0)->pg_version / 10000);
-	if (!pgwt_names_init(&names, pg_major))
-		pg_major = 0;
+	pg_major = dump_names_init(&a, r, &names);
 	if (dump_load_side(&a, &sb, r, eng, &names, &queries, &blockers) != 0)
 		goto done;
 
