@@ -365,6 +365,133 @@ pgwt_anomaly_observe_procs(pgwt_anomaly_tick *t, uint64 now)
 	t->cpu_aas = cpu_aas;
 }
 
+/* One pass's counts, added to the shared counters under esc_lock. */
+typedef struct PgwtDrainCounts
+{
+	uint64		lost,
+				read,
+				errors,
+				written;
+} PgwtDrainCounts;
+
+/*
+ * Start-up: the streams and batch buffers, the files, and the worker's
+ * place in shared memory (what the rings held before we started is
+ * drained too).
+ */
+static void
+pgwt_drain_setup(int nrings, pgwt_tring_rec **in, pgwt_record **out)
+{
+	pgwt_drain_streams = palloc0(sizeof(PgwtDrainStream) * Max(nrings, 1));
+	*in = palloc(sizeof(pgwt_tring_rec) * PGWT_DRAIN_BATCH);
+	*out = palloc(sizeof(pgwt_record) * PGWT_DRAIN_BATCH * 2);
+	before_shmem_exit(pgwt_drain_on_exit, (Datum) 0);
+	pgwt_drain_open();
+	/* what the rings held before we started is drained too */
+	SpinLockAcquire(&pgwt_trace_shared->esc_lock);
+	pgwt_trace_shared->worker_pid = MyProcPid;
+	__atomic_store_n(&pgwt_trace_shared->worker_latch, MyLatch, __ATOMIC_RELEASE);
+	/* windows closed before we started are history; an open one is announced */
+	pgwt_esc_tracker_init(&pgwt_drain_esc, &pgwt_trace_shared->escwin.esc);
+	SpinLockRelease(&pgwt_trace_shared->esc_lock);
+}
+
+/* The files' clocks: a flush (or the hourly rotation) and the retention. */
+static void
+pgwt_drain_files_tick(uint64 now, bool *dirty, uint64 *last_flush,
+					  uint64 *last_retention, uint64 *errors)
+{
+	if (now - *last_flush >= (uint64) PGWT_FLUSH_MS * 1000000)
+	{
+		/* with nothing new, only the hourly rotation may be due */
+		if ((*dirty ? pgwt_tf_dir_flush(pgwt_drain_dir) :
+			 pgwt_tf_dir_tick(pgwt_drain_dir)) < 0)
+			(*errors)++;
+		*dirty = false;
+		*last_flush = now;
+	}
+	if (now - *last_retention >= (uint64) PGWT_RETENTION_MS * 1000000)
+	{
+		(void) pgwt_tf_dir_apply_retention(pgwt_drain_dir);
+		*last_retention = now;
+	}
+}
+
+/*
+ * The escalation window's clock (fed the anomaly tick once a second when
+ * the hooks run) and this pass's counters, under esc_lock. Returns whether
+ * a window is open; *auto_on whether automatic windows are enabled.
+ */
+static bool
+pgwt_drain_escalation(int nrings, uint64 now, uint64 *last_anomaly,
+					  const PgwtDrainCounts *c, bool *auto_on)
+{
+	pgwt_anomaly_tick tick;
+	bool		have_tick,
+				opened,
+				window_open;
+	pgwt_esc_reason reason;
+
+	have_tick = false;
+	/* automatic windows need the hooks (a tracer has its own rules) */
+	if (nrings > 0 && now - *last_anomaly >= (uint64) PGWT_ANOMALY_MS * 1000000)
+	{
+		pgwt_anomaly_observe_procs(&tick, now);
+		have_tick = true;
+		*last_anomaly = now;
+	}
+
+	SpinLockAcquire(&pgwt_trace_shared->esc_lock);
+	pgwt_trace_esc_sync_budget();
+	opened = pgwt_escwin_tick(&pgwt_trace_shared->escwin, now,
+							  have_tick ? &tick : NULL);
+	reason = pgwt_trace_shared->escwin.esc.reason;
+	window_open = pgwt_trace_shared->escwin.esc.active;
+	*auto_on = pgwt_trace_shared->escwin.auto_enabled;
+	pgwt_trace_shared->drained_records += c->read;
+	pgwt_trace_shared->written_records += c->written;
+	pgwt_trace_shared->lost_records += c->lost;
+	pgwt_trace_shared->write_errors += c->errors;
+	SpinLockRelease(&pgwt_trace_shared->esc_lock);
+	if (opened)
+		ereport(LOG,
+				(errmsg("pg_wait_tracer opened an escalation window by itself: %s",
+						pgwt_esc_reason_name(reason))));
+	return window_open;
+}
+
+/*
+ * How long to sleep after a pass. Nothing traced for a while, no window,
+ * no sampler: sleep long until a tracing process wakes us. The flag goes
+ * up before the last look at the rings, so an append racing with it is
+ * seen here or wakes us, or else the next append does; only an append
+ * with none after it can wait for the timeout (trace_capture.h).
+ */
+static long
+pgwt_drain_sleep_ms(int nrings, bool busy, bool auto_on, int *empty_passes, bool *dirty)
+{
+	long		sleep_ms;
+
+	*empty_passes = busy ? 0 : *empty_passes + 1;
+	sleep_ms = PGWT_DRAIN_MS;
+	if (*empty_passes >= PGWT_IDLE_AFTER && !pgwt_sampler_active())
+	{
+		__atomic_store_n(&pgwt_trace_shared->worker_idle, 1, __ATOMIC_SEQ_CST);
+		if (pgwt_drain_rings_pending(nrings))
+		{
+			__atomic_store_n(&pgwt_trace_shared->worker_idle, 0, __ATOMIC_RELAXED);
+			*empty_passes = 0;
+		}
+		else
+		{
+			if (*dirty && pgwt_tf_dir_flush(pgwt_drain_dir) == 0)
+				*dirty = false;
+			sleep_ms = (nrings > 0 && auto_on) ? PGWT_ANOMALY_MS : PGWT_IDLE_MS;
+		}
+	}
+	return sleep_ms;
+}
+
 void
 pgwt_trace_worker_main(Datum main_arg)
 {
@@ -385,32 +512,14 @@ pgwt_trace_worker_main(Datum main_arg)
 		proc_exit(0);
 
 	nrings = pgwt_trace_shared->nrings;
-	pgwt_drain_streams = palloc0(sizeof(PgwtDrainStream) * Max(nrings, 1));
-	in = palloc(sizeof(pgwt_tring_rec) * PGWT_DRAIN_BATCH);
-	out = palloc(sizeof(pgwt_record) * PGWT_DRAIN_BATCH * 2);
-	before_shmem_exit(pgwt_drain_on_exit, (Datum) 0);
-	pgwt_drain_open();
-	/* what the rings held before we started is drained too */
-	SpinLockAcquire(&pgwt_trace_shared->esc_lock);
-	pgwt_trace_shared->worker_pid = MyProcPid;
-	__atomic_store_n(&pgwt_trace_shared->worker_latch, MyLatch, __ATOMIC_RELEASE);
-	/* windows closed before we started are history; an open one is announced */
-	pgwt_esc_tracker_init(&pgwt_drain_esc, &pgwt_trace_shared->escwin.esc);
-	SpinLockRelease(&pgwt_trace_shared->esc_lock);
+	pgwt_drain_setup(nrings, &in, &out);
 
 	while (!ShutdownRequestPending)
 	{
-		pgwt_anomaly_tick tick;
-		bool		have_tick,
-					opened,
-					window_open,
+		PgwtDrainCounts c = {0};
+		bool		window_open,
 					auto_on;
-		pgwt_esc_reason reason;
-		uint64		now,
-					lost = 0,
-					read = 0,
-					errors = 0,
-					written = 0;
+		uint64		now;
 		long		sleep_ms;
 
 		if (ConfigReloadPending)
@@ -422,79 +531,17 @@ pgwt_trace_worker_main(Datum main_arg)
 		/* window starts go before the window's records (without hooks the
 		 * files hold samples only, which an exact span must not hide) */
 		if (nrings > 0)
-			written += pgwt_drain_esc_markers(now, &errors);
+			c.written += pgwt_drain_esc_markers(now, &c.errors);
 		for (int i = 0; i < nrings; i++)
-			written += pgwt_drain_ring(i, in, out, &lost, &read, &errors);
+			c.written += pgwt_drain_ring(i, in, out, &c.lost, &c.read, &c.errors);
 		now = pgwt_trace_now_ns();
-		written += pgwt_trace_drain_samples(pgwt_drain_dir, &sample_cursor, now, &lost);
-		if (written > 0)
+		c.written += pgwt_trace_drain_samples(pgwt_drain_dir, &sample_cursor, now, &c.lost);
+		if (c.written > 0)
 			dirty = true;
-
-		if (now - last_flush >= (uint64) PGWT_FLUSH_MS * 1000000)
-		{
-			/* with nothing new, only the hourly rotation may be due */
-			if ((dirty ? pgwt_tf_dir_flush(pgwt_drain_dir) :
-				 pgwt_tf_dir_tick(pgwt_drain_dir)) < 0)
-				errors++;
-			dirty = false;
-			last_flush = now;
-		}
-		if (now - last_retention >= (uint64) PGWT_RETENTION_MS * 1000000)
-		{
-			(void) pgwt_tf_dir_apply_retention(pgwt_drain_dir);
-			last_retention = now;
-		}
-
-		have_tick = false;
-		/* automatic windows need the hooks (a tracer has its own rules) */
-		if (nrings > 0 && now - last_anomaly >= (uint64) PGWT_ANOMALY_MS * 1000000)
-		{
-			pgwt_anomaly_observe_procs(&tick, now);
-			have_tick = true;
-			last_anomaly = now;
-		}
-
-		SpinLockAcquire(&pgwt_trace_shared->esc_lock);
-		pgwt_trace_esc_sync_budget();
-		opened = pgwt_escwin_tick(&pgwt_trace_shared->escwin, now,
-								  have_tick ? &tick : NULL);
-		reason = pgwt_trace_shared->escwin.esc.reason;
-		window_open = pgwt_trace_shared->escwin.esc.active;
-		auto_on = pgwt_trace_shared->escwin.auto_enabled;
-		pgwt_trace_shared->drained_records += read;
-		pgwt_trace_shared->written_records += written;
-		pgwt_trace_shared->lost_records += lost;
-		pgwt_trace_shared->write_errors += errors;
-		SpinLockRelease(&pgwt_trace_shared->esc_lock);
-		if (opened)
-			ereport(LOG,
-					(errmsg("pg_wait_tracer opened an escalation window by itself: %s",
-							pgwt_esc_reason_name(reason))));
-
-		/*
-		 * Nothing traced for a while, no window, no sampler: sleep long
-		 * until a tracing process wakes us. The flag goes up before the
-		 * last look at the rings, so an append racing with it is seen here
-		 * or wakes us, or else the next append does; only an append with
-		 * none after it can wait for the timeout (trace_capture.h).
-		 */
-		empty_passes = (read > 0 || window_open) ? 0 : empty_passes + 1;
-		sleep_ms = PGWT_DRAIN_MS;
-		if (empty_passes >= PGWT_IDLE_AFTER && !pgwt_sampler_active())
-		{
-			__atomic_store_n(&pgwt_trace_shared->worker_idle, 1, __ATOMIC_SEQ_CST);
-			if (pgwt_drain_rings_pending(nrings))
-			{
-				__atomic_store_n(&pgwt_trace_shared->worker_idle, 0, __ATOMIC_RELAXED);
-				empty_passes = 0;
-			}
-			else
-			{
-				if (dirty && pgwt_tf_dir_flush(pgwt_drain_dir) == 0)
-					dirty = false;
-				sleep_ms = (nrings > 0 && auto_on) ? PGWT_ANOMALY_MS : PGWT_IDLE_MS;
-			}
-		}
+		pgwt_drain_files_tick(now, &dirty, &last_flush, &last_retention, &c.errors);
+		window_open = pgwt_drain_escalation(nrings, now, &last_anomaly, &c, &auto_on);
+		sleep_ms = pgwt_drain_sleep_ms(nrings, c.read > 0 || window_open, auto_on,
+									   &empty_passes, &dirty);
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 						 sleep_ms, PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);

@@ -531,18 +531,14 @@ tf_decode_transitions_v5(const uint8_t **pp, const uint8_t *end, uint32_t n,
 	return 0;
 }
 
-int
-tf_block_decode(uint16_t version, uint16_t flags, const pgwt_tf_block_header *hdr,
-				const uint8_t *src, uint8_t *raw, pgwt_record *recs)
+/*
+ * The block's payload: checksum verified (v4 on), LZ4 decompressed into raw
+ * when the file says so. Sets *pp to its first byte.
+ */
+static int
+tf_block_payload(uint16_t version, uint16_t flags, const pgwt_tf_block_header *hdr,
+				 const uint8_t *src, uint8_t *raw, const uint8_t **pp)
 {
-	const uint8_t *p;
-	const uint8_t *end;
-	uint32_t	n = hdr->n;
-	uint32_t	i;
-	uint64_t	ts;
-	bool		transitions = hdr->type == PGWT_TF_BLOCK_TRANSITIONS;
-	size_t		fixed = transitions ? 4 + 4 + 4 + 8 : 4 + 4 + 8;
-
 	if (version >= 4 && tf_checksum16(src, hdr->compressed) != hdr->reserved)
 		return -PGWT_TF_CHECKSUM;
 	if (flags & PGWT_TF_FLAG_LZ4)
@@ -553,16 +549,22 @@ tf_block_decode(uint16_t version, uint16_t flags, const pgwt_tf_block_header *hd
 
 		if (d < 0 || (uint32_t) d != hdr->uncompressed)
 			return -PGWT_TF_LZ4;
-		p = raw;
+		*pp = raw;
 	}
 	else
-		p = src;
-	end = p + hdr->uncompressed;
+		*pp = src;
+	return 0;
+}
 
-	if (transitions && version >= 7)
-		return tf_decode_transitions_v7(&p, end, n, hdr->first_ts, hdr->last_ts, recs);
-	/* Timestamps: deltas, every one inside the header's range. */
-	ts = hdr->first_ts;
+/* Timestamps (all but v7 transitions): deltas inside the header's range. */
+static inline int
+tf_decode_timestamps(const uint8_t **pp, const uint8_t *end, uint32_t n,
+					 const pgwt_tf_block_header *hdr, pgwt_record *recs)
+{
+	const uint8_t *p = *pp;
+	uint64_t	ts = hdr->first_ts;
+	uint32_t	i;
+
 	for (i = 0; i < n; i++)
 	{
 		uint64_t	d;
@@ -576,6 +578,123 @@ tf_block_decode(uint16_t version, uint16_t flags, const pgwt_tf_block_header *hd
 		ts += d;
 		recs[i].ts_ns = ts;
 	}
+	*pp = p;
+	return 0;
+}
+
+/* Transitions of v2 to v4: fixed pid/old/new columns, then LEB and u64 ones. */
+static int
+tf_decode_transitions_v2_4(const uint8_t **pp, const uint8_t *end, uint32_t n,
+						 uint16_t version, pgwt_record *recs)
+{
+	const uint8_t *p = *pp;
+	uint32_t	i;
+	/* pid, old and new columns in one pass: each record is touched once */
+	const uint8_t *pid = p,
+			   *old_ev = p + 4 * (size_t) n,
+			   *new_ev = p + 8 * (size_t) n;
+
+	for (i = 0; i < n; i++)
+	{
+		recs[i].pid = tf_get_u32(pid + 4 * (size_t) i);
+		recs[i].old_event = tf_get_u32(old_ev + 4 * (size_t) i);
+		recs[i].new_event = tf_get_u32(new_ev + 4 * (size_t) i);
+		recs[i].weight_ns = 0;
+		recs[i].kind = PGWT_REC_TRANSITION;
+	}
+	p += 12 * (size_t) n;
+	TF_GET_LEB_COLUMN(p, end, n, recs, duration_ns);
+	if ((size_t) (end - p) < (size_t) n * 8)
+		return -PGWT_TF_BAD_PAYLOAD;
+	for (i = 0; i < n; i++, p += 8)
+		recs[i].query_id = tf_get_u64(p);
+	if (version >= 3)
+	{
+		TF_GET_LEB_COLUMN(p, end, n, recs, cpu_ns);
+	}
+	else
+		for (i = 0; i < n; i++)
+			recs[i].cpu_ns = PGWT_CPU_UNKNOWN;
+	*pp = p;
+	return 0;
+}
+
+/* Samples of v2 to v6: pid, event and query columns, then weights (v4 on). */
+static int
+tf_decode_samples_v2_6(const uint8_t **pp, const uint8_t *end, uint32_t n,
+					 uint16_t version, uint64_t period_ns, pgwt_record *recs)
+{
+	const uint8_t *p = *pp;
+	uint32_t	i;
+
+	for (i = 0; i < n; i++, p += 4)
+		recs[i].pid = tf_get_u32(p);
+	for (i = 0; i < n; i++, p += 4)
+	{
+		uint32_t	ev = tf_get_u32(p);
+
+		/* A sampler only ever sees real wait events. */
+		if (ev >= PGWT_MARKER_FIRST)
+			return -PGWT_TF_BAD_PAYLOAD;
+		recs[i].new_event = ev;
+	}
+	for (i = 0; i < n; i++, p += 8)
+		recs[i].query_id = tf_get_u64(p);
+	if (version >= 4)
+	{
+		if (period_ns > INT64_MAX)
+			return -PGWT_TF_BAD_PAYLOAD;
+		for (i = 0; i < n; i++)
+		{
+			uint64_t	z;
+			int64_t		w;
+
+			if (p < end && *p < 0x80)
+				z = *p++;
+			else if (tf_get_leb(&p, end, &z) < 0)
+				return -PGWT_TF_BAD_PAYLOAD;
+			/* period <= INT64_MAX, so this sum cannot overflow int64 */
+			if (__builtin_add_overflow((int64_t) period_ns,
+									   tf_unzigzag(z), &w) || w < 0)
+				return -PGWT_TF_BAD_PAYLOAD;
+			recs[i].weight_ns = (uint64_t) w;
+		}
+	}
+	else
+		for (i = 0; i < n; i++)
+			recs[i].weight_ns = period_ns;
+	for (i = 0; i < n; i++)
+	{
+		recs[i].old_event = 0;
+		recs[i].duration_ns = 0;
+		recs[i].cpu_ns = PGWT_CPU_UNKNOWN;
+		recs[i].kind = PGWT_REC_SAMPLE;
+	}
+	*pp = p;
+	return 0;
+}
+
+int
+tf_block_decode(uint16_t version, uint16_t flags, const pgwt_tf_block_header *hdr,
+				const uint8_t *src, uint8_t *raw, pgwt_record *recs)
+{
+	const uint8_t *p;
+	const uint8_t *end;
+	uint32_t	n = hdr->n;
+	bool		transitions = hdr->type == PGWT_TF_BLOCK_TRANSITIONS;
+	size_t		fixed = transitions ? 4 + 4 + 4 + 8 : 4 + 4 + 8;
+	int			rc;
+
+	rc = tf_block_payload(version, flags, hdr, src, raw, &p);
+	if (rc < 0)
+		return rc;
+	end = p + hdr->uncompressed;
+
+	if (transitions && version >= 7)
+		return tf_decode_transitions_v7(&p, end, n, hdr->first_ts, hdr->last_ts, recs);
+	rc = tf_decode_timestamps(&p, end, n, hdr, recs);
+	if (rc < 0)
+		return rc;
 	if (transitions && version >= 6)
 		return tf_decode_transitions_v6(&p, end, n, recs);
 	if (!transitions && version >= 7)
@@ -586,87 +705,13 @@ tf_block_decode(uint16_t version, uint16_t flags, const pgwt_tf_block_header *hd
 		return -PGWT_TF_BAD_PAYLOAD;
 
 	if (transitions && version == 5)
-	{
-		int			rc = tf_decode_transitions_v5(&p, end, n, recs);
-
-		if (rc < 0)
-			return rc;
-	}
+		rc = tf_decode_transitions_v5(&p, end, n, recs);
 	else if (transitions)
-	{
-		/* pid, old and new columns in one pass: each record is touched once */
-		const uint8_t *pid = p,
-				   *old_ev = p + 4 * (size_t) n,
-				   *new_ev = p + 8 * (size_t) n;
-
-		for (i = 0; i < n; i++)
-		{
-			recs[i].pid = tf_get_u32(pid + 4 * (size_t) i);
-			recs[i].old_event = tf_get_u32(old_ev + 4 * (size_t) i);
-			recs[i].new_event = tf_get_u32(new_ev + 4 * (size_t) i);
-			recs[i].weight_ns = 0;
-			recs[i].kind = PGWT_REC_TRANSITION;
-		}
-		p += 12 * (size_t) n;
-		TF_GET_LEB_COLUMN(p, end, n, recs, duration_ns);
-		if ((size_t) (end - p) < (size_t) n * 8)
-			return -PGWT_TF_BAD_PAYLOAD;
-		for (i = 0; i < n; i++, p += 8)
-			recs[i].query_id = tf_get_u64(p);
-		if (version >= 3)
-		{
-			TF_GET_LEB_COLUMN(p, end, n, recs, cpu_ns);
-		}
-		else
-			for (i = 0; i < n; i++)
-				recs[i].cpu_ns = PGWT_CPU_UNKNOWN;
-	}
+		rc = tf_decode_transitions_v2_4(&p, end, n, version, recs);
 	else
-	{
-		for (i = 0; i < n; i++, p += 4)
-			recs[i].pid = tf_get_u32(p);
-		for (i = 0; i < n; i++, p += 4)
-		{
-			uint32_t	ev = tf_get_u32(p);
-
-			/* A sampler only ever sees real wait events. */
-			if (ev >= PGWT_MARKER_FIRST)
-				return -PGWT_TF_BAD_PAYLOAD;
-			recs[i].new_event = ev;
-		}
-		for (i = 0; i < n; i++, p += 8)
-			recs[i].query_id = tf_get_u64(p);
-		if (version >= 4)
-		{
-			if (hdr->sample_period_ns > INT64_MAX)
-				return -PGWT_TF_BAD_PAYLOAD;
-			for (i = 0; i < n; i++)
-			{
-				uint64_t	z;
-				int64_t		w;
-
-				if (p < end && *p < 0x80)
-					z = *p++;
-				else if (tf_get_leb(&p, end, &z) < 0)
-					return -PGWT_TF_BAD_PAYLOAD;
-				/* period <= INT64_MAX, so this sum cannot overflow int64 */
-				if (__builtin_add_overflow((int64_t) hdr->sample_period_ns,
-										   tf_unzigzag(z), &w) || w < 0)
-					return -PGWT_TF_BAD_PAYLOAD;
-				recs[i].weight_ns = (uint64_t) w;
-			}
-		}
-		else
-			for (i = 0; i < n; i++)
-				recs[i].weight_ns = hdr->sample_period_ns;
-		for (i = 0; i < n; i++)
-		{
-			recs[i].old_event = 0;
-			recs[i].duration_ns = 0;
-			recs[i].cpu_ns = PGWT_CPU_UNKNOWN;
-			recs[i].kind = PGWT_REC_SAMPLE;
-		}
-	}
+		rc = tf_decode_samples_v2_6(&p, end, n, version, hdr->sample_period_ns, recs);
+	if (rc < 0)
+		return rc;
 	/* Columns must fill the payload exactly. */
 	if (p != end)
 		return -PGWT_TF_BAD_PAYLOAD;

@@ -309,75 +309,161 @@ tf_decode_transitions_v6(const uint8_t **pp, const uint8_t *end, uint32_t n,
 	return tf_decode_v6_fields(codes, pp, end, n, recs);
 }
 
+/* A block's tables: the pids, events and query ids the records index. */
+typedef struct tf_v6_tables
+{
+	const uint8_t *pids,
+			   *events,
+			   *queries;
+	uint64_t	np,
+				ne,
+				nq;
+} tf_v6_tables;
+
+/* Tables: no more entries than a block can use. */
+static inline int
+tf_v6_decode_tables(const uint8_t **pp, const uint8_t *end, uint32_t n, tf_v6_tables *t)
+{
+	const uint8_t *p = *pp;
+
+	TF_GET_LEB(p, end, t->np);
+	if (t->np < 1 || t->np > n || (uint64_t) (end - p) < t->np * 4)
+		return -PGWT_TF_BAD_PAYLOAD;
+	t->pids = p;
+	p += t->np * 4;
+	TF_GET_LEB(p, end, t->ne);
+	if (t->ne > 2 * (uint64_t) n || (uint64_t) (end - p) < t->ne * 4)
+		return -PGWT_TF_BAD_PAYLOAD;
+	t->events = p;
+	p += t->ne * 4;
+	TF_GET_LEB(p, end, t->nq);
+	if (t->nq > n || (uint64_t) (end - p) < t->nq * 8)
+		return -PGWT_TF_BAD_PAYLOAD;
+	t->queries = p;
+	p += t->nq * 8;
+	*pp = p;
+	return 0;
+}
+
+/* Column lengths, then the columns; together they fill the payload. */
+static inline int
+tf_v6_decode_columns(const uint8_t *p, const uint8_t *end,
+					 const uint8_t **cur, const uint8_t **cend)
+{
+	const uint8_t *lens = p;
+	uint64_t	total = 0,
+				len;
+	uint32_t	c;
+
+	for (c = 0; c < V6_NCOLS; c++)
+	{
+		TF_GET_LEB(p, end, len);
+		if (len > (uint64_t) (end - lens))
+			return -PGWT_TF_BAD_PAYLOAD;
+		total += len;
+	}
+	if (total != (uint64_t) (end - p))
+		return -PGWT_TF_BAD_PAYLOAD;
+	for (c = 0; c < V6_NCOLS; c++)
+	{
+		TF_GET_LEB(lens, end, len);
+		cur[c] = p;
+		p += len;
+		cend[c] = p;
+	}
+	return 0;
+}
+
+/*
+ * One record's fields past its pid, from its code byte, the exception
+ * columns and its backend's previous records (j: the last that was no
+ * marker, a: the last of any kind; V6_NONE when there is none).
+ */
+static inline int
+tf_v6_decode_record(pgwt_record *r, const pgwt_record *recs, uint8_t code,
+					uint16_t j, uint16_t a, const uint8_t **cur,
+					const uint8_t *const *cend, const tf_v6_tables *t)
+{
+	uint8_t		extra = 0;
+	uint64_t	v;
+
+	if (code & V6_EXTRA)
+	{
+		if (cur[V6_COL_EXTRA] >= cend[V6_COL_EXTRA])
+			return -PGWT_TF_BAD_PAYLOAD;
+		extra = *cur[V6_COL_EXTRA]++;
+		if (extra == 0 || (extra & ~(V6_X_OLD | V6_X_DUR)))
+			return -PGWT_TF_BAD_PAYLOAD;
+	}
+	if (extra & V6_X_OLD)
+	{
+		TF_GET_LEB(cur[V6_COL_OLD], cend[V6_COL_OLD], v);
+		if (v >= t->ne)
+			return -PGWT_TF_BAD_PAYLOAD;
+		r->old_event = tf_get_u32(t->events + 4 * v);
+	}
+	else
+		r->old_event = j != V6_NONE ? recs[j].new_event : 0;
+	if (code & V6_NEW)
+	{
+		TF_GET_LEB(cur[V6_COL_NEW], cend[V6_COL_NEW], v);
+		if (v >= t->ne)
+			return -PGWT_TF_BAD_PAYLOAD;
+		r->new_event = tf_get_u32(t->events + 4 * v);
+	}
+	else
+		r->new_event = j != V6_NONE ? recs[j].old_event : 0;
+	r->duration_ns = j != V6_NONE ? r->ts_ns - recs[j].ts_ns : 0;
+	if (extra & V6_X_DUR)
+	{
+		TF_GET_LEB(cur[V6_COL_DUR], cend[V6_COL_DUR], v);
+		/* modulo 2^64, as the encoder subtracted: every value is valid */
+		r->duration_ns += (uint64_t) tf_unzigzag(v);
+	}
+	if (code & V6_QUERY)
+	{
+		TF_GET_LEB(cur[V6_COL_QUERY], cend[V6_COL_QUERY], v);
+		if (v >= t->nq)
+			return -PGWT_TF_BAD_PAYLOAD;
+		r->query_id = tf_get_u64(t->queries + 8 * v);
+	}
+	else
+		r->query_id = a != V6_NONE ? recs[a].query_id : 0;
+	if (code & V6_CPU)
+	{
+		TF_GET_LEB(cur[V6_COL_CPU], cend[V6_COL_CPU], v);
+		r->cpu_ns = (r->old_event == 0 ? r->duration_ns : 0) + (uint64_t) tf_unzigzag(v);
+	}
+	else
+		r->cpu_ns = PGWT_CPU_UNKNOWN;
+	return 0;
+}
+
 int
 tf_decode_v6_fields(const uint8_t *codes, const uint8_t **pp,
 					const uint8_t *end, uint32_t n, pgwt_record *recs)
 {
 	const uint8_t *p = *pp;
-	const uint8_t *pids,
-			   *events,
-			   *queries;
+	tf_v6_tables t;
 	const uint8_t *cur[V6_NCOLS],
 			   *cend[V6_NCOLS];
 	uint16_t	last_nm[V6_MAX],
 				last_any[V6_MAX];
-	uint64_t	np,
-				ne,
-				nq,
-				len;
 	uint32_t	i,
 				c;
+	int			rc;
 
-	/* Tables: no more entries than a block can use. */
-	TF_GET_LEB(p, end, np);
-	if (np < 1 || np > n || (uint64_t) (end - p) < np * 4)
-		return -PGWT_TF_BAD_PAYLOAD;
-	pids = p;
-	p += np * 4;
-	TF_GET_LEB(p, end, ne);
-	if (ne > 2 * (uint64_t) n || (uint64_t) (end - p) < ne * 4)
-		return -PGWT_TF_BAD_PAYLOAD;
-	events = p;
-	p += ne * 4;
-	TF_GET_LEB(p, end, nq);
-	if (nq > n || (uint64_t) (end - p) < nq * 8)
-		return -PGWT_TF_BAD_PAYLOAD;
-	queries = p;
-	p += nq * 8;
-	/* Column lengths, then the columns; together they fill the payload. */
-	{
-		const uint8_t *lens = p;
-		uint64_t	total = 0;
-
-		for (c = 0; c < V6_NCOLS; c++)
-		{
-			TF_GET_LEB(p, end, len);
-			if (len > (uint64_t) (end - lens))
-				return -PGWT_TF_BAD_PAYLOAD;
-			total += len;
-		}
-		if (total != (uint64_t) (end - p))
-			return -PGWT_TF_BAD_PAYLOAD;
-		for (c = 0; c < V6_NCOLS; c++)
-		{
-			TF_GET_LEB(lens, end, len);
-			cur[c] = p;
-			p += len;
-			cend[c] = p;
-		}
-	}
-	memset(last_nm, 0xFF, np * sizeof(uint16_t));
-	memset(last_any, 0xFF, np * sizeof(uint16_t));
+	if ((rc = tf_v6_decode_tables(&p, end, n, &t)) < 0 ||
+		(rc = tf_v6_decode_columns(p, end, cur, cend)) < 0)
+		return rc;
+	memset(last_nm, 0xFF, t.np * sizeof(uint16_t));
+	memset(last_any, 0xFF, t.np * sizeof(uint16_t));
 
 	for (i = 0; i < n; i++)
 	{
 		pgwt_record *r = &recs[i];
 		uint8_t		code = codes[i];
 		uint64_t	k = code & V6_PID_MASK;
-		uint8_t		extra = 0;
-		uint16_t	j,
-					a;
-		uint64_t	v;
 
 		if (k == V6_PID_ESCAPE)
 		{
@@ -385,62 +471,14 @@ tf_decode_v6_fields(const uint8_t *codes, const uint8_t **pp,
 			if (k < V6_PID_ESCAPE)
 				return -PGWT_TF_BAD_PAYLOAD;	/* had an inline code */
 		}
-		if (k >= np)
+		if (k >= t.np)
 			return -PGWT_TF_BAD_PAYLOAD;
-		j = last_nm[k];
-		a = last_any[k];
 		r->kind = PGWT_REC_TRANSITION;
 		r->weight_ns = 0;
-		r->pid = tf_get_u32(pids + 4 * k);
-		if (code & V6_EXTRA)
-		{
-			if (cur[V6_COL_EXTRA] >= cend[V6_COL_EXTRA])
-				return -PGWT_TF_BAD_PAYLOAD;
-			extra = *cur[V6_COL_EXTRA]++;
-			if (extra == 0 || (extra & ~(V6_X_OLD | V6_X_DUR)))
-				return -PGWT_TF_BAD_PAYLOAD;
-		}
-		if (extra & V6_X_OLD)
-		{
-			TF_GET_LEB(cur[V6_COL_OLD], cend[V6_COL_OLD], v);
-			if (v >= ne)
-				return -PGWT_TF_BAD_PAYLOAD;
-			r->old_event = tf_get_u32(events + 4 * v);
-		}
-		else
-			r->old_event = j != V6_NONE ? recs[j].new_event : 0;
-		if (code & V6_NEW)
-		{
-			TF_GET_LEB(cur[V6_COL_NEW], cend[V6_COL_NEW], v);
-			if (v >= ne)
-				return -PGWT_TF_BAD_PAYLOAD;
-			r->new_event = tf_get_u32(events + 4 * v);
-		}
-		else
-			r->new_event = j != V6_NONE ? recs[j].old_event : 0;
-		r->duration_ns = j != V6_NONE ? r->ts_ns - recs[j].ts_ns : 0;
-		if (extra & V6_X_DUR)
-		{
-			TF_GET_LEB(cur[V6_COL_DUR], cend[V6_COL_DUR], v);
-			/* modulo 2^64, as the encoder subtracted: every value is valid */
-			r->duration_ns += (uint64_t) tf_unzigzag(v);
-		}
-		if (code & V6_QUERY)
-		{
-			TF_GET_LEB(cur[V6_COL_QUERY], cend[V6_COL_QUERY], v);
-			if (v >= nq)
-				return -PGWT_TF_BAD_PAYLOAD;
-			r->query_id = tf_get_u64(queries + 8 * v);
-		}
-		else
-			r->query_id = a != V6_NONE ? recs[a].query_id : 0;
-		if (code & V6_CPU)
-		{
-			TF_GET_LEB(cur[V6_COL_CPU], cend[V6_COL_CPU], v);
-			r->cpu_ns = (r->old_event == 0 ? r->duration_ns : 0) + (uint64_t) tf_unzigzag(v);
-		}
-		else
-			r->cpu_ns = PGWT_CPU_UNKNOWN;
+		r->pid = tf_get_u32(t.pids + 4 * k);
+		rc = tf_v6_decode_record(r, recs, code, last_nm[k], last_any[k], cur, cend, &t);
+		if (rc < 0)
+			return rc;
 		last_any[k] = (uint16_t) i;
 		if (!tf_v6_is_marker(r->new_event))
 			last_nm[k] = (uint16_t) i;

@@ -179,28 +179,20 @@ tf_encode_samples_v7(const pgwt_record *recs, uint32_t n, uint64_t sample_period
 	return p;
 }
 
-int
-tf_decode_samples_v7(const uint8_t **pp, const uint8_t *end, uint32_t n,
-					 uint64_t sample_period_ns, pgwt_record *recs)
+/*
+ * The pid table, then each record's index into it as a step from the
+ * index after the previous record's (left in recs[i].pid for now).
+ */
+static inline int
+tf_v7s_decode_pids(const uint8_t **pp, const uint8_t *end, uint32_t n,
+				   uint32_t *pids, uint64_t *npp, pgwt_record *recs)
 {
 	const uint8_t *p = *pp;
-	const uint8_t *events,
-			   *queries;
-	uint32_t	pids[V7S_MAX];
-	uint8_t		flags[V7S_MAX];
-	uint16_t	last[V7S_MAX];
 	uint64_t	np,
-				ne,
-				nq,
-				nchg,
 				v;
 	uint32_t	i,
-				at,
-				seen,
 				prev = UINT32_MAX;
 
-	if (sample_period_ns > INT64_MAX)
-		return -PGWT_TF_BAD_PAYLOAD;
 	TF_GET_LEB(p, end, np);
 	if (np < 1 || np > n)
 		return -PGWT_TF_BAD_PAYLOAD;
@@ -214,7 +206,6 @@ tf_decode_samples_v7(const uint8_t **pp, const uint8_t *end, uint32_t n,
 			return -PGWT_TF_BAD_PAYLOAD;
 		pids[i] = (uint32_t) pid;
 	}
-	memset(last, 0xFF, np * sizeof(uint16_t));
 	/* pid steps: each record's table index */
 	for (i = 0; i < n; i++)
 	{
@@ -226,7 +217,21 @@ tf_decode_samples_v7(const uint8_t **pp, const uint8_t *end, uint32_t n,
 		prev = (uint32_t) ((expect + v) % np);
 		recs[i].pid = prev;		/* the index for now; the pid below */
 	}
-	/* changes: the records whose event or query id is explicit */
+	*npp = np;
+	*pp = p;
+	return 0;
+}
+
+/* Changes: the records whose event or query id is explicit (flags[]). */
+static inline int
+tf_v7s_decode_changes(const uint8_t **pp, const uint8_t *end, uint32_t n, uint8_t *flags)
+{
+	const uint8_t *p = *pp;
+	uint64_t	nchg,
+				v;
+	uint32_t	i,
+				at;
+
 	TF_GET_LEB(p, end, nchg);
 	if (nchg > n)
 		return -PGWT_TF_BAD_PAYLOAD;
@@ -239,12 +244,28 @@ tf_decode_samples_v7(const uint8_t **pp, const uint8_t *end, uint32_t n,
 		at += (uint32_t) (v >> 2);
 		flags[at++] = (uint8_t) (v & 3);
 	}
+	*pp = p;
+	return 0;
+}
+
+/* Events: explicit ones from the index column, others predicted. */
+static inline int
+tf_v7s_decode_events(const uint8_t **pp, const uint8_t *end, uint32_t n, uint64_t np,
+					 const uint8_t *flags, uint16_t *last, pgwt_record *recs)
+{
+	const uint8_t *p = *pp;
+	const uint8_t *events;
+	uint64_t	ne,
+				v;
+	uint32_t	i,
+				seen;
+
 	TF_GET_LEB(p, end, ne);
 	if (ne > n || (uint64_t) (end - p) < ne * 4)
 		return -PGWT_TF_BAD_PAYLOAD;
 	events = p;
 	p += ne * 4;
-	/* events: explicit ones from the index column, others predicted */
+	memset(last, 0xFF, np * sizeof(uint16_t));
 	for (i = 0, seen = 0; i < n; i++)
 	{
 		uint32_t	k = recs[i].pid;
@@ -269,6 +290,22 @@ tf_decode_samples_v7(const uint8_t **pp, const uint8_t *end, uint32_t n,
 				: i ? recs[i - 1].new_event : 0;
 		last[k] = (uint16_t) i;
 	}
+	*pp = p;
+	return 0;
+}
+
+/* Query ids: explicit ones from the index column, others carried per pid. */
+static inline int
+tf_v7s_decode_queries(const uint8_t **pp, const uint8_t *end, uint32_t n, uint64_t np,
+					  const uint8_t *flags, uint16_t *last, pgwt_record *recs)
+{
+	const uint8_t *p = *pp;
+	const uint8_t *queries;
+	uint64_t	nq,
+				v;
+	uint32_t	i,
+				seen;
+
 	TF_GET_LEB(p, end, nq);
 	if (nq > n || (uint64_t) (end - p) < nq * 8)
 		return -PGWT_TF_BAD_PAYLOAD;
@@ -292,6 +329,30 @@ tf_decode_samples_v7(const uint8_t **pp, const uint8_t *end, uint32_t n,
 			recs[i].query_id = j != V7S_NONE ? recs[j].query_id : 0;
 		last[k] = (uint16_t) i;
 	}
+	*pp = p;
+	return 0;
+}
+
+int
+tf_decode_samples_v7(const uint8_t **pp, const uint8_t *end, uint32_t n,
+					 uint64_t sample_period_ns, pgwt_record *recs)
+{
+	const uint8_t *p = *pp;
+	uint32_t	pids[V7S_MAX];
+	uint8_t		flags[V7S_MAX];
+	uint16_t	last[V7S_MAX];
+	uint64_t	np,
+				v;
+	uint32_t	i;
+	int			rc;
+
+	if (sample_period_ns > INT64_MAX)
+		return -PGWT_TF_BAD_PAYLOAD;
+	if ((rc = tf_v7s_decode_pids(&p, end, n, pids, &np, recs)) < 0 ||
+		(rc = tf_v7s_decode_changes(&p, end, n, flags)) < 0 ||
+		(rc = tf_v7s_decode_events(&p, end, n, np, flags, last, recs)) < 0 ||
+		(rc = tf_v7s_decode_queries(&p, end, n, np, flags, last, recs)) < 0)
+		return rc;
 	for (i = 0; i < n; i++)
 	{
 		int64_t		w;

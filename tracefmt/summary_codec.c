@@ -304,152 +304,188 @@ sb_count(sb_in *in, uint32_t *n, size_t min_bytes, void *arr, size_t *cap, size_
 	return arr;
 }
 
-int
-pgwt_tf_second_decode(const uint8_t *data, size_t len, pgwt_tf_second_buf *buf)
+/* The frame's fixed part: its second, flags, counters and time covered. */
+static void
+sb_get_header(sb_in *in, pgwt_tf_second *s)
 {
-	pgwt_tf_second *s = &buf->s;
-	sb_in		in = {data, data + len, false};
-	uint32_t	i;
 	uint8_t		has_cover;
 
-	if (len > PGWT_TF_SUM_PAYLOAD_MAX)
-		return -PGWT_TF_BAD_PAYLOAD;
-	s->nevents = s->npids = s->npid_events = s->nquery_events = s->ncrossings = 0;
-	s->nqueries = 0;
-	s->sec_ts = sb_u64(&in);
+	s->sec_ts = sb_u64(in);
 	{
-		uint64_t	fl = sb_leb(&in);
+		uint64_t	fl = sb_leb(in);
 
 		if (fl & ~(uint64_t) PGWT_TF_SUM_F_ALL)
-			in.bad = true;
+			in->bad = true;
 		s->flags = (uint32_t) fl;
 	}
 	s->span_ns = (s->flags & PGWT_TF_SUM_F_MINUTE) ? PGWT_TF_SUM_MINUTE_NS : PGWT_TF_SUM_SECOND_NS;
 	if (s->sec_ts % s->span_ns != 0)
-		in.bad = true;
-	s->c.exact_records = sb_leb(&in);
-	s->c.sample_records = sb_leb(&in);
-	s->c.markers = sb_leb(&in);
-	s->c.esc_markers = sb_leb(&in);
-	s->c.late_records = sb_leb(&in);
-	s->c.folded_events = sb_leb(&in);
-	s->c.folded_pids = sb_leb(&in);
-	s->c.folded_pid_events = sb_leb(&in);
-	s->c.folded_query_events = sb_leb(&in);
-	s->c.folded_crossings = sb_leb(&in);
-	if (!in.bad && in.p < in.end)
-		has_cover = *in.p++;
+		in->bad = true;
+	s->c.exact_records = sb_leb(in);
+	s->c.sample_records = sb_leb(in);
+	s->c.markers = sb_leb(in);
+	s->c.esc_markers = sb_leb(in);
+	s->c.late_records = sb_leb(in);
+	s->c.folded_events = sb_leb(in);
+	s->c.folded_pids = sb_leb(in);
+	s->c.folded_pid_events = sb_leb(in);
+	s->c.folded_query_events = sb_leb(in);
+	s->c.folded_crossings = sb_leb(in);
+	if (!in->bad && in->p < in->end)
+		has_cover = *in->p++;
 	else
 	{
-		in.bad = true;
+		in->bad = true;
 		has_cover = 0;
 	}
 	s->cover_lo = UINT64_MAX;
 	s->cover_hi = 0;
 	if (has_cover > 1)
-		in.bad = true;
+		in->bad = true;
 	else if (has_cover)
 	{
-		int64_t		lo = tf_unzigzag(sb_leb(&in));
-		int64_t		hi = tf_unzigzag(sb_leb(&in));
+		int64_t		lo = tf_unzigzag(sb_leb(in));
+		int64_t		hi = tf_unzigzag(sb_leb(in));
 
 		/* billed instants of a second lie in [sec - 2^62, sec + 1 s] */
 		if (lo > hi || hi < 0 || hi > (int64_t) s->span_ns ||
 			lo < -(INT64_C(1) << 62) || (lo < 0 && (uint64_t) -lo > s->sec_ts))
-			in.bad = true;
+			in->bad = true;
 		else
 		{
 			s->cover_lo = s->sec_ts + (uint64_t) lo;
 			s->cover_hi = s->sec_ts + (uint64_t) hi;
 		}
 	}
-	sb_get_stat(&in, &s->other_event);
-	sb_get_stat(&in, &s->other_pid_event);
-	sb_get_stat(&in, &s->other_query_event);
+	sb_get_stat(in, &s->other_event);
+	sb_get_stat(in, &s->other_pid_event);
+	sb_get_stat(in, &s->other_query_event);
+}
+
+/* The tables the pairs index: events (with histograms), pids, query ids. */
+static void
+sb_get_tables(sb_in *in, pgwt_tf_second_buf *buf)
+{
+	pgwt_tf_second *s = &buf->s;
+	uint32_t	i;
 
 	/* an event: its id, then at least a byte each for the stat's mask,
 	 * superseded_ns, superseded_samples and the two histogram masks */
-	s->events = sb_count(&in, &s->nevents, 4 + 5, s->events,
+	s->events = sb_count(in, &s->nevents, 4 + 5, s->events,
 						 &buf->cap_events, sizeof(*s->events));
-	for (i = 0; i < s->nevents && !in.bad; i++)
+	for (i = 0; i < s->nevents && !in->bad; i++)
 	{
 		pgwt_tf_sum_event *e = &s->events[i];
 
-		e->event = sb_u32(&in);
-		sb_get_stat(&in, &e->st);
-		e->superseded_ns = sb_leb(&in);
-		e->superseded_samples = sb_leb(&in);
-		sb_get_hist(&in, e->hist_us, PGWT_HIST_US_BUCKETS);
-		sb_get_hist(&in, e->hist_ns, PGWT_HIST_NS_BUCKETS);
+		e->event = sb_u32(in);
+		sb_get_stat(in, &e->st);
+		e->superseded_ns = sb_leb(in);
+		e->superseded_samples = sb_leb(in);
+		sb_get_hist(in, e->hist_us, PGWT_HIST_US_BUCKETS);
+		sb_get_hist(in, e->hist_ns, PGWT_HIST_NS_BUCKETS);
 	}
-	s->pids = sb_count(&in, &s->npids, 5, s->pids, &buf->cap_pids, sizeof(*s->pids));
-	for (i = 0; i < s->npids && !in.bad; i++)
+	s->pids = sb_count(in, &s->npids, 5, s->pids, &buf->cap_pids, sizeof(*s->pids));
+	for (i = 0; i < s->npids && !in->bad; i++)
 	{
 		uint64_t	fl;
 
-		s->pids[i].pid = sb_u32(&in);
-		fl = sb_leb(&in);
+		s->pids[i].pid = sb_u32(in);
+		fl = sb_leb(in);
 		if (fl & ~(uint64_t) PGWT_TF_SUM_PID_EXITED)
-			in.bad = true;
+			in->bad = true;
 		s->pids[i].flags = (uint32_t) fl;
 	}
-	s->queries = sb_count(&in, &s->nqueries, 8, s->queries, &buf->cap_queries,
+	s->queries = sb_count(in, &s->nqueries, 8, s->queries, &buf->cap_queries,
 						  sizeof(*s->queries));
-	for (i = 0; i < s->nqueries && !in.bad; i++)
-		s->queries[i] = sb_u64(&in);
-	s->pid_events = sb_count(&in, &s->npid_events, 3, s->pid_events,
+	for (i = 0; i < s->nqueries && !in->bad; i++)
+		s->queries[i] = sb_u64(in);
+}
+
+/* The (pid, event) and (query, event) pairs, indexes into the tables. */
+static void
+sb_get_pairs(sb_in *in, pgwt_tf_second_buf *buf)
+{
+	pgwt_tf_second *s = &buf->s;
+	uint32_t	i;
+
+	s->pid_events = sb_count(in, &s->npid_events, 3, s->pid_events,
 							 &buf->cap_pid_events, sizeof(*s->pid_events));
-	for (i = 0; i < s->npid_events && !in.bad; i++)
+	for (i = 0; i < s->npid_events && !in->bad; i++)
 	{
 		pgwt_tf_sum_pair *pr = &s->pid_events[i];
-		uint64_t	ki = sb_leb(&in),
-					ei = sb_leb(&in);
+		uint64_t	ki = sb_leb(in),
+					ei = sb_leb(in);
 
 		if (ki >= s->npids || ei >= s->nevents)
 		{
-			in.bad = true;
+			in->bad = true;
 			break;
 		}
 		pr->key_index = (uint32_t) ki;
 		pr->event_index = (uint32_t) ei;
 		pr->key = s->pids[ki].pid;
 		pr->event = s->events[ei].event;
-		sb_get_stat(&in, &pr->st);
+		sb_get_stat(in, &pr->st);
 	}
-	s->query_events = sb_count(&in, &s->nquery_events, 3, s->query_events,
+	s->query_events = sb_count(in, &s->nquery_events, 3, s->query_events,
 							   &buf->cap_query_events, sizeof(*s->query_events));
-	for (i = 0; i < s->nquery_events && !in.bad; i++)
+	for (i = 0; i < s->nquery_events && !in->bad; i++)
 	{
 		pgwt_tf_sum_pair *pr = &s->query_events[i];
-		uint64_t	ki = sb_leb(&in),
-					ei = sb_leb(&in);
+		uint64_t	ki = sb_leb(in),
+					ei = sb_leb(in);
 
 		if (ki >= s->nqueries || ei >= s->nevents)
 		{
-			in.bad = true;
+			in->bad = true;
 			break;
 		}
 		pr->key_index = (uint32_t) ki;
 		pr->event_index = (uint32_t) ei;
 		pr->key = s->queries[ki];
 		pr->event = s->events[ei].event;
-		sb_get_stat(&in, &pr->st);
+		sb_get_stat(in, &pr->st);
 	}
-	s->crossings = sb_count(&in, &s->ncrossings, 17, s->crossings,
+}
+
+/* Waits that crossed into this second from an earlier one. */
+static void
+sb_get_crossings(sb_in *in, pgwt_tf_second_buf *buf)
+{
+	pgwt_tf_second *s = &buf->s;
+	uint32_t	i;
+
+	s->crossings = sb_count(in, &s->ncrossings, 17, s->crossings,
 							&buf->cap_crossings, sizeof(*s->crossings));
-	for (i = 0; i < s->ncrossings && !in.bad; i++)
+	for (i = 0; i < s->ncrossings && !in->bad; i++)
 	{
 		pgwt_tf_sum_crossing *c = &s->crossings[i];
 
-		c->pid = sb_u32(&in);
-		c->event = sb_u32(&in);
-		c->query_id = sb_u64(&in);
-		c->ns = sb_leb(&in);
+		c->pid = sb_u32(in);
+		c->event = sb_u32(in);
+		c->query_id = sb_u64(in);
+		c->ns = sb_leb(in);
 		/* a crossing began before its second and after time 0 */
 		if (c->ns == 0 || c->ns > s->sec_ts || c->event == PGWT_EVENT_EXIT ||
 			PGWT_IS_MARKER(c->event))
-			in.bad = true;
+			in->bad = true;
 	}
+}
+
+int
+pgwt_tf_second_decode(const uint8_t *data, size_t len, pgwt_tf_second_buf *buf)
+{
+	pgwt_tf_second *s = &buf->s;
+	sb_in		in = {data, data + len, false};
+
+	if (len > PGWT_TF_SUM_PAYLOAD_MAX)
+		return -PGWT_TF_BAD_PAYLOAD;
+	s->nevents = s->npids = s->npid_events = s->nquery_events = s->ncrossings = 0;
+	s->nqueries = 0;
+	sb_get_header(&in, s);
+	sb_get_tables(&in, buf);
+	sb_get_pairs(&in, buf);
+	sb_get_crossings(&in, buf);
 	if (in.bad || in.p != in.end)
 	{
 		s->nevents = s->npids = s->npid_events = s->nquery_events = s->ncrossings = 0;

@@ -22,7 +22,6 @@
  * Exit status: 0 done, 1 the trace could not be read, 2 bad arguments.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <libgen.h>
 #include <stdio.h>
@@ -40,270 +39,10 @@
 #include "analysis/views.h"
 #include "analysis/wait_event.h"
 #include "tracefmt/tracefmt.h"
+#include "dump_args.h"
 #include "dump_blockers.h"
 
 #define DUMP_MAX_WINDOWS 4
-
-typedef enum dump_view
-{
-	DV_SUMMARY,					/* time model, top events, sessions, queries */
-	DV_TIME_MODEL,
-	DV_SYSTEM_EVENT,
-	DV_SESSION_EVENT,
-	DV_HISTOGRAM,
-	DV_QUERY_EVENT,
-	DV_TRANSITIONS,				/* and query fingerprints */
-	DV_CONCURRENCY,
-	DV_INTERFERENCE,
-	DV_LOCK_CHAINS,
-	DV_CROSS_VALIDATE
-} dump_view;
-
-static const char *const dump_view_names[] = {
-	"summary", "time_model", "system_event", "session_event", "histogram", "query_event",
-	"transitions", "concurrency", "interference", "lock_chains", "cross_validate"
-};
-
-/* Views that need the engine's exact analysis. */
-static bool
-dump_view_exact(dump_view v)
-{
-	return v == DV_TRANSITIONS || v == DV_CONCURRENCY || v == DV_INTERFERENCE || v == DV_LOCK_CHAINS;
-}
-
-typedef struct dump_args
-{
-	const char *path;
-	const char *from;
-	const char *to;
-	const char *event;
-	const char *windows;
-	dump_view	view;
-	pgwt_out_format format;
-	pgwt_sort	sort;
-	bool		has_pid;
-	uint32_t	pid;
-	bool		has_query;
-	uint64_t	query_id;
-	size_t		limit;
-	bool		fine;
-	int			pg_major;			/* 0 = from the file header */
-	int			only_kind;			/* -1 = all, else a pgwt_rec_kind */
-	bool		summaries;			/* answer from per-second summaries */
-} dump_args;
-
-static void
-dump_usage(FILE *f)
-{
-	fprintf(f,
-			"usage: pgwt-dump DIR|FILE [options]\n"
-			"  --view V         summary (default), time_model, system_event, session_event,\n"
-			"                   histogram (needs --event), query_event; exact data only:\n"
-			"                   transitions (+ query fingerprints), concurrency, interference,\n"
-			"                   lock_chains; cross_validate (sampled vs exact tier)\n"
-			"  --format F       text (default), json (one object per line), csv\n"
-			"  --from T, --to T 2026-02-25T14:30:00, '2026-02-25 14:30:00', 1h, 2h30m, now\n"
-			"  --window LIST    compare windows ending at --to (or the trace end): 5s,1m,5m\n"
-			"  --sort S         wait_time, total, waits, avg, max, db_time, pid, event, query\n"
-			"  --event E        IO:DataFileRead (histogram; narrows query_event)\n"
-			"  --pid-filter P   session_event: the events of one backend\n"
-			"  --query-id Q     query_event: the profile of one query\n"
-			"  --limit N        rows per table (summary default 10)\n"
-			"  --fine           histogram: 32 log2 ns buckets instead of 16 us buckets\n"
-			"  --pg-version N   name events as server major N (default: from the trace)\n"
-			"  --only K         exact or sampled: use only that tier's records\n"
-			"  --summaries      aggregate views of one window from the per-second\n"
-			"                   summaries beside the trace (the same times, faster;\n"
-			"                   a wait crossing an end of the range counts whole,\n"
-			"                   where it ends); records where summaries are missing\n"
-			"                   or partial\n");
-}
-
-static bool
-dump_parse_u64(const char *s, uint64_t *out)
-{
-	char	   *end;
-	unsigned long long v;
-
-	if (!s || !*s || *s == '-')
-		return false;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end)
-		return false;
-	*out = v;
-	return true;
-}
-
-/* Returns 0, or 2 after printing one line on a bad argument. */
-static int
-dump_parse_args(int argc, char **argv, dump_args *a)
-{
-	static const struct option longopts[] = {
-		{"from", required_argument, NULL, 'f'},
-		{"to", required_argument, NULL, 't'},
-		{"view", required_argument, NULL, 'V'},
-		{"format", required_argument, NULL, 'F'},
-		{"sort", required_argument, NULL, 'S'},
-		{"event", required_argument, NULL, 'e'},
-		{"pid-filter", required_argument, NULL, 'P'},
-		{"query-id", required_argument, NULL, 'Q'},
-		{"window", required_argument, NULL, 'w'},
-		{"limit", required_argument, NULL, 'n'},
-		{"fine", no_argument, NULL, 'x'},
-		{"pg-version", required_argument, NULL, 'g'},
-		{"only", required_argument, NULL, 'o'},
-		{"summaries", no_argument, NULL, 's'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0}
-	};
-	int			c;
-	uint64_t	v;
-	bool		limit_set = false;
-
-	memset(a, 0, sizeof(*a));
-	a->only_kind = -1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "hV:F:S:e:P:Q:w:n:", longopts, NULL)) != -1)
-	{
-		switch (c)
-		{
-			case 'f':
-				a->from = optarg;
-				break;
-			case 't':
-				a->to = optarg;
-				break;
-			case 'V':
-				{
-					size_t		i;
-
-					for (i = 0; i < sizeof(dump_view_names) / sizeof(dump_view_names[0]); i++)
-						if (strcmp(optarg, dump_view_names[i]) == 0)
-							break;
-					if (i == sizeof(dump_view_names) / sizeof(dump_view_names[0]))
-					{
-						fprintf(stderr, "pgwt-dump: unknown view '%s' (summary, time_model, system_event, "
-								"session_event, histogram, query_event, transitions, concurrency, "
-								"interference, lock_chains, cross_validate)\n", optarg);
-						return 2;
-					}
-					a->view = (dump_view) i;
-				}
-				break;
-			case 'F':
-				if (!pgwt_out_format_parse(optarg, &a->format))
-				{
-					fprintf(stderr, "pgwt-dump: unknown format '%s' (text, json, csv)\n", optarg);
-					return 2;
-				}
-				break;
-			case 'S':
-				if (!pgwt_sort_parse(optarg, &a->sort))
-				{
-					fprintf(stderr, "pgwt-dump: unknown sort '%s' (wait_time, total, waits, avg, max, "
-							"db_time, pid, event, query)\n", optarg);
-					return 2;
-				}
-				break;
-			case 'e':
-				a->event = optarg;
-				break;
-			case 'P':
-				if (!dump_parse_u64(optarg, &v) || v == 0 || v > UINT32_MAX)
-				{
-					fprintf(stderr, "pgwt-dump: bad --pid-filter '%s': expected a process id\n", optarg);
-					return 2;
-				}
-				a->has_pid = true;
-				a->pid = (uint32_t) v;
-				break;
-			case 'Q':
-				{
-					/* query ids are signed in SQL; accept both spellings */
-					char	   *end;
-					long long	sv;
-
-					errno = 0;
-					sv = strtoll(optarg, &end, 10);
-					if (!*optarg || *end || errno)
-					{
-						if (!dump_parse_u64(optarg, &v))
-						{
-							fprintf(stderr, "pgwt-dump: bad --query-id '%s': expected an integer\n", optarg);
-							return 2;
-						}
-					}
-					else
-						v = (uint64_t) sv;
-					a->has_query = true;
-					a->query_id = v;
-				}
-				break;
-			case 'w':
-				a->windows = optarg;
-				break;
-			case 'n':
-				if (!dump_parse_u64(optarg, &v) || v == 0)
-				{
-					fprintf(stderr, "pgwt-dump: bad --limit '%s': expected a positive number\n", optarg);
-					return 2;
-				}
-				a->limit = (size_t) v;
-				limit_set = true;
-				break;
-			case 'x':
-				a->fine = true;
-				break;
-			case 'g':
-				if (!dump_parse_u64(optarg, &v) || v < 10 || v > 99)
-				{
-					fprintf(stderr, "pgwt-dump: bad --pg-version '%s': expected a major version like 15\n", optarg);
-					return 2;
-				}
-				a->pg_major = (int) v;
-				break;
-			case 'o':
-				if (strcmp(optarg, "exact") == 0)
-					a->only_kind = PGWT_REC_TRANSITION;
-				else if (strcmp(optarg, "sampled") == 0)
-					a->only_kind = PGWT_REC_SAMPLE;
-				else
-				{
-					fprintf(stderr, "pgwt-dump: bad --only '%s' (exact, sampled)\n", optarg);
-					return 2;
-				}
-				break;
-			case 's':
-				a->summaries = true;
-				break;
-			case 'h':
-				dump_usage(stdout);
-				exit(0);
-			default:
-				if (optopt)
-					fprintf(stderr, "pgwt-dump: option '-%c' needs a value or is unknown (see --help)\n", optopt);
-				else
-					fprintf(stderr, "pgwt-dump: unknown option '%s' (see --help)\n", argv[optind - 1]);
-				return 2;
-		}
-	}
-	if (optind != argc - 1)
-	{
-		fprintf(stderr, optind >= argc ? "pgwt-dump: missing trace DIR or FILE (see --help)\n"
-				: "pgwt-dump: one trace DIR or FILE expected, got more arguments\n");
-		return 2;
-	}
-	a->path = argv[optind];
-	if (a->view == DV_HISTOGRAM && !a->event)
-	{
-		fprintf(stderr, "pgwt-dump: --view histogram needs --event (e.g. --event IO:DataFileRead)\n");
-		return 2;
-	}
-	if (a->view == DV_SUMMARY && !limit_set)
-		a->limit = 10;
-	return 0;
-}
 
 /* ---- side files ------------------------------------------------------------ */
 
@@ -760,60 +499,221 @@ dump_windows(const dump_args *a, int64_t from_rt, int64_t to_rt, int64_t now_ns,
 	return 1;
 }
 
+/*
+ * --from, --to (against the wall clock now) and --window's lengths. 0, or
+ * 2 with one clear error printed.
+ */
+static int
+dump_parse_times(const dump_args *a, int64_t *now_ns, int64_t *from_rt, int64_t *to_rt,
+				 uint64_t *win_len, int *nwin)
+{
+	struct timespec now;
+	char		err[256];
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	*now_ns = (int64_t) now.tv_sec * 1000000000ll + now.tv_nsec;
+	if (a->from && !pgwt_parse_time(a->from, *now_ns, from_rt, err, sizeof(err)))
+	{
+		fprintf(stderr, "pgwt-dump: --from: %s\n", err);
+		return 2;
+	}
+	if (a->to && !pgwt_parse_time(a->to, *now_ns, to_rt, err, sizeof(err)))
+	{
+		fprintf(stderr, "pgwt-dump: --to: %s\n", err);
+		return 2;
+	}
+	if (a->from && a->to && *from_rt >= *to_rt)
+	{
+		fprintf(stderr, "pgwt-dump: --from must be before --to\n");
+		return 2;
+	}
+	if (a->windows && (*nwin = pgwt_parse_duration_list(a->windows, win_len, DUMP_MAX_WINDOWS, err, sizeof(err))) < 0)
+	{
+		fprintf(stderr, "pgwt-dump: --window: %s\n", err);
+		return 2;
+	}
+	return 0;
+}
+
+/*
+ * The side files beside the trace (a directory's own, or a file's
+ * directory's): event names, backends, query texts and, for lock_chains,
+ * blockers. 0, or -1 when memory or blockers.tsv failed.
+ */
+static int
+dump_load_side(const dump_args *a, const struct stat *sb, const pgwt_tf_reader *r,
+			   pgwt_engine *eng, pgwt_names *names, dump_queries *queries,
+			   dump_blockers *blockers)
+{
+	char	   *side_dir = strdup(a->path);
+	int			rc = -1;
+
+	if (!side_dir)
+		return -1;
+	if (!S_ISDIR(sb->st_mode))
+	{
+		char	   *d = strdup(dirname(side_dir));
+
+		free(side_dir);
+		side_dir = d;
+		if (!side_dir)
+			return -1;
+	}
+	pgwt_tf_events_read(side_dir, dump_event_cb, names, NULL, NULL);
+	pgwt_backends_load(eng, side_dir, NULL);	/* before records: who is background */
+	queries->q = malloc(DUMP_MAX_QUERIES * sizeof(dump_query));
+	if (!queries->q)
+		goto done;
+	pgwt_tf_queries_read(side_dir, dump_query_cb, queries, NULL);
+	qsort(queries->q, queries->n, sizeof(dump_query), dump_query_cmp);
+	if (a->view == DV_LOCK_CHAINS &&
+		!dump_blockers_read(side_dir, pgwt_tf_reader_nfiles(r) > 0 ? pgwt_tf_reader_file_header(r, 0) : NULL,
+							blockers))
+		goto done;
+	rc = 0;
+done:
+	free(side_dir);
+	return rc;
+}
+
+/* Every window's view into out (columns side by side where asked). */
+static void
+dump_render_all(pgwt_buf *out, const dump_args *a, const pgwt_tf_reader *r,
+				const pgwt_engine *eng, int pg_major, const dump_blockers *blockers,
+				int nwin, const pgwt_names *names, uint32_t event, dump_queries *queries)
+{
+	bool		columns = a->format == PGWT_OUT_TEXT && nwin > 1 &&
+		(a->view == DV_SUMMARY || a->view == DV_TIME_MODEL);
+
+	dump_trace_info(out, a, r, eng, pg_major, blockers);
+	if (columns)
+		dump_time_model_columns(out, eng, nwin, names);
+	for (int w = 0; w < nwin; w++)
+		dump_render(out, a, eng, w, names, event, w == 0, queries, columns);
+}
+
+/* out to stdout; 0, or -1 with one clear error printed. */
+static int
+dump_write_out(const pgwt_buf *out)
+{
+	if (out->oom)
+	{
+		fprintf(stderr, "pgwt-dump: out of memory while formatting\n");
+		return -1;
+	}
+	if ((out->len && fwrite(out->data, 1, out->len, stdout) != out->len) || fflush(stdout) != 0)
+	{
+		fprintf(stderr, "pgwt-dump: writing the output failed: %s\n", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * --summaries: one window from the per-second summaries beside the trace,
+ * with a note of what they covered. 0, or -1 with the error printed.
+ */
+static int
+dump_read_summaries(const dump_args *a, const pgwt_tf_reader *r, pgwt_engine *eng,
+					pgwt_buf *out)
+{
+	/* The engine runs in wall-clock time: the files' offset maps the
+	 * summaries' monotonic seconds onto it. */
+	const pgwt_tf_file_header *h0 = pgwt_tf_reader_nfiles(r) > 0 ? pgwt_tf_reader_file_header(r, 0) : NULL;
+	int64_t		shift = h0 ? (int64_t) (h0->start_realtime_ns - h0->start_monotonic_ns) : 0;
+	pgwt_summary_load_stats ss;
+	pgwt_tf_trace_source src;
+	int			lrc = pgwt_tf_trace_source_open(a->path, &src);
+
+	if (lrc == 0)
+	{
+		lrc = pgwt_summary_load_source(eng, 0, &src, PGWT_RANGE_SLACK_NS, shift, &ss);
+		pgwt_tf_trace_source_close(&src);
+	}
+
+	if (lrc < 0)
+	{
+		fprintf(stderr, "pgwt-dump: reading '%s' failed: %s\n", a->path, pgwt_tf_strerror(lrc));
+		return -1;
+	}
+	if (a->format == PGWT_OUT_JSON)
+		pgwt_buf_printf(out, "{\"view\":\"summaries\",\"used\":%s,\"minutes\":%llu,"
+						"\"seconds\":%llu,\"records\":%llu}\n", ss.used_summary ? "true" : "false",
+						(unsigned long long) ss.minutes, (unsigned long long) ss.seconds,
+						(unsigned long long) ss.records);
+	else if (a->format == PGWT_OUT_TEXT)
+	{
+		if (ss.used_summary)
+			pgwt_buf_printf(out, "summaries: %llu minute rollups, %llu seconds, %llu records at the edges\n",
+							(unsigned long long) ss.minutes, (unsigned long long) ss.seconds,
+							(unsigned long long) ss.records);
+		else
+			pgwt_buf_printf(out, "summaries: not used (%s); %llu records read\n", ss.why_raw,
+							(unsigned long long) ss.records);
+	}
+	return 0;
+}
+
+/* The engine over the windows (exact analysis for the exact views). */
+static pgwt_engine *
+dump_engine(const dump_args *a, const pgwt_window_spec *specs, int nwin)
+{
+	pgwt_engine_config ecfg = {0};
+	const char *eerr = NULL;
+	pgwt_engine *eng;
+
+	ecfg.exact_analysis = dump_view_exact(a->view);
+	eng = pgwt_engine_create(&ecfg, specs, nwin, &eerr);
+	if (!eng)
+		fprintf(stderr, "pgwt-dump: %s\n", eerr);
+	return eng;
+}
+
+/*
+ * Names: the server version of the trace, then the trace's own table.
+ * Returns the server major the names are of (0: none known).
+ */
+static int
+dump_names_init(const dump_args *a, const pgwt_tf_reader *r, pgwt_names *names)
+{
+	int			pg_major = a->pg_major;
+
+	if (!pg_major && pgwt_tf_reader_nfiles(r) > 0)
+		pg_major = (int) (pgwt_tf_reader_file_header(r, 0)->pg_version / 10000);
+	if (!pgwt_names_init(names, pg_major))
+		pg_major = 0;
+	return pg_major;
+}
+
 int
 main(int argc, char **argv)
 {
 	dump_args	a;
-	struct timespec now;
 	int64_t		now_ns,
 				from_rt = 0,
 				to_rt = 0;
 	uint64_t	win_len[DUMP_MAX_WINDOWS];
 	int			nwin = 0;
 	pgwt_window_spec specs[DUMP_MAX_WINDOWS];
-	char		err[256];
 	pgwt_range_loader *l = NULL;
 	const pgwt_tf_reader *r = NULL;
 	pgwt_engine *eng = NULL;
 	pgwt_names	names = {0};
 	dump_trace	tr = {0};
-	char	   *side_dir = NULL;
 	struct stat sb;
 	int			rc,
 				pg_major = 0;
 	uint32_t	event = 0;
 	pgwt_buf	out = {0};
-	const char *eerr = NULL;
 	int			status = 1;
 	dump_queries queries = {0};
 	dump_blockers blockers = {0};
-	pgwt_engine_config ecfg = {0};
 	bool		use_sum;
 
 	if ((rc = dump_parse_args(argc, argv, &a)) != 0)
 		return rc;
-	clock_gettime(CLOCK_REALTIME, &now);
-	now_ns = (int64_t) now.tv_sec * 1000000000ll + now.tv_nsec;
-	if (a.from && !pgwt_parse_time(a.from, now_ns, &from_rt, err, sizeof(err)))
-	{
-		fprintf(stderr, "pgwt-dump: --from: %s\n", err);
-		return 2;
-	}
-	if (a.to && !pgwt_parse_time(a.to, now_ns, &to_rt, err, sizeof(err)))
-	{
-		fprintf(stderr, "pgwt-dump: --to: %s\n", err);
-		return 2;
-	}
-	if (a.from && a.to && from_rt >= to_rt)
-	{
-		fprintf(stderr, "pgwt-dump: --from must be before --to\n");
-		return 2;
-	}
-	if (a.windows && (nwin = pgwt_parse_duration_list(a.windows, win_len, DUMP_MAX_WINDOWS, err, sizeof(err))) < 0)
-	{
-		fprintf(stderr, "pgwt-dump: --window: %s\n", err);
-		return 2;
-	}
+	if ((rc = dump_parse_times(&a, &now_ns, &from_rt, &to_rt, win_len, &nwin)) != 0)
+		return rc;
 	if (stat(a.path, &sb) != 0)
 	{
 		fprintf(stderr, "pgwt-dump: cannot read '%s': %s\n", a.path, strerror(errno));
@@ -843,42 +743,12 @@ main(int argc, char **argv)
 			return 1;
 		r = pgwt_range_reader(l);
 	}
-	ecfg.exact_analysis = dump_view_exact(a.view);
-	eng = pgwt_engine_create(&ecfg, specs, nwin, &eerr);
+	eng = dump_engine(&a, specs, nwin);
 	if (!eng)
-	{
-		fprintf(stderr, "pgwt-dump: %s\n", eerr);
 		goto done;
-	}
 
-	/* Names: the server version of the trace, then the trace's own table. */
-	pg_major = a.pg_major;
-	if (!pg_major && pgwt_tf_reader_nfiles(r) > 0)
-		pg_major = (int) (pgwt_tf_reader_file_header(r, 0)->pg_version / 10000);
-	if (!pgwt_names_init(&names, pg_major))
-		pg_major = 0;
-	side_dir = strdup(a.path);
-	if (!side_dir)
-		goto done;
-	if (!S_ISDIR(sb.st_mode))
-	{
-		char	   *d = strdup(dirname(side_dir));
-
-		free(side_dir);
-		side_dir = d;
-		if (!side_dir)
-			goto done;
-	}
-	pgwt_tf_events_read(side_dir, dump_event_cb, &names, NULL, NULL);
-	pgwt_backends_load(eng, side_dir, NULL);	/* before records: who is background */
-	queries.q = malloc(DUMP_MAX_QUERIES * sizeof(dump_query));
-	if (!queries.q)
-		goto done;
-	pgwt_tf_queries_read(side_dir, dump_query_cb, &queries, NULL);
-	qsort(queries.q, queries.n, sizeof(dump_query), dump_query_cmp);
-	if (a.view == DV_LOCK_CHAINS &&
-		!dump_blockers_read(side_dir, pgwt_tf_reader_nfiles(r) > 0 ? pgwt_tf_reader_file_header(r, 0) : NULL,
-							&blockers))
+	pg_major = dump_names_init(&a, r, &names);
+	if (dump_load_side(&a, &sb, r, eng, &names, &queries, &blockers) != 0)
 		goto done;
 
 	if (a.event && !pgwt_event_parse(&names, a.event, &event))
@@ -891,40 +761,8 @@ main(int argc, char **argv)
 
 	if (use_sum)
 	{
-		/* The engine runs in wall-clock time: the files' offset maps the
-		 * summaries' monotonic seconds onto it. */
-		const pgwt_tf_file_header *h0 = pgwt_tf_reader_nfiles(r) > 0 ? pgwt_tf_reader_file_header(r, 0) : NULL;
-		int64_t		shift = h0 ? (int64_t) (h0->start_realtime_ns - h0->start_monotonic_ns) : 0;
-		pgwt_summary_load_stats ss;
-		pgwt_tf_trace_source src;
-		int			lrc = pgwt_tf_trace_source_open(a.path, &src);
-
-		if (lrc == 0)
-		{
-			lrc = pgwt_summary_load_source(eng, 0, &src, PGWT_RANGE_SLACK_NS, shift, &ss);
-			pgwt_tf_trace_source_close(&src);
-		}
-
-		if (lrc < 0)
-		{
-			fprintf(stderr, "pgwt-dump: reading '%s' failed: %s\n", a.path, pgwt_tf_strerror(lrc));
+		if (dump_read_summaries(&a, r, eng, &out) < 0)
 			goto done;
-		}
-		if (a.format == PGWT_OUT_JSON)
-			pgwt_buf_printf(&out, "{\"view\":\"summaries\",\"used\":%s,\"minutes\":%llu,"
-							"\"seconds\":%llu,\"records\":%llu}\n", ss.used_summary ? "true" : "false",
-							(unsigned long long) ss.minutes, (unsigned long long) ss.seconds,
-							(unsigned long long) ss.records);
-		else if (a.format == PGWT_OUT_TEXT)
-		{
-			if (ss.used_summary)
-				pgwt_buf_printf(&out, "summaries: %llu minute rollups, %llu seconds, %llu records at the edges\n",
-								(unsigned long long) ss.minutes, (unsigned long long) ss.seconds,
-								(unsigned long long) ss.records);
-			else
-				pgwt_buf_printf(&out, "summaries: not used (%s); %llu records read\n", ss.why_raw,
-								(unsigned long long) ss.records);
-		}
 	}
 	else
 	{
@@ -935,32 +773,13 @@ main(int argc, char **argv)
 	dump_blockers_feed(eng, &blockers, UINT64_MAX);
 	pgwt_engine_flush(eng);
 
-	dump_trace_info(&out, &a, r, eng, pg_major, &blockers);
-	{
-		bool		columns = a.format == PGWT_OUT_TEXT && nwin > 1 &&
-			(a.view == DV_SUMMARY || a.view == DV_TIME_MODEL);
-
-		if (columns)
-			dump_time_model_columns(&out, eng, nwin, &names);
-		for (int w = 0; w < nwin; w++)
-			dump_render(&out, &a, eng, w, &names, event, w == 0, &queries, columns);
-	}
-	if (out.oom)
-	{
-		fprintf(stderr, "pgwt-dump: out of memory while formatting\n");
-		goto done;
-	}
-	if ((out.len && fwrite(out.data, 1, out.len, stdout) != out.len) || fflush(stdout) != 0)
-	{
-		fprintf(stderr, "pgwt-dump: writing the output failed: %s\n", strerror(errno));
-		goto done;
-	}
-	status = 0;
+	dump_render_all(&out, &a, r, eng, pg_major, &blockers, nwin, &names, event, &queries);
+	if (dump_write_out(&out) == 0)
+		status = 0;
 done:
 	pgwt_buf_free(&out);
 	free(queries.q);
 	free(blockers.obs);
-	free(side_dir);
 	pgwt_names_free(&names);
 	pgwt_range_close(l);
 	pgwt_engine_free(eng);

@@ -209,111 +209,165 @@ usage(void)
 	fprintf(stderr, "usage: pgwt-synth [-o DIR | -f FILE] [-V VERSION] [--no-lz4] SCENARIO|-\n");
 }
 
-int
-main(int argc, char **argv)
+/* The command line. */
+typedef struct synth_args
 {
-	const char *out_dir = NULL,
-			   *out_file = NULL,
-			   *scen = NULL;
-	unsigned	version = 0;
-	bool		no_lz4 = false;
-	syn_scenario sc;
-	syn_truth	truth;
-	synth_out	o;
-	pgwt_tf_dir_opts dopts;
-	char		err[256];
-	char	   *text;
-	int			i,
-				rc;
-	uint64_t	files,
-				bytes;
+	const char *out_dir,
+			   *out_file,
+			   *scen;
+	unsigned	version;
+	bool		no_lz4;
+} synth_args;
 
-	for (i = 1; i < argc; i++)
+/* Parses the command line into *a; 0, or the exit status (usage printed). */
+static int
+synth_parse_args(int argc, char **argv, synth_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	for (int i = 1; i < argc; i++)
 	{
 		if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
-			out_dir = argv[++i];
+			a->out_dir = argv[++i];
 		else if (strcmp(argv[i], "-f") == 0 && i + 1 < argc)
-			out_file = argv[++i];
+			a->out_file = argv[++i];
 		else if (strcmp(argv[i], "-V") == 0 && i + 1 < argc)
 		{
 			char	   *end;
 
-			version = (unsigned) strtoul(argv[++i], &end, 10);
-			if (*end || version < PGWT_TF_VERSION_MIN || version > PGWT_TF_VERSION_MAX)
+			a->version = (unsigned) strtoul(argv[++i], &end, 10);
+			if (*end || a->version < PGWT_TF_VERSION_MIN || a->version > PGWT_TF_VERSION_MAX)
 			{
 				fprintf(stderr, "pgwt-synth: -V must be %d..%d\n", PGWT_TF_VERSION_MIN, PGWT_TF_VERSION_MAX);
 				return 2;
 			}
 		}
 		else if (strcmp(argv[i], "--no-lz4") == 0)
-			no_lz4 = true;
+			a->no_lz4 = true;
 		else if (argv[i][0] == '-' && argv[i][1] != '\0')
 		{
 			usage();
 			return 2;
 		}
-		else if (!scen)
-			scen = argv[i];
+		else if (!a->scen)
+			a->scen = argv[i];
 		else
 		{
 			usage();
 			return 2;
 		}
 	}
-	if (!scen || (out_dir && out_file))
+	if (!a->scen || (a->out_dir && a->out_file))
 	{
 		usage();
 		return 2;
 	}
-	text = read_text(scen);
+	return 0;
+}
+
+/*
+ * Opens the output the arguments ask for (a directory with its side files,
+ * one file, or none), on the scenario's synthetic clocks. 0, or 1 with the
+ * error printed.
+ */
+static int
+synth_open_output(const synth_args *a, const syn_scenario *sc, synth_out *o,
+				  pgwt_tf_dir_opts *dopts)
+{
+	int			rc = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->sc = sc;
+	o->now = sc->start_monotonic_ns;
+	memset(dopts, 0, sizeof(*dopts));
+	dopts->file.version = (uint16_t) a->version;
+	dopts->file.no_lz4 = a->no_lz4;
+	dopts->file.pg_version = sc->pg_version;
+	dopts->file.group_gid = -1;
+	dopts->file.clock.realtime_ns = synth_real;
+	dopts->file.clock.monotonic_ns = synth_mono;
+	dopts->file.clock.arg = o;
+	if (a->out_dir)
+	{
+		if (mkdir(a->out_dir, 0750) < 0 && errno != EEXIST)
+		{
+			fprintf(stderr, "pgwt-synth: cannot create %s: %s\n", a->out_dir, strerror(errno));
+			return 1;
+		}
+		rc = pgwt_tf_dir_open(a->out_dir, dopts, &o->dir);
+		if (rc == 0)
+			rc = write_side_files(a->out_dir, sc, &dopts->file);
+		if (rc == 0 && sc->sample_period_ns)
+			rc = pgwt_tf_dir_set_sample_period(o->dir, sc->sample_period_ns);
+	}
+	else if (a->out_file)
+	{
+		rc = pgwt_tf_file_writer_create(a->out_file, &dopts->file, &o->file);
+		if (rc == 0 && sc->sample_period_ns)
+			rc = pgwt_tf_file_writer_set_sample_period(o->file, sc->sample_period_ns);
+	}
+	if (rc < 0)
+	{
+		fprintf(stderr, "pgwt-synth: %s: %s\n", a->out_dir ? a->out_dir : a->out_file, pgwt_tf_strerror(rc));
+		return 1;
+	}
+	return 0;
+}
+
+/* The truth, as one JSON object on stdout. */
+static void
+synth_print_truth(const syn_scenario *sc, const syn_truth *truth, uint64_t files, uint64_t bytes)
+{
+	printf("{\"seed\":%" PRIu64 ",\"records\":%" PRIu64 ",\"transitions\":%" PRIu64
+		   ",\"samples\":%" PRIu64 ",\"first_ts\":%" PRIu64 ",\"last_ts\":%" PRIu64
+		   ",\"start_realtime_ns\":%" PRIu64 ",\"start_monotonic_ns\":%" PRIu64
+		   ",\"sample_period_ns\":%" PRIu64 ",\"backends\":%u,\"first_pid\":%u,",
+		   sc->seed, truth->records, truth->transitions, truth->samples, truth->first_ts,
+		   truth->last_ts, sc->start_realtime_ns, sc->start_monotonic_ns,
+		   sc->sample_period_ns, sc->backends, sc->first_pid);
+	printf("\"cpu\":{");
+	print_event("", &truth->cpu);
+	printf("},\"events\":[");
+	for (int i = 0; i < (int) sc->nevents; i++)
+	{
+		printf("%s{\"event\":\"0x%08x\",\"id\":%u,\"name\":\"%s\",", i ? "," : "",
+			   sc->events[i].id, sc->events[i].id, sc->events[i].name);
+		print_event("", &truth->ev[i]);
+		printf("}");
+	}
+	printf("],\"output\":{\"files\":%" PRIu64 ",\"bytes\":%" PRIu64 "}}\n", files, bytes);
+}
+
+int
+main(int argc, char **argv)
+{
+	synth_args	a;
+	syn_scenario sc;
+	syn_truth	truth;
+	synth_out	o;
+	pgwt_tf_dir_opts dopts;
+	char		err[256];
+	char	   *text;
+	int			rc;
+	uint64_t	files,
+				bytes;
+
+	if ((rc = synth_parse_args(argc, argv, &a)) != 0)
+		return rc;
+	text = read_text(a.scen);
 	if (!text)
 	{
-		fprintf(stderr, "pgwt-synth: cannot read scenario %s: %s\n", scen, strerror(errno));
+		fprintf(stderr, "pgwt-synth: cannot read scenario %s: %s\n", a.scen, strerror(errno));
 		return 1;
 	}
 	rc = syn_parse(text, &sc, err, sizeof(err));
 	free(text);
 	if (rc < 0)
 	{
-		fprintf(stderr, "pgwt-synth: %s: %s\n", scen, err);
+		fprintf(stderr, "pgwt-synth: %s: %s\n", a.scen, err);
 		return 1;
 	}
-
-	memset(&o, 0, sizeof(o));
-	o.sc = &sc;
-	o.now = sc.start_monotonic_ns;
-	memset(&dopts, 0, sizeof(dopts));
-	dopts.file.version = (uint16_t) version;
-	dopts.file.no_lz4 = no_lz4;
-	dopts.file.pg_version = sc.pg_version;
-	dopts.file.group_gid = -1;
-	dopts.file.clock.realtime_ns = synth_real;
-	dopts.file.clock.monotonic_ns = synth_mono;
-	dopts.file.clock.arg = &o;
-	if (out_dir)
-	{
-		if (mkdir(out_dir, 0750) < 0 && errno != EEXIST)
-		{
-			fprintf(stderr, "pgwt-synth: cannot create %s: %s\n", out_dir, strerror(errno));
-			return 1;
-		}
-		rc = pgwt_tf_dir_open(out_dir, &dopts, &o.dir);
-		if (rc == 0)
-			rc = write_side_files(out_dir, &sc, &dopts.file);
-		if (rc == 0 && sc.sample_period_ns)
-			rc = pgwt_tf_dir_set_sample_period(o.dir, sc.sample_period_ns);
-	}
-	else if (out_file)
-	{
-		rc = pgwt_tf_file_writer_create(out_file, &dopts.file, &o.file);
-		if (rc == 0 && sc.sample_period_ns)
-			rc = pgwt_tf_file_writer_set_sample_period(o.file, sc.sample_period_ns);
-	}
-	if (rc < 0)
-	{
-		fprintf(stderr, "pgwt-synth: %s: %s\n", out_dir ? out_dir : out_file, pgwt_tf_strerror(rc));
+	if (synth_open_output(&a, &sc, &o, &dopts) != 0)
 		return 1;
-	}
 
 	rc = syn_run(&sc, synth_emit, &o, &truth);
 	if (rc < 0)
@@ -327,29 +381,12 @@ main(int argc, char **argv)
 		o.err = rc;
 	if (o.err)
 	{
-		fprintf(stderr, "pgwt-synth: writing %s: %s\n", out_dir ? out_dir : out_file,
+		fprintf(stderr, "pgwt-synth: writing %s: %s\n", a.out_dir ? a.out_dir : a.out_file,
 				pgwt_tf_strerror(o.err));
 		return 1;
 	}
 
-	bytes = output_bytes(out_dir, out_file, &files);
-	printf("{\"seed\":%" PRIu64 ",\"records\":%" PRIu64 ",\"transitions\":%" PRIu64
-		   ",\"samples\":%" PRIu64 ",\"first_ts\":%" PRIu64 ",\"last_ts\":%" PRIu64
-		   ",\"start_realtime_ns\":%" PRIu64 ",\"start_monotonic_ns\":%" PRIu64
-		   ",\"sample_period_ns\":%" PRIu64 ",\"backends\":%u,\"first_pid\":%u,",
-		   sc.seed, truth.records, truth.transitions, truth.samples, truth.first_ts,
-		   truth.last_ts, sc.start_realtime_ns, sc.start_monotonic_ns,
-		   sc.sample_period_ns, sc.backends, sc.first_pid);
-	printf("\"cpu\":{");
-	print_event("", &truth.cpu);
-	printf("},\"events\":[");
-	for (i = 0; i < (int) sc.nevents; i++)
-	{
-		printf("%s{\"event\":\"0x%08x\",\"id\":%u,\"name\":\"%s\",", i ? "," : "",
-			   sc.events[i].id, sc.events[i].id, sc.events[i].name);
-		print_event("", &truth.ev[i]);
-		printf("}");
-	}
-	printf("],\"output\":{\"files\":%" PRIu64 ",\"bytes\":%" PRIu64 "}}\n", files, bytes);
+	bytes = output_bytes(a.out_dir, a.out_file, &files);
+	synth_print_truth(&sc, &truth, files, bytes);
 	return 0;
 }

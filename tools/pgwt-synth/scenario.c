@@ -520,6 +520,104 @@ syn_windows_until(const syn_scenario *sc, syn_emit_fn emit, void *arg, syn_truth
 	return rc;
 }
 
+/*
+ * A sampler tick: every backend's state, weighted by the time since the
+ * last tick; sets when the next tick is due (jittered when asked).
+ */
+static int
+syn_sampler_tick(const syn_scenario *sc, syn_emit_fn emit, void *arg, syn_truth *t,
+				 const syn_backend *b, uint64_t now, uint64_t *last_tick,
+				 uint64_t *sampler_ts, uint64_t *rng)
+{
+	uint64_t	weight = now - *last_tick;
+	uint64_t	next = sc->sample_period_ns;
+	int			rc = 0;
+
+	for (uint32_t i = 0; i < sc->backends && rc == 0; i++)
+	{
+		pgwt_record r;
+		syn_truth_event *te = syn_truth_for(t, b[i].event_index);
+
+		memset(&r, 0, sizeof(r));
+		r.kind = PGWT_REC_SAMPLE;
+		r.ts_ns = now;
+		r.pid = sc->first_pid + i;
+		r.new_event = b[i].event;
+		r.query_id = b[i].query_id;
+		r.weight_ns = weight;
+		r.cpu_ns = PGWT_CPU_UNKNOWN;
+		te->samples++;
+		te->sampled_ns += weight;
+		t->samples++;
+		rc = syn_emit(sc, emit, arg, t, &r);
+	}
+	*last_tick = now;
+	if (sc->sample_jitter_pct)
+	{
+		uint64_t	span = sc->sample_period_ns * sc->sample_jitter_pct / 100;
+
+		next = sc->sample_period_ns - span + syn_rand(rng) % (2 * span + 1);
+	}
+	*sampler_ts = now + next;
+	return rc;
+}
+
+/*
+ * Backend x (index top) reached the end of its state: a CPU burst ends in
+ * a wait picked by weight, a wait in a CPU burst (now and then with a new
+ * statement). The transition is emitted inside an escalation window.
+ */
+static int
+syn_backend_step(const syn_scenario *sc, syn_emit_fn emit, void *arg, syn_truth *t,
+				 syn_backend *x, uint32_t top, uint64_t now, uint64_t total_weight,
+				 bool window_open, uint64_t *rng)
+{
+	pgwt_record r;
+	syn_truth_event *te = syn_truth_for(t, x->event_index);
+	uint64_t	dur = now - x->since;
+
+	memset(&r, 0, sizeof(r));
+	r.kind = PGWT_REC_TRANSITION;
+	r.ts_ns = now;
+	r.pid = sc->first_pid + top;
+	r.old_event = x->event;
+	r.duration_ns = dur;
+	r.query_id = x->query_id;
+	if (x->event_index < 0)
+	{
+		/* CPU burst over: pick a wait by weight */
+		uint64_t	pick = syn_rand(rng) % total_weight;
+		int			k = 0;
+
+		while (pick >= sc->events[k].weight)
+			pick -= sc->events[k++].weight;
+		r.cpu_ns = sc->cpu_column ? dur : PGWT_CPU_UNKNOWN;
+		x->event_index = k;
+		x->event = sc->events[k].id;
+		x->next_ts = now + syn_draw(rng, sc->events[k].mean_ns, sc->events[k].dist);
+	}
+	else
+	{
+		r.cpu_ns = sc->cpu_column ? 0 : PGWT_CPU_UNKNOWN;
+		x->event_index = -1;
+		x->event = PGWT_EVENT_NONE;
+		x->next_ts = now + syn_draw(rng, sc->cpu_mean_ns, sc->cpu_dist);
+		/* a new statement now and then */
+		if (sc->query_ids && syn_rand(rng) % 8 == 0)
+			x->query_id = 1 + syn_rand(rng) % sc->query_ids;
+	}
+	r.new_event = x->event;
+	x->since = now;
+	if (sc->transitions && window_open)
+	{
+		te->waits++;
+		te->wait_ns += dur;
+		t->transitions++;
+		return syn_emit(sc, emit, arg, t, &r);
+	}
+	return 0;
+}
+
 int
 syn_run(const syn_scenario *sc, syn_emit_fn emit, void *arg, syn_truth *t)
 {
@@ -576,85 +674,10 @@ syn_run(const syn_scenario *sc, syn_emit_fn emit, void *arg, syn_truth *t)
 			(rc = syn_windows_until(sc, emit, arg, t, now, &next_edge, &window_open)) != 0)
 			break;
 		if (top == h.nb)
-		{
-			/* sampler tick: every backend's state, weighted by the tick */
-			uint64_t	weight = now - last_tick;
-			uint64_t	next = sc->sample_period_ns;
-
-			for (i = 0; i < sc->backends && rc == 0; i++)
-			{
-				pgwt_record r;
-				syn_truth_event *te = syn_truth_for(t, b[i].event_index);
-
-				memset(&r, 0, sizeof(r));
-				r.kind = PGWT_REC_SAMPLE;
-				r.ts_ns = now;
-				r.pid = sc->first_pid + i;
-				r.new_event = b[i].event;
-				r.query_id = b[i].query_id;
-				r.weight_ns = weight;
-				r.cpu_ns = PGWT_CPU_UNKNOWN;
-				te->samples++;
-				te->sampled_ns += weight;
-				t->samples++;
-				rc = syn_emit(sc, emit, arg, t, &r);
-			}
-			last_tick = now;
-			if (sc->sample_jitter_pct)
-			{
-				uint64_t	span = sc->sample_period_ns * sc->sample_jitter_pct / 100;
-
-				next = sc->sample_period_ns - span + syn_rand(&rng) % (2 * span + 1);
-			}
-			sampler_ts = now + next;
-		}
+			rc = syn_sampler_tick(sc, emit, arg, t, b, now, &last_tick, &sampler_ts, &rng);
 		else
-		{
-			syn_backend *x = &b[top];
-			pgwt_record r;
-			syn_truth_event *te = syn_truth_for(t, x->event_index);
-			uint64_t	dur = now - x->since;
-
-			memset(&r, 0, sizeof(r));
-			r.kind = PGWT_REC_TRANSITION;
-			r.ts_ns = now;
-			r.pid = sc->first_pid + top;
-			r.old_event = x->event;
-			r.duration_ns = dur;
-			r.query_id = x->query_id;
-			if (x->event_index < 0)
-			{
-				/* CPU burst over: pick a wait by weight */
-				uint64_t	pick = syn_rand(&rng) % total_weight;
-				int			k = 0;
-
-				while (pick >= sc->events[k].weight)
-					pick -= sc->events[k++].weight;
-				r.cpu_ns = sc->cpu_column ? dur : PGWT_CPU_UNKNOWN;
-				x->event_index = k;
-				x->event = sc->events[k].id;
-				x->next_ts = now + syn_draw(&rng, sc->events[k].mean_ns, sc->events[k].dist);
-			}
-			else
-			{
-				r.cpu_ns = sc->cpu_column ? 0 : PGWT_CPU_UNKNOWN;
-				x->event_index = -1;
-				x->event = PGWT_EVENT_NONE;
-				x->next_ts = now + syn_draw(&rng, sc->cpu_mean_ns, sc->cpu_dist);
-				/* a new statement now and then */
-				if (sc->query_ids && syn_rand(&rng) % 8 == 0)
-					x->query_id = 1 + syn_rand(&rng) % sc->query_ids;
-			}
-			r.new_event = x->event;
-			x->since = now;
-			if (sc->transitions && window_open)
-			{
-				te->waits++;
-				te->wait_ns += dur;
-				t->transitions++;
-				rc = syn_emit(sc, emit, arg, t, &r);
-			}
-		}
+			rc = syn_backend_step(sc, emit, arg, t, &b[top], top, now, total_weight,
+								  window_open, &rng);
 		syn_sift_down(&h, 0);
 	}
 	/* a window still open at the end closes with the last record */
