@@ -161,6 +161,19 @@ static void pgwt_wait_end_chained(uint32 wait_event_info);
 static bool pgwt_eager_flush = false;	/* this process owns a lock-free slot */
 static bool pgwt_exiting = false;	/* pgwt_settle_exit ran: collect no more */
 
+/*
+ * A process collecting from its start bills its CPU* from its start (the
+ * fork: authentication and the first catalog loads are the session's
+ * work, as a sampler sees them), not from its first wait or slot claim.
+ * 'decided': the first chance to collect has come (with capture on or
+ * not); 'from_ns': the start on our clock when counting began there;
+ * 'folded': some wait has been folded since (the trace's start record is
+ * written only before that).
+ */
+static bool pgwt_start_decided = false;
+static uint64 pgwt_start_from_ns = 0;
+static bool pgwt_start_folded = false;
+
 bool
 pgwt_hooks_present(void)
 {
@@ -288,13 +301,40 @@ pgwt_collect_stop(void)
 	pgwt_hot.npending = 0;
 }
 
+/* The process's start on our clock (0: unknown). Hook-safe. */
+static uint64
+pgwt_process_start_ns(void)
+{
+	TimestampTz now = GetCurrentTimestamp();
+	uint64		mono = pgwt_clock_ns();
+	uint64		age_ns;
+
+	if (MyStartTimestamp == 0 || now < MyStartTimestamp)
+		return 0;
+	age_ns = (uint64) (now - MyStartTimestamp) * 1000;
+	return age_ns < mono ? mono - age_ns : 0;
+}
+
 /* Start (or resume) collecting into the slot we own. */
 static void
 pgwt_collect_start(PgwtSlot *slot)
 {
+	uint64		first = pgwt_hot.npending > 0 ? pgwt_hot.pending[0].start_ns : pgwt_clock_ns();
+
+	/*
+	 * Time while not collecting is not CPU*: count gaps from now, or from
+	 * the process's start when it has collected from its first chance on.
+	 */
+	if (!pgwt_start_decided)
+	{
+		uint64		start = pgwt_process_start_ns();
+
+		pgwt_start_decided = true;
+		if (start != 0 && start < first)
+			first = pgwt_start_from_ns = start;
+	}
 	pgwt_slot_write_begin(slot);
-	/* time while not collecting is not CPU*: start counting gaps now */
-	slot->last_end_ns = pgwt_hot.npending > 0 ? pgwt_hot.pending[0].start_ns : pgwt_clock_ns();
+	slot->last_end_ns = first;
 	slot->lost_waits += pgwt_unattached_lost;
 	pgwt_slot_write_end(slot);
 	pgwt_unattached_lost = 0;
@@ -392,6 +432,7 @@ pgwt_flush_pending(void)
 				pgwt_trace_wait(p->event, from, p->end_ns > from ? p->end_ns - from : 0,
 								(uint64) p->query_id);
 		}
+	pgwt_start_folded = pgwt_start_folded || n > 0;
 	pgwt_hot.npending = 0;
 }
 
@@ -431,7 +472,11 @@ pgwt_wait_begin_slow(uint32 wait_event_info)
 
 	if (!IsUnderPostmaster || pgwt_capture == PGWT_CAPTURE_OFF || wait_event_info == 0 ||
 		pgwt_exiting || pgwt_is_own_worker())
+	{
+		if (IsUnderPostmaster && pgwt_capture == PGWT_CAPTURE_OFF)
+			pgwt_start_decided = true;
 		return;
+	}
 	if (pgwt_my_slot == NULL && MyProc != NULL && pgwt_claims_slot_lock_free())
 	{
 		pgwt_my_slot = pgwt_aux_slot_claim();
@@ -565,6 +610,9 @@ pgwt_safe_point(bool merge_queries)
 	bool		collect = pgwt_capture != PGWT_CAPTURE_OFF && IsUnderPostmaster &&
 		pgwt_hooks_present() && MyProc != NULL && !pgwt_exiting;
 
+	if (!collect && IsUnderPostmaster && pgwt_capture == PGWT_CAPTURE_OFF)
+		pgwt_start_decided = true;
+
 	if (collect)
 	{
 		pgwt_hooks_set(true);
@@ -607,6 +655,18 @@ pgwt_safe_point(bool merge_queries)
 		pgwt_local_queries_clear();
 		pgwt_query_merge(pgwt_merge_batch, n);
 	}
+}
+
+/*
+ * Where the trace's CPU* of this process begins, for the ring's start
+ * record: the process's start when the slot counts from there and no wait
+ * has been folded yet (0: no start record; the trace then begins at its
+ * first record, as the slot did).
+ */
+uint64
+pgwt_trace_start_ns(void)
+{
+	return pgwt_start_folded ? 0 : pgwt_start_from_ns;
 }
 
 /*

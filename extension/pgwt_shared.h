@@ -244,6 +244,7 @@ extern void pgwt_flush_pending(void);
 extern void pgwt_safe_point(bool merge_queries);
 extern void pgwt_settle_own(void);
 extern void pgwt_settle_exit(void);
+extern uint64 pgwt_trace_start_ns(void);
 extern void pgwt_collect_stop(void);
 extern void pgwt_capture_assign(int newval, void *extra);
 

@@ -175,6 +175,14 @@ pgwt_trace_claim_mine(void)
 	pgwt_trace_my_role_known = OidIsValid(MyProc->roleId);
 	pgwt_trace_my_ring = r;
 	pgwt_trace_my_ring_pid = MyProcPid;
+	/* traced from its start: its first CPU* span begins there too */
+	if (pgwt_capture == PGWT_CAPTURE_TRACE)
+	{
+		uint64		start = pgwt_trace_start_ns();
+
+		if (start != 0)
+			pgwt_tring_append(r, PGWT_TRING_START, 0, start, 0, 0);
+	}
 	return r;
 }
 

@@ -89,6 +89,12 @@ pgwt_trace_convert(pgwt_trace_stream *s, const pgwt_tring_rec *in, size_t n,
 			s->have_last = true;
 			s->last_end_ns = end;
 		}
+		else if (r->kind == PGWT_TRING_START)
+		{
+			/* the first wait's CPU* reaches back to the process's start */
+			s->have_last = true;
+			s->last_end_ns = r->start_ns;
+		}
 		else if (r->kind == PGWT_TRING_EXIT)
 		{
 			/*

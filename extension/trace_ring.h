@@ -51,8 +51,10 @@ typedef enum pgwt_tring_kind
 {
 	PGWT_TRING_WAIT = 1,		/* event = wait_event_info */
 	PGWT_TRING_MARKER = 2,		/* event = pgwt_tring_marker */
-	PGWT_TRING_EXIT = 3			/* the process leaves: event 0, start_ns = when;
+	PGWT_TRING_EXIT = 3,		/* the process leaves: event 0, start_ns = when;
 								 * the CPU* since its last wait ends there */
+	PGWT_TRING_START = 4		/* the process's CPU* counts from start_ns (its
+								 * start), written before its first wait */
 } pgwt_tring_kind;
 
 /* Statement-phase markers (duration 0, start_ns = when it happened). */

@@ -212,9 +212,9 @@ pgwt_trace(PG_FUNCTION_ARGS)
 			nulls[5] = true;
 			values[7] = Float8GetDatum(pgwt_us_of_ns(r->duration_ns));
 		}
-		else if (r->kind == PGWT_TRING_EXIT)
+		else if (r->kind == PGWT_TRING_EXIT || r->kind == PGWT_TRING_START)
 		{
-			values[2] = CStringGetTextDatum("exit");
+			values[2] = CStringGetTextDatum(r->kind == PGWT_TRING_EXIT ? "exit" : "start");
 			nulls[3] = nulls[4] = nulls[5] = nulls[7] = true;
 		}
 		else

@@ -419,6 +419,32 @@ test_convert_exit(void)
 	CHECK(out[5].new_event == PGWT_EVENT_EXIT && out[5].duration_ns == 0);
 }
 
+/*
+ * A process traced from its start: the start record opens its first CPU*
+ * span there, so the first wait's transition carries the CPU* since the
+ * fork (authentication, first catalog loads), as the slot bills it.
+ */
+static void
+test_convert_start(void)
+{
+	pgwt_tring_rec in[3] = {
+		{.pos = 0, .kind = PGWT_TRING_START, .start_ns = 1000},
+		{.pos = 1, .kind = PGWT_TRING_WAIT, .event = 0x0A000015u, .start_ns = 26000, .duration_ns = 100},
+		{.pos = 2, .kind = PGWT_TRING_EXIT, .start_ns = 30100},
+	};
+	pgwt_record out[8];
+	pgwt_trace_stream s;
+	size_t		n;
+
+	pgwt_trace_stream_init(&s, 9, 0);
+	n = pgwt_trace_convert(&s, in, 3, out);
+	CHECK(n == 3);
+	CHECK(out[0].old_event == 0 && out[0].new_event == 0x0A000015u &&
+		  out[0].ts_ns == 26000 && out[0].duration_ns == 25000);
+	CHECK(out[1].old_event == 0x0A000015u && out[1].duration_ns == 100);
+	CHECK(out[2].new_event == PGWT_EVENT_EXIT && out[2].duration_ns == 4000);
+}
+
 /* --- ring -> trace directory -> reader --------------------------------- */
 
 static char t_dir[64];
@@ -731,6 +757,7 @@ main(void)
 	run("tring-race-writer-readers", test_race);
 	run("trace-convert", test_convert);
 	run("trace-convert-exit-ends-cpu", test_convert_exit);
+	run("trace-convert-start-opens-cpu", test_convert_start);
 	run("trace-ring-to-files-and-recovery", test_roundtrip_files);
 	run("trace-all-markers-to-files", test_all_markers_to_files);
 	run("trace-escalation-markers", test_esc_markers);
