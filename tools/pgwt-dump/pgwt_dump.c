@@ -113,10 +113,9 @@ dump_usage(FILE *f)
 			"  --pg-version N   name events as server major N (default: from the trace)\n"
 			"  --only K         exact or sampled: use only that tier's records\n"
 			"  --summaries      aggregate views of one window from the per-second\n"
-			"                   summaries beside the trace (the same times, faster;\n"
-			"                   a wait crossing an end of the range counts whole,\n"
-			"                   where it ends); records where summaries are missing\n"
-			"                   or partial\n");
+			"                   summaries beside the trace: the same answer as from\n"
+			"                   records (waits cut to the range), faster; records\n"
+			"                   where summaries are missing, partial or inexact\n");
 }
 
 static bool
@@ -834,9 +833,8 @@ main(int argc, char **argv)
 			rfrom = specs[i].from_ns < rfrom ? specs[i].from_ns : rfrom;
 			rto = specs[i].to_ns > rto ? specs[i].to_ns : rto;
 		}
-		/* the windows ending where the range ends show it whole (the
-		 * summaries bill by the engine's own windows) */
-		for (int i = 0; i < nwin && !use_sum; i++)
+		/* the windows ending where the range ends show it whole */
+		for (int i = 0; i < nwin; i++)
 			if (specs[i].to_ns == rto)
 				specs[i].to_ns = pgwt_range_window_end(rto);
 		if (dump_open(a.path, rfrom, rto, &l) < 0)
@@ -899,6 +897,11 @@ main(int argc, char **argv)
 		pgwt_tf_trace_source src;
 		int			lrc = pgwt_tf_trace_source_open(a.path, &src);
 
+		pgwt_record esc;
+
+		/* the window open at --from, as the loader would hand it first */
+		if (pgwt_range_open_window(l, &esc))
+			pgwt_engine_add(eng, &esc);
 		if (lrc == 0)
 		{
 			lrc = pgwt_summary_load_source(eng, 0, &src, PGWT_RANGE_SLACK_NS, shift, &ss);
@@ -922,11 +925,11 @@ main(int argc, char **argv)
 								(unsigned long long) ss.minutes, (unsigned long long) ss.seconds,
 								(unsigned long long) ss.records);
 			else
-				pgwt_buf_printf(&out, "summaries: not used (%s); %llu records read\n", ss.why_raw,
-								(unsigned long long) ss.records);
+				pgwt_buf_printf(&out, "summaries: not used (%s); records read\n", ss.why_raw);
 		}
+		use_sum = ss.used_summary;
 	}
-	else
+	if (!use_sum)
 	{
 		dump_esc_note(&a, l, &out);
 		if (dump_read(l, eng, &tr, a.path, a.only_kind, &blockers) < 0)
