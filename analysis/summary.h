@@ -11,6 +11,9 @@
  *	- waits that end after it but began inside it (the raw path reads
  *	  records up to `to + slack` for those): from the crossing entries of
  *	  the whole seconds after it, and records for a partial last second.
+ * pgwt_summary_bill_second/_frame bill by the engine's window rule (a
+ * wait counted whole where it ends); pgwt_summary_bill_range by the range
+ * loader's (range_load.h: cut to the range), which summary_load.c uses.
  * A second whose tables were folded past a cap, or that saw late
  * records, is not usable: the caller reads records for the window instead.
  *
