@@ -20,7 +20,7 @@
 typedef struct rl_pid
 {
 	uint32_t	pid;			/* 0 = free slot */
-	bool		open;			/* its last record left it in a non-idle state */
+	bool		open;			/* its last record entered a non-idle wait */
 	bool		after;			/* a record at or after "to" was seen */
 	uint64_t	last_ts;		/* its last record before "to" */
 } rl_pid;
@@ -104,7 +104,10 @@ rl_track(pgwt_range_loader *l, const pgwt_record *r)
 		open = false;
 	}
 	else
-		open = r->new_event != PGWT_EVENT_EXIT && !pgwt_event_is_idle(r->new_event);
+		/* into a wait: not CPU* (the coop tier writes no EXIT, so a backend
+		 * gone after its last wait would look busy for ever), not idle */
+		open = r->new_event != PGWT_EVENT_NONE && r->new_event != PGWT_EVENT_EXIT &&
+			!pgwt_event_is_idle(r->new_event);
 	if ((p = rl_find(l, r->pid, true)) == NULL)
 		return;					/* out of memory: that pid is not searched */
 	if (p->last_ts == 0 || r->ts_ns >= p->last_ts)

@@ -23,18 +23,20 @@
  * To see the waits that began before "to" and end after it, the loader
  * reads PGWT_RANGE_SLACK_NS past "to" (the lookahead). A wait that outlasts
  * the lookahead is found from what the files record: the loader follows
- * each pid's last record before "to"; a pid left in a non-idle state (a
- * transition into an event that is not idle nor EXIT) with no record since
- * is searched past the lookahead, where its next record ends that wait and
- * is handed on cut to the range, and the search stops as soon as every
- * such pid has its next record. So the extra reading happens only when a
- * backend is in a wait longer than the lookahead, and ends with the
- * longest such wait (or the trace, for a backend that vanished without an
- * EXIT). Idle states (ClientRead, Activity) are not searched: a session
- * idle for hours would make every range read to its next statement; idle
- * time past the lookahead is not in the range's idle total. A wait that
- * began before "from" by a pid with no record in [from, to + lookahead]
- * is not seen either.
+ * each pid's last record before "to"; a pid whose last record entered a
+ * wait (a transition into an event that is not CPU*, idle nor EXIT) and
+ * that has no record since is searched past the lookahead, where its next
+ * record ends that wait and is handed on cut to the range; the search
+ * stops as soon as every such pid has its next record. So the extra
+ * reading happens only when a backend is in a wait longer than the
+ * lookahead, and ends with the longest such wait (or the trace, for a
+ * backend that vanished inside a wait). Not searched: idle states
+ * (ClientRead, Activity: a session idle for hours would make every range
+ * read on to its next statement), and CPU* (the coop tier writes no EXIT
+ * record, so a backend gone after its last wait would be searched to the
+ * end of the trace): their time past the lookahead is not in the range. A
+ * wait that began before "from" by a pid with no record in
+ * [from, to + lookahead] is not seen either.
  */
 #ifndef PGWT_ANALYSIS_RANGE_LOAD_H
 #define PGWT_ANALYSIS_RANGE_LOAD_H

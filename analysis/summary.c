@@ -165,7 +165,8 @@ sum_range_crossing(pgwt_engine *eng, const pgwt_tf_sum_crossing *c, uint64_t sec
 	uint64_t	start = sec >= c->ns ? sec - c->ns : 0;
 	pgwt_record r;
 
-	if (start >= to || (started_inside && (start < from || pgwt_event_is_idle(c->event))))
+	if (start >= to || (started_inside && (start < from || c->event == PGWT_EVENT_NONE ||
+											pgwt_event_is_idle(c->event))))
 		return;
 	if (start < from)
 		start = from;

@@ -75,8 +75,8 @@ bool		pgwt_summary_bill_frame(pgwt_engine *eng, int w, const pgwt_tf_second *s,
  * of its waits began before "from" (PGWT_SUM_NEEDS_RECORDS: read its
  * records, cut, instead); a frame after the range gives its waits that
  * crossed "to" cut to the range and counted there (with started_inside,
- * only the non-idle ones that began inside the range: the loader's search
- * past its lookahead); a frame before it, nothing.
+ * only the waits, neither CPU* nor idle, that began inside the range: the
+ * loader's search past its lookahead); a frame before it, nothing.
  */
 typedef enum pgwt_summary_fit
 {
