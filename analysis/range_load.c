@@ -2,26 +2,120 @@
  * range_load.c
  *		The range loader (range_load.h): a trace reader over [from, to +
  *		slack], the open escalation window's ESC_START first, every record
- *		mapped to wall-clock time and cut to [from, to) by pgwt_range_clip.
+ *		mapped to wall-clock time and cut to [from, to) by pgwt_range_clip;
+ *		then, for the backends still in a wait at the lookahead's end, a
+ *		second reader past it that stops once each has its next record.
  *
  * The only I/O is tracefmt's reader and its escalation lookup; the loader
- * owns its reader and one block-sized buffer. One loader, one thread.
+ * owns its readers, one block-sized buffer and a table of the pids seen
+ * before "to" (open addressing, grown by doubling). One loader, one thread.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/range_load.h"
+#include "common/event_ids.h"
+
+/* What the files say of one pid before "to". */
+typedef struct rl_pid
+{
+	uint32_t	pid;			/* 0 = free slot */
+	bool		open;			/* its last record entered a non-idle wait */
+	bool		after;			/* a record at or after "to" was seen */
+	uint64_t	last_ts;		/* its last record before "to" */
+} rl_pid;
 
 struct pgwt_range_loader
 {
 	pgwt_tf_reader *rd;
+	pgwt_tf_reader *srd;		/* past the lookahead, while searching */
+	char	   *path;
 	uint64_t	from;
 	uint64_t	to;
+	uint64_t	look_end;		/* the lookahead's last ns (inclusive) */
 	bool		prime_pending;	/* the open window's ESC_START not yet out */
+	bool		searching;		/* reading past the lookahead */
 	pgwt_record prime;
 	pgwt_range_stats st;
+	rl_pid	   *pids;
+	uint32_t	npids,
+				cap;			/* power of two */
+	uint32_t	pending;		/* open pids without a later record */
 	pgwt_record buf[PGWT_TF_BLOCK_MAX_RECORDS];
 };
+
+static rl_pid *
+rl_find(pgwt_range_loader *l, uint32_t pid, bool add)
+{
+	uint32_t	i;
+
+	if (l->cap == 0 || (add && l->npids * 2 >= l->cap))
+	{
+		uint32_t	ncap = l->cap ? l->cap * 2 : 256;
+		rl_pid	   *n,
+				   *old = l->pids;
+
+		if (!add || !(n = calloc(ncap, sizeof(*n))))
+			return NULL;
+		l->pids = n;
+		l->cap = ncap;
+		l->npids = 0;
+		for (uint32_t k = 0; old && k < ncap / 2; k++)
+			if (old[k].pid)
+				*rl_find(l, old[k].pid, true) = old[k];
+		free(old);
+	}
+	for (i = (pid * 2654435761u) & (l->cap - 1);; i = (i + 1) & (l->cap - 1))
+	{
+		if (l->pids[i].pid == pid)
+			return &l->pids[i];
+		if (l->pids[i].pid == 0)
+		{
+			if (!add)
+				return NULL;
+			l->pids[i].pid = pid;
+			l->npids++;
+			return &l->pids[i];
+		}
+	}
+}
+
+/* Follow each pid's state at "to" (record in wall-clock time). */
+static void
+rl_track(pgwt_range_loader *l, const pgwt_record *r)
+{
+	rl_pid	   *p;
+	bool		open;
+
+	if (r->pid == 0 || l->look_end == UINT64_MAX)
+		return;
+	if (r->ts_ns >= l->to)
+	{
+		if ((p = rl_find(l, r->pid, false)) != NULL)
+			p->after = true;
+		return;
+	}
+	if (r->kind != PGWT_REC_TRANSITION)
+		open = false;			/* a sample starts no exact wait */
+	else if (PGWT_IS_MARKER(r->new_event))
+	{
+		if (r->new_event != PGWT_MARKER_IDLE)
+			return;				/* no change of state */
+		open = false;
+	}
+	else
+		/* into a wait: not CPU* (the coop tier writes no EXIT, so a backend
+		 * gone after its last wait would look busy for ever), not idle */
+		open = r->new_event != PGWT_EVENT_NONE && r->new_event != PGWT_EVENT_EXIT &&
+			!pgwt_event_is_idle(r->new_event);
+	if ((p = rl_find(l, r->pid, true)) == NULL)
+		return;					/* out of memory: that pid is not searched */
+	if (p->last_ts == 0 || r->ts_ns >= p->last_ts)
+	{
+		p->last_ts = r->ts_ns;
+		p->open = open;
+	}
+}
 
 int
 pgwt_range_open(const char *path, uint64_t from, uint64_t to, pgwt_range_loader **out)
@@ -43,8 +137,11 @@ pgwt_range_open(const char *path, uint64_t from, uint64_t to, pgwt_range_loader 
 	ro.t_start = from;
 	ro.t_end = to > UINT64_MAX - PGWT_RANGE_SLACK_NS ? UINT64_MAX : to + PGWT_RANGE_SLACK_NS;
 	ro.range_realtime = true;
-	if ((rc = pgwt_tf_reader_open(path, &ro, &l->rd)) < 0)
+	l->look_end = ro.t_end;
+	if (!(l->path = strdup(path)) || (rc = pgwt_tf_reader_open(path, &ro, &l->rd)) < 0)
 	{
+		rc = l->path ? rc : -PGWT_TF_NOMEM;
+		free(l->path);
 		free(l);
 		return rc;
 	}
@@ -71,6 +168,47 @@ pgwt_range_open(const char *path, uint64_t from, uint64_t to, pgwt_range_loader 
 	return 0;
 }
 
+/*
+ * The lookahead is read: the pids whose last record before "to" left them
+ * in a non-idle state and that have no record since are in a wait that
+ * outlasts it. 1 = a reader past the lookahead is open, 0 = none needed.
+ */
+static int
+rl_search_start(pgwt_range_loader *l)
+{
+	pgwt_tf_read_opts ro;
+	int			rc;
+
+	l->pending = 0;
+	for (uint32_t i = 0; i < l->cap; i++)
+		if (l->pids[i].pid && l->pids[i].open && !l->pids[i].after)
+			l->pending++;
+	l->searching = true;
+	if (l->pending == 0 || l->look_end == UINT64_MAX)
+		return 0;
+	memset(&ro, 0, sizeof(ro));
+	ro.t_start = l->look_end + 1;
+	ro.t_end = UINT64_MAX;
+	ro.range_realtime = true;
+	if ((rc = pgwt_tf_reader_open(l->path, &ro, &l->srd)) < 0)
+		return rc == -PGWT_TF_NOT_FOUND ? 0 : rc;
+	return 1;
+}
+
+/* Past the lookahead: a pending pid's next record ends its wait (handed
+ * on cut to the range when it is a transition); other records are not. */
+static bool
+rl_search_keep(pgwt_range_loader *l, const pgwt_record *r)
+{
+	rl_pid	   *p = rl_find(l, r->pid, false);
+
+	if (p == NULL || !p->open || p->after)
+		return false;
+	p->after = true;
+	l->pending--;
+	return r->kind == PGWT_REC_TRANSITION && !PGWT_IS_MARKER(r->new_event);
+}
+
 int
 pgwt_range_next(pgwt_range_loader *l, pgwt_range_batch *b)
 {
@@ -86,7 +224,13 @@ pgwt_range_next(pgwt_range_loader *l, pgwt_range_batch *b)
 		b->n = 1;
 		return 1;
 	}
-	if ((rc = pgwt_tf_reader_next_block(l->rd, &blk)) != 1)
+	if (l->searching && (l->pending == 0 || l->srd == NULL))
+		return 0;
+	while ((rc = pgwt_tf_reader_next_block(l->searching ? l->srd : l->rd, &blk)) == 0 &&
+		   !l->searching)
+		if ((rc = rl_search_start(l)) != 1)
+			return rc;
+	if (rc != 1)
 		return rc;
 	l->st.read += blk.n;
 	for (uint32_t i = 0; i < blk.n; i++)
@@ -95,6 +239,8 @@ pgwt_range_next(pgwt_range_loader *l, pgwt_range_batch *b)
 		pgwt_record *o = &l->buf[n];
 
 		r.ts_ns = pgwt_tf_to_realtime(blk.file, r.ts_ns);
+		if (l->searching ? !rl_search_keep(l, &r) : (rl_track(l, &r), false))
+			continue;
 		if (!pgwt_range_clip(&r, l->from, l->to, o))
 			continue;
 		if (o->ts_ns != r.ts_ns || o->duration_ns != r.duration_ns)
@@ -110,6 +256,15 @@ pgwt_range_next(pgwt_range_loader *l, pgwt_range_batch *b)
 	b->n = n;
 	b->file = blk.file;
 	return 1;
+}
+
+bool
+pgwt_range_open_window(const pgwt_range_loader *l, pgwt_record *esc_start)
+{
+	if (!l->st.esc_open)
+		return false;
+	*esc_start = l->prime;
+	return true;
 }
 
 const pgwt_tf_reader *
@@ -130,5 +285,8 @@ pgwt_range_close(pgwt_range_loader *l)
 	if (l == NULL)
 		return;
 	pgwt_tf_reader_close(l->rd);
+	pgwt_tf_reader_close(l->srd);
+	free(l->pids);
+	free(l->path);
 	free(l);
 }

@@ -21,8 +21,22 @@
  * bound the exact spans even just outside the range).
  *
  * To see the waits that began before "to" and end after it, the loader
- * reads PGWT_RANGE_SLACK_NS past "to"; a wait longer than that which
- * spans "to" is missed by this range.
+ * reads PGWT_RANGE_SLACK_NS past "to" (the lookahead). A wait that outlasts
+ * the lookahead is found from what the files record: the loader follows
+ * each pid's last record before "to"; a pid whose last record entered a
+ * wait (a transition into an event that is not CPU*, idle nor EXIT) and
+ * that has no record since is searched past the lookahead, where its next
+ * record ends that wait and is handed on cut to the range; the search
+ * stops as soon as every such pid has its next record. So the extra
+ * reading happens only when a backend is in a wait longer than the
+ * lookahead, and ends with the longest such wait (or the trace, for a
+ * backend that vanished inside a wait). Not searched: idle states
+ * (ClientRead, Activity: a session idle for hours would make every range
+ * read on to its next statement), and CPU* (the coop tier writes no EXIT
+ * record, so a backend gone after its last wait would be searched to the
+ * end of the trace): their time past the lookahead is not in the range. A
+ * wait that began before "from" by a pid with no record in
+ * [from, to + lookahead] is not seen either.
  */
 #ifndef PGWT_ANALYSIS_RANGE_LOAD_H
 #define PGWT_ANALYSIS_RANGE_LOAD_H
@@ -81,6 +95,13 @@ int			pgwt_range_open(const char *path, uint64_t from, uint64_t to,
 							pgwt_range_loader **out);
 /* 1 = a batch (n may be 0 when all was outside), 0 = end, < 0 = error. */
 int			pgwt_range_next(pgwt_range_loader *l, pgwt_range_batch *b);
+/*
+ * The open window's ESC_START (wall-clock ts), when one was open at
+ * "from": a reader of the same range by other means (per-second summaries
+ * with records at the edges) hands it to the engine first, as the loader
+ * does, so the edge records' samples it supersedes are not billed.
+ */
+bool		pgwt_range_open_window(const pgwt_range_loader *l, pgwt_record *esc_start);
 /* The reader underneath: its files, headers and stats. */
 const pgwt_tf_reader *pgwt_range_reader(const pgwt_range_loader *l);
 const pgwt_range_stats *pgwt_range_stats_get(const pgwt_range_loader *l);

@@ -152,6 +152,64 @@ sum_bill_crossing(window_agg *wa, const pgwt_tf_sum_crossing *c, uint64_t lo, ui
 	sum_cover(wa, lo, hi);
 }
 
+/*
+ * A wait that crossed "to" and ended in frame s (engine clock sec), as the
+ * range loader hands it on: cut to [max(start, from), to) and counted
+ * there, so waits, max and histograms see its time inside the range. The
+ * crossing does not say which event came next: the record enters CPU*.
+ */
+static void
+sum_range_crossing(pgwt_engine *eng, const pgwt_tf_sum_crossing *c, uint64_t sec,
+				   uint64_t from, uint64_t to, bool started_inside)
+{
+	uint64_t	start = sec >= c->ns ? sec - c->ns : 0;
+	pgwt_record r;
+
+	if (start >= to || (started_inside && (start < from || c->event == PGWT_EVENT_NONE ||
+											pgwt_event_is_idle(c->event))))
+		return;
+	if (start < from)
+		start = from;
+	memset(&r, 0, sizeof(r));
+	r.kind = PGWT_REC_TRANSITION;
+	r.ts_ns = to;
+	r.pid = c->pid;
+	r.old_event = c->event;
+	r.new_event = PGWT_EVENT_NONE;
+	r.duration_ns = to - start;
+	r.query_id = c->query_id;
+	r.cpu_ns = PGWT_CPU_UNKNOWN;
+	pgwt_engine_add(eng, &r);
+}
+
+pgwt_summary_fit
+pgwt_summary_bill_range(pgwt_engine *eng, int w, const pgwt_tf_second *s, int64_t shift,
+						uint64_t from, uint64_t to, bool started_inside)
+{
+	uint64_t	sec = s->sec_ts + (uint64_t) shift;
+	uint32_t	i;
+
+	if (w < 0 || w >= eng->nwindows || !pgwt_summary_second_usable(s))
+		return PGWT_SUM_UNUSABLE;
+	if (sec + s->span_ns <= from)
+		return PGWT_SUM_BILLED;		/* before: nothing to bill */
+	if (sec >= to)
+	{
+		for (i = 0; i < s->ncrossings; i++)
+			sum_range_crossing(eng, &s->crossings[i], sec, from, to, started_inside);
+		return PGWT_SUM_BILLED;
+	}
+	if (sec < from || sec + s->span_ns > to)
+		return PGWT_SUM_UNUSABLE;	/* a partial frame: records */
+	/* a wait that began before "from" and ends here is counted by its
+	 * whole length in this frame: its time inside the range (and so its
+	 * length for waits, max and histograms) needs its record */
+	for (i = 0; i < s->ncrossings; i++)
+		if (s->crossings[i].ns > sec - from)
+			return PGWT_SUM_NEEDS_RECORDS;
+	return pgwt_summary_bill_frame(eng, w, s, shift) ? PGWT_SUM_BILLED : PGWT_SUM_UNUSABLE;
+}
+
 bool
 pgwt_summary_bill_second(pgwt_engine *eng, int w, const pgwt_tf_second *s)
 {

@@ -11,6 +11,9 @@
  *	- waits that end after it but began inside it (the raw path reads
  *	  records up to `to + slack` for those): from the crossing entries of
  *	  the whole seconds after it, and records for a partial last second.
+ * pgwt_summary_bill_second/_frame bill by the engine's window rule (a
+ * wait counted whole where it ends); pgwt_summary_bill_range by the range
+ * loader's (range_load.h: cut to the range), which summary_load.c uses.
  * A second whose tables were folded past a cap, or that saw late
  * records, is not usable: the caller reads records for the window instead.
  *
@@ -64,5 +67,26 @@ bool		pgwt_summary_bill_second(pgwt_engine *eng, int w, const pgwt_tf_second *s)
  * (e.g. realtime = monotonic + start_realtime - start_monotonic). */
 bool		pgwt_summary_bill_frame(pgwt_engine *eng, int w, const pgwt_tf_second *s,
 									int64_t shift);
+
+/*
+ * Bill frame s into window w as the range loader (range_load.h) would fill
+ * it for the range [from, to) (engine clock; the window is [from,
+ * pgwt_range_window_end(to))): a frame inside the range whole, unless one
+ * of its waits began before "from" (PGWT_SUM_NEEDS_RECORDS: read its
+ * records, cut, instead); a frame after the range gives its waits that
+ * crossed "to" cut to the range and counted there (with started_inside,
+ * only the waits, neither CPU* nor idle, that began inside the range: the
+ * loader's search past its lookahead); a frame before it, nothing.
+ */
+typedef enum pgwt_summary_fit
+{
+	PGWT_SUM_BILLED = 0,
+	PGWT_SUM_UNUSABLE,			/* folded, late records, or partial */
+	PGWT_SUM_NEEDS_RECORDS		/* nothing billed: read its records */
+} pgwt_summary_fit;
+
+pgwt_summary_fit pgwt_summary_bill_range(pgwt_engine *eng, int w, const pgwt_tf_second *s,
+										 int64_t shift, uint64_t from, uint64_t to,
+										 bool started_inside);
 
 #endif							/* PGWT_ANALYSIS_SUMMARY_H */

@@ -1,16 +1,26 @@
 /*
  * summary_load.c
- *		Answers one engine window from a trace directory: whole minutes
- *		from minute rollups, remaining whole seconds from second frames,
- *		waits ending after the window from the crossings of later seconds
- *		(frames whose crossings cannot reach back into the window are
- *		skipped unread), partial seconds from records.
+ *		Answers one loaded range from a trace directory as the range loader
+ *		(range_load.h) would, cut to [from, to): whole minutes from minute
+ *		rollups, remaining whole seconds from second frames, waits ending
+ *		after the range from the crossings of later seconds (counted, cut
+ *		at "to"; frames whose crossings cannot reach back into the range
+ *		are skipped unread), partial seconds from records cut to the range.
  *
- * Falls back to records for the whole window when a trace file in the
- * directory has no summary (written before summaries, by the seed tool,
- * or with no_summary), or when a frame inside the window is not exact
- * (folded keys, late records). The live summary lags its trace by a few
- * seconds: the seconds after its last frame come from records.
+ * Exact for every column: a second in which a wait that began before
+ * "from" ended is read from records (its frame counts that wait by its
+ * whole length), so waits, avg, max and histograms equal the records'.
+ * Past the loader's lookahead the crossings of later frames find the long
+ * waits the loader searches for (non-idle, begun inside the range); only
+ * frame headers are read until a frame's crossings reach back before "to".
+ *
+ * Leaves the window empty and says why (used_summary false) when a trace
+ * file in the range has no summary (written before summaries, by the seed
+ * tool, or with no_summary), when a frame inside the range is not exact
+ * (folded keys, late records), or when background processes are known:
+ * the caller then reads the range through the range loader. The live
+ * summary lags its trace by a few seconds: the seconds after its last
+ * frame come from records.
  *
  * Pure: the trace comes in as a pgwt_tf_trace_source (tracefmt's table of
  * functions for records, frames and summary presence), so this file opens
@@ -21,6 +31,7 @@
 #include <string.h>
 
 #include "analysis/engine_internal.h"
+#include "analysis/range_load.h"
 #include "analysis/summary_load.h"
 
 #define SL_SECOND PGWT_TF_SUM_SECOND_NS
@@ -39,6 +50,13 @@ typedef struct sl_ctx
 	bool		skip_billed_minutes;
 	uint64_t	last_end;		/* live summary: end of its last frame */
 	int64_t		shift;			/* engine clock = trace clock + shift */
+	uint64_t	rfrom,
+				rto;			/* the range, engine clock */
+	bool		started_inside; /* past the lookahead: the loader's search */
+	/* seconds (trace clock) to read from records instead */
+	uint64_t   *recsec;
+	size_t		nrecsec,
+				caprecsec;
 } sl_ctx;
 
 static bool
@@ -78,20 +96,43 @@ typedef struct sl_bill_arg
 } sl_bill_arg;
 
 static int
+sl_need_records(sl_ctx *c, uint64_t sec_ts)
+{
+	if (c->nrecsec == c->caprecsec)
+	{
+		size_t		cap = c->caprecsec ? c->caprecsec * 2 : 16;
+		uint64_t   *n = realloc(c->recsec, cap * sizeof(*n));
+
+		if (!n)
+			return -PGWT_TF_NOMEM;
+		c->recsec = n;
+		c->caprecsec = cap;
+	}
+	c->recsec[c->nrecsec++] = sec_ts;
+	return 0;
+}
+
+static int
 sl_bill_frame(const pgwt_tf_second *s, void *arg)
 {
 	sl_bill_arg *b = arg;
+	sl_ctx	   *c = b->c;
+	pgwt_summary_fit fit = pgwt_summary_bill_range(b->eng, b->w, s, c->shift, c->rfrom,
+												   c->rto, c->started_inside);
 
 	if (b->minutes)
 	{
-		size_t		i = (size_t) ((s->sec_ts - b->c->mfirst) / SL_MINUTE);
+		size_t		i = (size_t) ((s->sec_ts - c->mfirst) / SL_MINUTE);
 
-		/* an inexact minute is left to its seconds */
-		if (!pgwt_summary_bill_frame(b->eng, b->w, s, b->c->shift))
+		/* an inexact minute, or one holding a wait begun before "from",
+		 * is left to its seconds */
+		if (fit != PGWT_SUM_BILLED)
 			return 0;
-		b->c->mbits[i / 8] |= (uint8_t) (1u << (i % 8));
+		c->mbits[i / 8] |= (uint8_t) (1u << (i % 8));
 	}
-	else if (!pgwt_summary_bill_frame(b->eng, b->w, s, b->c->shift))
+	else if (fit == PGWT_SUM_NEEDS_RECORDS)
+		return sl_need_records(c, s->sec_ts);
+	else if (fit != PGWT_SUM_BILLED)
 	{
 		b->inexact = true;
 		return -1;
@@ -120,171 +161,217 @@ sl_bill(pgwt_engine *eng, int w, const pgwt_tf_trace_source *src, sl_ctx *c,
 typedef struct sl_feed_arg
 {
 	pgwt_engine *eng;
-	int64_t		shift;
+	const sl_ctx *c;
 	pgwt_record *batch;
 	uint64_t   *n;
 } sl_feed_arg;
 
+/* Records cut to the range, as the range loader hands them on. */
 static int
 sl_feed_block(const pgwt_record *recs, uint32_t n, void *arg)
 {
 	sl_feed_arg *f = arg;
+	const sl_ctx *c = f->c;
+	uint32_t	i,
+				k = 0;
 
-	if (f->batch)
+	for (i = 0; i < n; i++)
 	{
-		uint32_t	i;
+		pgwt_record r = recs[i];
 
-		for (i = 0; i < n; i++)
-		{
-			f->batch[i] = recs[i];
-			f->batch[i].ts_ns += (uint64_t) f->shift;
-		}
-		pgwt_engine_add_many(f->eng, f->batch, n);
+		r.ts_ns += (uint64_t) c->shift;
+		if (c->started_inside &&
+			(r.kind != PGWT_REC_TRANSITION || PGWT_IS_MARKER(r.new_event) ||
+			 r.old_event == PGWT_EVENT_NONE || pgwt_event_is_idle(r.old_event) ||
+			 r.duration_ns > r.ts_ns ||
+			 r.ts_ns - r.duration_ns < c->rfrom))
+			continue;
+		if (pgwt_range_clip(&r, c->rfrom, c->rto, &f->batch[k]))
+			k++;
 	}
-	else
-		pgwt_engine_add_many(f->eng, recs, n);
-	*f->n += n;
+	pgwt_engine_add_many(f->eng, f->batch, k);
+	*f->n += k;
 	return 0;
 }
 
 static int
 sl_feed(pgwt_engine *eng, const pgwt_tf_trace_source *src, uint64_t lo, uint64_t hi,
-		int64_t shift, uint64_t *n)
+		const sl_ctx *c, uint64_t *n)
 {
-	sl_feed_arg f = {eng, shift, NULL, n};
+	sl_feed_arg f = {eng, c, NULL, n};
 	int			rc;
 
 	if (hi <= lo)
 		return 0;
-	if (shift != 0 && !(f.batch = malloc(sizeof(pgwt_record) * PGWT_TF_BLOCK_MAX_RECORDS)))
+	if (!(f.batch = malloc(sizeof(pgwt_record) * PGWT_TF_BLOCK_MAX_RECORDS)))
 		return -PGWT_TF_NOMEM;
 	rc = src->records(src->arg, lo, hi, sl_feed_block, &f);
 	free(f.batch);
 	return rc;
 }
 
-/* The window [from, to) in the trace's clock. */
-typedef struct sl_win
-{
-	uint64_t	from_ns;
-	uint64_t	to_ns;
-} sl_win;
-
+/*
+ * Nothing billed: the caller reads the range through the range loader.
+ * Metadata stays, aggregates go.
+ */
 static int
-sl_raw(pgwt_engine *eng, const sl_win *spec, const pgwt_tf_trace_source *src,
-	   uint64_t slack, int64_t shift, pgwt_summary_load_stats *st, const char *why)
+sl_raw(pgwt_engine *eng, pgwt_summary_load_stats *st, const char *why)
 {
-	uint64_t	end = spec->to_ns > UINT64_MAX - slack - 1 ? UINT64_MAX : spec->to_ns + slack + 1;
-
+	pgwt_engine_reset(eng);
 	st->used_summary = false;
 	st->why_raw = why;
-	return sl_feed(eng, src, spec->from_ns, end, shift, &st->records);
+	st->minutes = st->seconds = st->records = 0;
+	return 0;
+}
+
+/* The live summary ends a few seconds before its trace: summaries only up
+ * to its last frame. false: not even the range's whole seconds. */
+static bool
+sl_live_limit(pgwt_summary_plan *p, uint64_t from, uint64_t end, uint64_t lim)
+{
+	if (lim >= p->raw_hi[p->nraw - 1])
+		return true;
+	if (lim <= p->sum_from_ns)
+		return false;
+	if (lim < p->sum_to_ns)
+	{
+		p->nraw = 0;
+		p->raw_lo[p->nraw] = from;
+		p->raw_hi[p->nraw++] = p->sum_from_ns;
+		p->raw_lo[p->nraw] = lim;
+		p->raw_hi[p->nraw++] = end;
+		p->sum_to_ns = lim;
+		p->after_from_ns = p->after_to_ns = 0;
+	}
+	else if (lim < p->after_to_ns)
+	{
+		p->raw_hi[p->nraw - 1] = end;
+		p->raw_lo[p->nraw - 1] = lim > p->after_from_ns ? lim : p->after_from_ns;
+		p->after_to_ns = p->raw_lo[p->nraw - 1];
+	}
+	return true;
+}
+
+/* Frames: whole minutes, other whole seconds, crossings of later seconds
+ * up to the lookahead's end, then (started_inside) beyond it. */
+static int
+sl_frames(pgwt_engine *eng, int w, const pgwt_tf_trace_source *src, sl_ctx *c,
+		  const pgwt_summary_plan *p, uint64_t to, uint64_t beyond, pgwt_summary_load_stats *st)
+{
+	int			rc;
+
+	c->mfirst = p->sum_from_ns - p->sum_from_ns % SL_MINUTE;
+	c->mcount = (size_t) ((p->sum_to_ns - c->mfirst) / SL_MINUTE) + 1;
+	c->mbits = calloc((c->mcount + 7) / 8, 1);
+	if (!c->mbits)
+		return -PGWT_TF_NOMEM;
+	c->lo = p->sum_from_ns;
+	c->hi = p->sum_to_ns;
+	c->span = SL_MINUTE;
+	rc = sl_bill(eng, w, src, c, &st->minutes, true);
+	if (rc == 0)
+	{
+		c->span = SL_SECOND;
+		c->skip_billed_minutes = true;
+		rc = sl_bill(eng, w, src, c, &st->seconds, false);
+	}
+	c->skip_billed_minutes = false;
+	c->reach_before = to;
+	if (rc == 0 && p->after_to_ns > p->after_from_ns)
+	{
+		c->lo = p->after_from_ns;
+		c->hi = p->after_to_ns;
+		rc = sl_bill(eng, w, src, c, &st->seconds, false);
+	}
+	if (rc == 0 && beyond != UINT64_MAX)
+	{
+		/* the loader's search past its lookahead (range_load.h) */
+		c->lo = beyond;
+		c->hi = c->last_end ? (c->last_end > beyond ? c->last_end : beyond) : UINT64_MAX;
+		c->started_inside = true;
+		rc = sl_bill(eng, w, src, c, &st->seconds, false);
+		c->started_inside = false;
+	}
+	return rc;
+}
+
+/* Records: the partial seconds, the seconds a frame could not give, and
+ * (started_inside) the parts of the search past the lookahead that no
+ * frame covers. */
+static int
+sl_records(pgwt_engine *eng, const pgwt_tf_trace_source *src, sl_ctx *c,
+		   const pgwt_summary_plan *p, uint64_t end, uint64_t beyond, uint64_t *n)
+{
+	unsigned	i;
+	int			rc = 0;
+
+	for (i = 0; i < p->nraw && rc == 0; i++)
+		rc = sl_feed(eng, src, p->raw_lo[i], p->raw_hi[i], c, n);
+	for (size_t k = 0; k < c->nrecsec && rc == 0; k++)
+		rc = sl_feed(eng, src, c->recsec[k], c->recsec[k] + SL_SECOND, c, n);
+	if (rc == 0 && end != UINT64_MAX)
+	{
+		c->started_inside = true;
+		rc = sl_feed(eng, src, end, beyond, c, n);
+		if (rc == 0 && c->last_end)
+			rc = sl_feed(eng, src, c->last_end > beyond ? c->last_end : beyond, UINT64_MAX, c, n);
+		c->started_inside = false;
+	}
+	return rc;
 }
 
 int
 pgwt_summary_load_source(pgwt_engine *eng, int w, const pgwt_tf_trace_source *src,
 						 uint64_t slack_ns, int64_t shift, pgwt_summary_load_stats *st)
 {
-	sl_win		win;
-	const sl_win *spec = &win;
+	const pgwt_window_spec *ws;
 	pgwt_summary_plan p;
 	sl_ctx		c;
-	uint64_t	live_end;
-	unsigned	i;
+	uint64_t	from,
+				to,
+				end,
+				beyond,
+				live_end;
 	int			rc;
 
 	memset(st, 0, sizeof(*st));
 	if (w < 0 || w >= pgwt_engine_nwindows(eng))
 		return -PGWT_TF_INVAL;
-	win.from_ns = pgwt_engine_window(eng, w)->from_ns - (uint64_t) shift;
-	win.to_ns = pgwt_engine_window(eng, w)->to_ns;
-	if (win.to_ns != UINT64_MAX)
-		win.to_ns -= (uint64_t) shift;
-	if (pgwt_engine_window(eng, w)->from_ns < (uint64_t) (shift > 0 ? shift : 0))
-		win.from_ns = 0;
-	pgwt_summary_plan_window(spec->from_ns, spec->to_ns, slack_ns, &p);
+	ws = pgwt_engine_window(eng, w);
+	memset(&c, 0, sizeof(c));
+	c.shift = shift;
+	c.rfrom = ws->from_ns;
+	c.rto = ws->to_ns == UINT64_MAX ? UINT64_MAX : ws->to_ns - 1;
+	/* the range in the trace's clock */
+	from = c.rfrom < (uint64_t) (shift > 0 ? shift : 0) ? 0 : c.rfrom - (uint64_t) shift;
+	to = c.rto == UINT64_MAX ? UINT64_MAX : c.rto - (uint64_t) shift;
+	end = to > UINT64_MAX - slack_ns - 1 ? UINT64_MAX : to + slack_ns + 1;
+	beyond = end == UINT64_MAX || end % SL_SECOND == 0 ? end :
+		(end > UINT64_MAX - SL_SECOND ? UINT64_MAX : end - end % SL_SECOND + SL_SECOND);
+	pgwt_summary_plan_window(from, to, slack_ns, &p);
 	if (!p.use_summary)
-		return sl_raw(eng, spec, src, slack_ns, shift, st, "no whole second in the window");
+		return sl_raw(eng, st, "no whole second in the window");
 	/* summaries total each second's events over all pids: they cannot keep
 	 * background processes out of DB time (common/process_rule.h) */
 	if (pgwt_engine_has_background(eng))
-		return sl_raw(eng, spec, src, slack_ns, shift, st,
-					  "background processes in the trace (the summaries do not tell them apart)");
-	if (!src->all_summarized(src->arg, spec->from_ns, p.raw_hi[p.nraw - 1], shift))
-		return sl_raw(eng, spec, src, slack_ns, shift, st,
-					  "a trace file has no summary (or another clock offset)");
-
-	/* the live summary ends a few seconds before its trace */
-	memset(&c, 0, sizeof(c));
-	c.shift = shift;
+		return sl_raw(eng, st, "background processes in the trace (the summaries do not tell them apart)");
+	if (!src->all_summarized(src->arg, from, p.raw_hi[p.nraw - 1], shift))
+		return sl_raw(eng, st, "a trace file has no summary (or another clock offset)");
 	if (src->live_summary_end(src->arg, &live_end))
 	{
-		c.last_end = live_end;
-		if (c.last_end < p.raw_hi[p.nraw - 1])
-		{
-			/* summaries only up to the live summary's end */
-			uint64_t	lim = c.last_end;
-
-			if (lim <= p.sum_from_ns)
-				return sl_raw(eng, spec, src, slack_ns, shift, st, "the live summary lags");
-			if (lim < p.sum_to_ns)
-			{
-				p.nraw = 0;
-				p.raw_lo[p.nraw] = spec->from_ns;
-				p.raw_hi[p.nraw++] = p.sum_from_ns;
-				p.raw_lo[p.nraw] = lim;
-				p.raw_hi[p.nraw++] = spec->to_ns + slack_ns + 1;
-				p.sum_to_ns = lim;
-				p.after_from_ns = p.after_to_ns = 0;
-			}
-			else if (lim < p.after_to_ns)
-			{
-				p.raw_hi[p.nraw - 1] = spec->to_ns + slack_ns + 1;
-				p.raw_lo[p.nraw - 1] = lim > p.after_from_ns ? lim : p.after_from_ns;
-				p.after_to_ns = p.raw_lo[p.nraw - 1];
-			}
-		}
+		c.last_end = live_end ? live_end : 1;
+		if (!sl_live_limit(&p, from, end, live_end))
+			return sl_raw(eng, st, "the live summary lags");
 	}
-
-	/* 1. whole minutes inside the window */
-	c.mfirst = p.sum_from_ns - p.sum_from_ns % SL_MINUTE;
-	c.mcount = (size_t) ((p.sum_to_ns - c.mfirst) / SL_MINUTE) + 1;
-	c.mbits = calloc((c.mcount + 7) / 8, 1);
-	if (!c.mbits)
-		return -PGWT_TF_NOMEM;
-	c.lo = p.sum_from_ns;
-	c.hi = p.sum_to_ns;
-	c.span = SL_MINUTE;
-	rc = sl_bill(eng, w, src, &c, &st->minutes, true);
-	/* 2. the other whole seconds */
-	if (rc == 0)
-	{
-		c.span = SL_SECOND;
-		c.skip_billed_minutes = true;
-		rc = sl_bill(eng, w, src, &c, &st->seconds, false);
-	}
-	/* 3. waits that end after the window, from later seconds' crossings */
-	if (rc == 0 && p.after_to_ns > p.after_from_ns)
-	{
-		c.lo = p.after_from_ns;
-		c.hi = p.after_to_ns;
-		c.skip_billed_minutes = false;
-		c.reach_before = spec->to_ns;
-		rc = sl_bill(eng, w, src, &c, &st->seconds, false);
-	}
+	rc = sl_frames(eng, w, src, &c, &p, to, beyond, st);
 	free(c.mbits);
+	if (rc == 0)
+		rc = sl_records(eng, src, &c, &p, end, beyond, &st->records);
+	free(c.recsec);
 	if (rc == -1)
-	{
-		/* start again from records: nothing billed so far may stay */
-		pgwt_engine_reset(eng);
-		return sl_raw(eng, spec, src, slack_ns, shift, st, "a summary frame is not exact");
-	}
+		return sl_raw(eng, st, "a summary frame is not exact");
 	if (rc < 0)
 		return rc;
 	st->used_summary = true;
-	/* 4. partial seconds */
-	for (i = 0; i < p.nraw; i++)
-		if ((rc = sl_feed(eng, src, p.raw_lo[i], p.raw_hi[i], shift, &st->records)) < 0)
-			return rc;
 	return 0;
 }

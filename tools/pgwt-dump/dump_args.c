@@ -38,10 +38,9 @@ dump_usage(FILE *f)
 			"  --pg-version N   name events as server major N (default: from the trace)\n"
 			"  --only K         exact or sampled: use only that tier's records\n"
 			"  --summaries      aggregate views of one window from the per-second\n"
-			"                   summaries beside the trace (the same times, faster;\n"
-			"                   a wait crossing an end of the range counts whole,\n"
-			"                   where it ends); records where summaries are missing\n"
-			"                   or partial\n");
+			"                   summaries beside the trace: the same answer as from\n"
+			"                   records (waits cut to the range), faster; records\n"
+			"                   where summaries are missing, partial or inexact\n");
 }
 
 static bool

@@ -614,8 +614,8 @@ dump_write_out(const pgwt_buf *out)
  * with a note of what they covered. 0, or -1 with the error printed.
  */
 static int
-dump_read_summaries(const dump_args *a, const pgwt_tf_reader *r, pgwt_engine *eng,
-					pgwt_buf *out)
+dump_read_summaries(const dump_args *a, pgwt_range_loader *l, const pgwt_tf_reader *r,
+					pgwt_engine *eng, pgwt_buf *out, bool *used)
 {
 	/* The engine runs in wall-clock time: the files' offset maps the
 	 * summaries' monotonic seconds onto it. */
@@ -624,7 +624,11 @@ dump_read_summaries(const dump_args *a, const pgwt_tf_reader *r, pgwt_engine *en
 	pgwt_summary_load_stats ss;
 	pgwt_tf_trace_source src;
 	int			lrc = pgwt_tf_trace_source_open(a->path, &src);
+	pgwt_record esc;
 
+	/* the window open at --from, as the loader would hand it first */
+	if (pgwt_range_open_window(l, &esc))
+		pgwt_engine_add(eng, &esc);
 	if (lrc == 0)
 	{
 		lrc = pgwt_summary_load_source(eng, 0, &src, PGWT_RANGE_SLACK_NS, shift, &ss);
@@ -648,9 +652,9 @@ dump_read_summaries(const dump_args *a, const pgwt_tf_reader *r, pgwt_engine *en
 							(unsigned long long) ss.minutes, (unsigned long long) ss.seconds,
 							(unsigned long long) ss.records);
 		else
-			pgwt_buf_printf(out, "summaries: not used (%s); %llu records read\n", ss.why_raw,
-							(unsigned long long) ss.records);
+			pgwt_buf_printf(out, "summaries: not used (%s); records read\n", ss.why_raw);
 	}
+	*used = ss.used_summary;
 	return 0;
 }
 
@@ -734,9 +738,8 @@ main(int argc, char **argv)
 			rfrom = specs[i].from_ns < rfrom ? specs[i].from_ns : rfrom;
 			rto = specs[i].to_ns > rto ? specs[i].to_ns : rto;
 		}
-		/* the windows ending where the range ends show it whole (the
-		 * summaries bill by the engine's own windows) */
-		for (int i = 0; i < nwin && !use_sum; i++)
+		/* the windows ending where the range ends show it whole */
+		for (int i = 0; i < nwin; i++)
 			if (specs[i].to_ns == rto)
 				specs[i].to_ns = pgwt_range_window_end(rto);
 		if (dump_open(a.path, rfrom, rto, &l) < 0)
@@ -761,10 +764,10 @@ main(int argc, char **argv)
 
 	if (use_sum)
 	{
-		if (dump_read_summaries(&a, r, eng, &out) < 0)
+		if (dump_read_summaries(&a, l, r, eng, &out, &use_sum) < 0)
 			goto done;
 	}
-	else
+	if (!use_sum)
 	{
 		dump_esc_note(&a, l, &out);
 		if (dump_read(l, eng, &tr, a.path, a.only_kind, &blockers) < 0)
