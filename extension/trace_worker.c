@@ -42,6 +42,7 @@
 #include "extension/pgwt_shared.h"
 #include "extension/sampler.h"
 #include "extension/trace_capture.h"
+#include "extension/trace_names.h"
 #include "extension/trace_records.h"
 #include "extension/trace_samples.h"
 #include "extension/trace_worker.h"
@@ -145,6 +146,7 @@ pgwt_drain_open(void)
 				(errmsg("could not open trace directory \"%s\": %s", dir,
 						pgwt_tf_strerror(rc))));
 	pgwt_drain_side = pgwt_tf_dir_side_opts(pgwt_drain_dir);
+	pgwt_trace_names_start(dir);
 	if (pgwt_tf_dir_writer_stats(pgwt_drain_dir)->recovered > 0)
 		ereport(LOG,
 				(errmsg("pg_wait_tracer recovered a trace file left by a crash in \"%s\" (%llu torn bytes cut)",
@@ -259,7 +261,10 @@ pgwt_drain_ring(int i, pgwt_tring_rec *in, pgwt_record *out,
 			if (pgwt_tf_dir_append(pgwt_drain_dir, &out[k]) < 0)
 				(*errors)++;
 			else
+			{
+				pgwt_trace_names_note(&out[k]);
 				written++;
+			}
 		}
 		s->conv.next_pos = next;
 	}
@@ -429,6 +434,8 @@ pgwt_trace_worker_main(Datum main_arg)
 		written += pgwt_trace_drain_samples(pgwt_drain_dir, &sample_cursor, now, &lost);
 		if (written > 0)
 			dirty = true;
+		/* the names of ids the compiled tables lack, once each */
+		pgwt_trace_names_flush(pgwt_drain_dir, &pgwt_drain_side);
 
 		if (now - last_flush >= (uint64) PGWT_FLUSH_MS * 1000000)
 		{
@@ -508,6 +515,7 @@ pgwt_trace_worker_main(Datum main_arg)
 
 		for (int i = 0; i < nrings; i++)
 			(void) pgwt_drain_ring(i, in, out, &lost, &read, &errors);
+		pgwt_trace_names_flush(pgwt_drain_dir, &pgwt_drain_side);
 	}
 	proc_exit(0);
 }
