@@ -59,7 +59,7 @@ static const char *
 pgwt_names_resolve(uint32 id)
 {
 	MemoryContext cxt = CurrentMemoryContext;
-	const char *name = NULL;
+	const char *volatile name = NULL;
 
 	PG_TRY();
 	{
