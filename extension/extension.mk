@@ -16,6 +16,7 @@ OBJS = \
 	extension/escalation_logic.o \
 	extension/trace_capture.o \
 	extension/trace_worker.o \
+	extension/trace_names.o \
 	extension/trace_views.o \
 	extension/escalation.o \
 	extension/history.o \

@@ -26,7 +26,9 @@
  * promptly.
  * Files whose footer the reader refused (more entries than the file can
  * hold, or out of place) are read by scanning their blocks, and said in a
- * WARNING. No shared state.
+ * WARNING. Events are named by the directory's events.tsv first (the
+ * names its writer's server registered at run time), then by this
+ * server. No shared state.
  */
 #include "postgres.h"
 
@@ -47,6 +49,7 @@
 
 #include "analysis/backends_load.h"
 #include "analysis/engine.h"
+#include "analysis/names_load.h"
 #include "analysis/range_load.h"
 #include "analysis/views.h"
 #include "common/event_ids.h"
@@ -92,6 +95,7 @@ typedef struct HistHold
 	MemoryContextCallback cb;
 	pgwt_range_loader *rl;
 	pgwt_engine *eng;
+	pgwt_names names;			/* the directory's own (events.tsv) */
 	HistResult res;
 } HistHold;
 
@@ -107,6 +111,7 @@ hist_hold_release(void *arg)
 	h->eng = NULL;
 	pgwt_event_rows_free(&h->res.events);
 	pgwt_session_rows_free(&h->res.sessions);
+	pgwt_names_free(&h->names);
 }
 
 static HistHold *
@@ -266,6 +271,23 @@ hist_warn_footers(const char *dir, const pgwt_range_loader *rl)
 }
 
 /*
+ * The names the directory gives its events (events.tsv): the tranches and
+ * custom events registered at run time by the server that wrote it, which
+ * this backend may not know. One warning for lines not used.
+ */
+static void
+hist_load_names(HistHold *h, const char *dir)
+{
+	uint64		ignored = 0;
+
+	if (pgwt_names_load_dir(&h->names, dir, NULL, &ignored) >= 0 && ignored > 0)
+		ereport(WARNING,
+				(errmsg("%llu line(s) of %s in \"%s\" were ignored",
+						(unsigned long long) ignored, PGWT_TF_EVENTS_NAME, dir),
+				 errdetail("A line that is malformed, over the bounds, or whose class is not its id's names nothing; those events show by id.")));
+}
+
+/*
  * Load dir's records in [from, to) (realtime) into one engine window and
  * run the view into h->res. Errors (and cancels) are raised; h frees what
  * was allocated either way.
@@ -301,6 +323,7 @@ hist_compute(HistHold *h, const char *dir, uint64 from, uint64 to, HistView view
 	rc = pgwt_backends_load(h->eng, dir, NULL);
 	if (rc < 0)
 		hist_read_error(dir, rc, NULL);
+	hist_load_names(h, dir);
 	while ((rc = pgwt_range_next(h->rl, &blk)) == 1)
 	{
 		/* a long read stays cancellable: once a block */
@@ -357,11 +380,19 @@ hist_run(FunctionCallInfo fcinfo, HistView view)
 	return h;
 }
 
+/*
+ * (wait_event_type, wait_event) of an id: the name the trace directory
+ * recorded for it first (the server that wrote the files knew it), else
+ * this server's.
+ */
 static void
-hist_event_names(uint32 event, Datum *values, bool *nulls)
+hist_event_names(const pgwt_names *dn, uint32 event, Datum *values, bool *nulls)
 {
 	const char *t = event == 0 ? "CPU*" : pgstat_get_wait_event_type(event);
-	const char *e = event == 0 ? NULL : pgstat_get_wait_event(event);
+	const char *e = event == 0 ? NULL : pgwt_names_lookup(dn, event);
+
+	if (event != 0 && e == NULL)
+		e = pgstat_get_wait_event(event);
 
 	nulls[0] = (t == NULL);
 	nulls[1] = (e == NULL);
@@ -442,7 +473,8 @@ pgwt_history_time_model(PG_FUNCTION_ARGS)
  * no exact wait of the key ended in the range). Returns the next column.
  */
 static int
-hist_event_columns(const pgwt_event_row *r, Datum *v, bool *n, int o, bool with_hist)
+hist_event_columns(const pgwt_names *dn, const pgwt_event_row *r, Datum *v, bool *n, int o,
+				   bool with_hist)
 {
 	if (r->other)
 	{
@@ -450,7 +482,7 @@ hist_event_columns(const pgwt_event_row *r, Datum *v, bool *n, int o, bool with_
 		n[o + 1] = true;
 	}
 	else
-		hist_event_names(r->event, &v[o], &n[o]);
+		hist_event_names(dn, r->event, &v[o], &n[o]);
 	if (r->waits_known)
 		v[o + 2] = Int64GetDatum((int64) r->waits);
 	else
@@ -540,7 +572,7 @@ hist_event_rows(FunctionCallInfo fcinfo, HistView kind, bool with_query)
 			o = 1;
 		}
 		/* the live query view has the histogram, system_event not */
-		hist_event_columns(r, v, n, o, with_query);
+		hist_event_columns(&h->names, r, v, n, o, with_query);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, n);
 	}
 	hist_hold_done(h);
@@ -585,7 +617,7 @@ pgwt_history_session_event(PG_FUNCTION_ARGS)
 		if (!r->other && r->event == PGWT_EVENT_NONE)
 			continue;
 		col = hist_session_columns(h->eng, r->pid, r->other, r->exited, v, n);
-		col = hist_event_columns(r, v, n, col, true);
+		col = hist_event_columns(&h->names, r, v, n, col, true);
 		Assert(col == 15);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, n);
 	}
@@ -620,7 +652,7 @@ pgwt_history_session_time(PG_FUNCTION_ARGS)
 		v[o + 3] = Float8GetDatum(hist_ms(r->idle_ns));
 		if (r->has_top_wait)
 		{
-			hist_event_names(r->top_wait, &v[o + 4], &n[o + 4]);
+			hist_event_names(&h->names, r->top_wait, &v[o + 4], &n[o + 4]);
 			v[o + 6] = Float8GetDatum(hist_ms(r->top_wait_ns));
 		}
 		else

@@ -20,6 +20,7 @@
 #include "utils/timestamp.h"
 
 #include "extension/sampler.h"
+#include "extension/trace_names.h"
 #include "extension/trace_samples.h"
 #include "tracefmt/tracefmt.h"
 
@@ -153,7 +154,10 @@ pgwt_trace_drain_samples(pgwt_tf_dir_writer *dir, uint64 *cursor,
 			if (pgwt_tf_dir_append(dir, &rec) < 0)
 				(*lost)++;
 			else
+			{
+				pgwt_trace_names_note(&rec);
 				appended++;
+			}
 		}
 	}
 	if (copy)

@@ -42,6 +42,7 @@
 #include "extension/pgwt_shared.h"
 #include "extension/sampler.h"
 #include "extension/trace_capture.h"
+#include "extension/trace_names.h"
 #include "extension/trace_records.h"
 #include "extension/trace_samples.h"
 #include "extension/trace_worker.h"
@@ -145,6 +146,7 @@ pgwt_drain_open(void)
 				(errmsg("could not open trace directory \"%s\": %s", dir,
 						pgwt_tf_strerror(rc))));
 	pgwt_drain_side = pgwt_tf_dir_side_opts(pgwt_drain_dir);
+	pgwt_trace_names_start(dir);
 	if (pgwt_tf_dir_writer_stats(pgwt_drain_dir)->recovered > 0)
 		ereport(LOG,
 				(errmsg("pg_wait_tracer recovered a trace file left by a crash in \"%s\" (%llu torn bytes cut)",
@@ -259,7 +261,10 @@ pgwt_drain_ring(int i, pgwt_tring_rec *in, pgwt_record *out,
 			if (pgwt_tf_dir_append(pgwt_drain_dir, &out[k]) < 0)
 				(*errors)++;
 			else
+			{
+				pgwt_trace_names_note(&out[k]);
 				written++;
+			}
 		}
 		s->conv.next_pos = next;
 	}
@@ -538,6 +543,8 @@ pgwt_trace_worker_main(Datum main_arg)
 		c.written += pgwt_trace_drain_samples(pgwt_drain_dir, &sample_cursor, now, &c.lost);
 		if (c.written > 0)
 			dirty = true;
+		/* the names of ids the compiled tables lack, once each */
+		pgwt_trace_names_flush(pgwt_drain_dir, &pgwt_drain_side);
 		pgwt_drain_files_tick(now, &dirty, &last_flush, &last_retention, &c.errors);
 		window_open = pgwt_drain_escalation(nrings, now, &last_anomaly, &c, &auto_on);
 		sleep_ms = pgwt_drain_sleep_ms(nrings, c.read > 0 || window_open, auto_on,
@@ -555,6 +562,7 @@ pgwt_trace_worker_main(Datum main_arg)
 
 		for (int i = 0; i < nrings; i++)
 			(void) pgwt_drain_ring(i, in, out, &lost, &read, &errors);
+		pgwt_trace_names_flush(pgwt_drain_dir, &pgwt_drain_side);
 	}
 	proc_exit(0);
 }

@@ -1,7 +1,8 @@
 /*
  * side_bounds.c
- *		How big side files may grow and which query texts a writer still
- *		has to write (pure; docs/TRACE_FORMAT.md 6.6 and 8.2).
+ *		How big side files may grow, which query texts a writer still
+ *		has to write, and what an event name may hold (pure;
+ *		docs/TRACE_FORMAT.md 6.6, 8.2 and 8.3).
  *
  * Side files are written from what the database shows (every backend,
  * every query id and text), which any database user can multiply. So each
@@ -11,6 +12,11 @@
  * wrote in a fixed-size set: an id in use is never written twice in one
  * file; when more distinct ids come than the set holds, the one seen least
  * recently in its set goes, and costs one line if it comes back.
+ *
+ * An event name in events.tsv comes from the server (a tranche or custom
+ * wait event any extension may register), so it is held to one rule on
+ * both sides: bounded, no control characters (a terminal or a TSV reader
+ * downstream must not be steered by it).
  *
  * No state beyond the caller's objects.
  */
@@ -106,4 +112,41 @@ pgwt_tf_query_seen_add(pgwt_tf_query_seen *s, uint64_t id)
 	s->id[set][victim] = id;
 	s->used[set][victim] = s->clock;
 	return false;
+}
+
+bool
+pgwt_tf_event_name_ok(const char *name)
+{
+	size_t		n = 0;
+
+	if (!name || !*name)
+		return false;
+	for (; name[n]; n++)
+		if ((unsigned char) name[n] < 0x20 || name[n] == 0x7F ||
+			n >= PGWT_TF_EVENT_NAME_MAX)
+			return false;
+	return true;
+}
+
+size_t
+pgwt_tf_event_name_clean(const char *in, char *out, size_t outlen)
+{
+	size_t		max,
+				n;
+
+	if (outlen == 0)
+		return 0;
+	max = outlen - 1 < PGWT_TF_EVENT_NAME_MAX ? outlen - 1 : PGWT_TF_EVENT_NAME_MAX;
+	n = in ? strlen(in) : 0;
+	if (n > max)
+	{
+		/* cut before a continuation byte: never half a UTF-8 character */
+		n = max;
+		while (n > 0 && ((unsigned char) in[n] & 0xC0) == 0x80)
+			n--;
+	}
+	for (size_t i = 0; i < n; i++)
+		out[i] = ((unsigned char) in[i] < 0x20 || in[i] == 0x7F) ? '?' : in[i];
+	out[n] = '\0';
+	return n;
 }

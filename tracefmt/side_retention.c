@@ -16,7 +16,9 @@
  *		              segments before the file preceding the oldest retained
  *		              one describe deleted records only and are dropped; a
  *		              line repeated within a segment is dropped too.
- *		events.tsv    rewritten whole by the writer at start: bounded already.
+ *		events.tsv    rewritten whole by the writer at start, or appended
+ *		              a few names per writer run (docs/TRACE_FORMAT.md
+ *		              8.3): small, not aged; its bound stops appends.
  *
  *		Bound: appends stop at a file's bound (an eighth of the
  *		directory's cap, side_bounds.c); a file whose kept lines pass 7/8

@@ -2,7 +2,8 @@
  * sidefiles.c
  *		Side files beside the traces, so a trace is readable on another
  *		machine: backends.tsv (who each pid was), queries.tsv (query texts
- *		by query_id) and events.tsv (the server's wait-event names).
+ *		by query_id) and events.tsv (the server's wait-event names: a whole
+ *		table written at once, or names appended as new ids appear).
  *
  * Format (docs/TRACE_FORMAT.md, "Side files"): UTF-8 text, one record per
  * line, fields separated by TAB; the first line names the file kind and
@@ -291,10 +292,17 @@ pgwt_tf_events_write_at(int dirfd, const pgwt_tf_file_opts *opts,
 	rc = tf_write_all(fd, l->buf, l->len);
 	for (i = 0; rc == 0 && i < n; i++)
 	{
+		char		name[PGWT_TF_EVENT_NAME_MAX + 1];
+		char		cls[PGWT_TF_EVENT_NAME_MAX + 1];
+
+		/* held to the readers' rule (pgwt_tf_event_name_ok) */
+		if (pgwt_tf_event_name_clean(ev[i].name, name, sizeof(name)) == 0 ||
+			pgwt_tf_event_name_clean(ev[i].class_name, cls, sizeof(cls)) == 0)
+			continue;
 		l->len = (size_t) snprintf(l->buf, sizeof(l->buf), "0x%08x", ev[i].id);
 		l->overflow = false;
-		tf_line_str(l, ev[i].class_name, PGWT_TF_FIELD_MAX);
-		tf_line_str(l, ev[i].name, PGWT_TF_FIELD_MAX);
+		tf_line_str(l, cls, PGWT_TF_EVENT_NAME_MAX);
+		tf_line_str(l, name, PGWT_TF_EVENT_NAME_MAX);
 		tf_line_raw(l, "\n", 1);
 		rc = l->overflow ? -PGWT_TF_INVAL : tf_write_all(fd, l->buf, l->len);
 	}
@@ -308,6 +316,58 @@ pgwt_tf_events_write_at(int dirfd, const pgwt_tf_file_opts *opts,
 	if (rc < 0)
 		(void) unlinkat(dirfd, tmp, 0);
 	free(l);
+	return rc;
+}
+
+int
+pgwt_tf_events_append_at(int dirfd, const pgwt_tf_file_opts *opts,
+						 uint32_t pg_version, const pgwt_tf_event_name *ev, size_t n)
+{
+	char		magic[64];
+	char	   *buf;
+	tf_line    *l;
+	size_t		len = 0,
+				cap;
+	int			rc = 0;
+
+	if (n == 0)
+		return 0;
+	/* a line: id, class and name, each cleaned to its bound, escaped */
+	cap = n * (16 + 4 * PGWT_TF_EVENT_NAME_MAX);
+	buf = malloc(cap);
+	l = malloc(sizeof(*l));
+	if (!buf || !l)
+	{
+		free(buf);
+		free(l);
+		return -PGWT_TF_NOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+	{
+		char		name[PGWT_TF_EVENT_NAME_MAX + 1];
+		char		cls[PGWT_TF_EVENT_NAME_MAX + 1];
+
+		if (pgwt_tf_event_name_clean(ev[i].name, name, sizeof(name)) == 0 ||
+			pgwt_tf_event_name_clean(ev[i].class_name, cls, sizeof(cls)) == 0)
+			continue;
+		l->len = (size_t) snprintf(l->buf, sizeof(l->buf), "0x%08x", ev[i].id);
+		l->overflow = false;
+		tf_line_str(l, cls, PGWT_TF_EVENT_NAME_MAX);
+		tf_line_str(l, name, PGWT_TF_EVENT_NAME_MAX);
+		tf_line_raw(l, "\n", 1);
+		if (l->overflow || len + l->len > cap)
+		{
+			rc = -PGWT_TF_INVAL;
+			break;
+		}
+		memcpy(buf + len, l->buf, l->len);
+		len += l->len;
+	}
+	free(l);
+	snprintf(magic, sizeof(magic), "%s\t%u", TF_EVENTS_MAGIC, pg_version);
+	if (rc == 0 && len > 0)
+		rc = tf_append_at(dirfd, PGWT_TF_EVENTS_NAME, magic, opts, buf, len);
+	free(buf);
 	return rc;
 }
 
@@ -589,17 +649,29 @@ pgwt_tf_queries_read(const char *dir, pgwt_tf_query_cb cb, void *arg, uint64_t *
 						4, tf_query_line, &ca, bad);
 }
 
+/* events.tsv's reader state: the caller's callback and the lines taken. */
+typedef struct tf_event_arg
+{
+	tf_cb_arg	ca;
+	size_t		taken;
+} tf_event_arg;
+
 static int
 tf_event_line(char **f, int nf, void *a)
 {
-	tf_cb_arg  *ca = a;
+	tf_event_arg *ea = a;
+	tf_cb_arg  *ca = &ea->ca;
 	pgwt_tf_event_name e;
 	uint64_t	id;
 	int			rc;
 
+	/* names are server data: bounded, no control characters, few lines */
 	if (strncmp(f[0], "0x", 2) != 0 || strlen(f[0]) != 10 ||
-		!tf_parse_u64(f[0] + 2, 16, UINT32_MAX, &id) || f[1][0] == '\0' || f[2][0] == '\0')
+		!tf_parse_u64(f[0] + 2, 16, UINT32_MAX, &id) ||
+		!pgwt_tf_event_name_ok(f[1]) || !pgwt_tf_event_name_ok(f[2]) ||
+		ea->taken >= PGWT_TF_EVENTS_MAX_LINES)
 		return -1;
+	ea->taken++;
 	e.id = (uint32_t) id;
 	e.class_name = f[1];
 	e.name = f[2];
@@ -611,13 +683,13 @@ int
 pgwt_tf_events_read(const char *dir, pgwt_tf_event_cb cb, void *arg,
 					uint32_t *pg_version, uint64_t *bad)
 {
-	tf_cb_arg	ca = {(void *) cb, arg};
+	tf_event_arg ea = {{(void *) cb, arg}, 0};
 	char		rest[32] = "";
 	uint64_t	v = 0;
 	int			rc;
 
 	rc = tf_read_side(dir, PGWT_TF_EVENTS_NAME, TF_EVENTS_MAGIC, rest, sizeof(rest),
-					  3, tf_event_line, &ca, bad);
+					  3, tf_event_line, &ea, bad);
 	if (rc == 0 && pg_version)
 	{
 		if (!tf_parse_u64(rest, 10, UINT32_MAX, &v))

@@ -453,6 +453,19 @@ extern int	pgwt_tf_query_append(const char *dir, const pgwt_tf_file_opts *opts,
  * does it whenever a trace file starts; docs/TRACE_FORMAT.md 8.2). */
 #define PGWT_TF_QUERIES_FILE_MARK	"#file"
 extern int	pgwt_tf_queries_mark_file(const char *dir, uint64_t start_rt);
+/*
+ * An event name is data from a server: 1..PGWT_TF_EVENT_NAME_MAX bytes,
+ * no control character (bytes below 0x20, and 0x7F). Writers clean a name
+ * to that rule (pgwt_tf_event_name_clean: control characters become '?',
+ * the name is cut without splitting a UTF-8 character; returns its length,
+ * 0 for an empty name); readers refuse a line that breaks it, and take at
+ * most PGWT_TF_EVENTS_MAX_LINES lines of events.tsv (docs/TRACE_FORMAT.md
+ * 8.3). Pure.
+ */
+#define PGWT_TF_EVENT_NAME_MAX		64
+#define PGWT_TF_EVENTS_MAX_LINES	8192
+extern size_t pgwt_tf_event_name_clean(const char *in, char *out, size_t outlen);
+extern bool pgwt_tf_event_name_ok(const char *name);
 /* Replaces the event-name table atomically (tmp + rename). */
 extern int	pgwt_tf_events_write(const char *dir, const pgwt_tf_file_opts *opts,
 								 uint32_t pg_version,
@@ -466,6 +479,12 @@ extern int	pgwt_tf_queries_mark_file_at(int dirfd, uint64_t start_rt);
 extern int	pgwt_tf_events_write_at(int dirfd, const pgwt_tf_file_opts *opts,
 									uint32_t pg_version,
 									const pgwt_tf_event_name *ev, size_t n);
+/* Appends the n names to events.tsv in one write() (a new file gets the
+ * magic line with pg_version first); names are cleaned as above, entries
+ * without a class or a name are skipped. Within the side-file bound. */
+extern int	pgwt_tf_events_append_at(int dirfd, const pgwt_tf_file_opts *opts,
+									 uint32_t pg_version,
+									 const pgwt_tf_event_name *ev, size_t n);
 /* Appends len bytes of whole lines to the side file `name` (a plain name,
  * e.g. PGWT_TF_BLOCKERS_NAME) in one write(), within the same bound. */
 extern int	pgwt_tf_side_append_at(int dirfd, const char *name,
@@ -514,7 +533,8 @@ extern bool pgwt_tf_query_seen_add(pgwt_tf_query_seen *s, uint64_t id);
 extern size_t pgwt_tf_normalize_query(const char *in, char *out, size_t outlen);
 
 /* Readers: the callback gets each valid line; bad lines are counted in
- * *bad (may be NULL). The strings live only during the callback. */
+ * *bad (may be NULL). The strings live only during the callback.
+ * events.tsv lines past PGWT_TF_EVENTS_MAX_LINES count as bad. */
 typedef int (*pgwt_tf_backend_cb) (const pgwt_tf_backend *b, void *arg);
 typedef int (*pgwt_tf_query_cb) (uint64_t query_id, pgwt_tf_query_mode mode,
 								 bool truncated, const char *text, void *arg);

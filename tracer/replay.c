@@ -22,6 +22,7 @@
 
 #include "analysis/backends_load.h"
 #include "analysis/engine.h"
+#include "analysis/names_load.h"
 #include "analysis/range_load.h"
 #include "analysis/timeparse.h"
 #include "analysis/views.h"
@@ -31,18 +32,7 @@
 typedef struct replay_ctx
 {
 	pgwt_engine *eng;
-	pgwt_names *names;
-	int			names_ready;
 } replay_ctx;
-
-static int
-replay_event_cb(const pgwt_tf_event_name *e, void *arg)
-{
-	replay_ctx *c = arg;
-
-	pgwt_names_set(c->names, e->id, e->name);
-	return 0;
-}
 
 static int
 replay_open(const pgwt_options *o, uint64_t from, uint64_t to, pgwt_range_loader **l)
@@ -118,26 +108,25 @@ replay_windows(const pgwt_options *o, uint64_t from, uint64_t to, pgwt_window_sp
 }
 
 /* Names: the built-in table of the recorded server version + side file
- * (who each pid was comes from pgwt_backends_load). */
+ * (who each pid was comes from pgwt_backends_load). One warning when the
+ * side file has lines that were not used. */
 static void
-replay_names(const pgwt_options *o, replay_ctx *c, pgwt_names *names,
-			 const pgwt_tf_reader *r)
+replay_names(const pgwt_options *o, pgwt_names *names, const pgwt_tf_reader *r)
 {
 	uint32_t	pg_version = 0;
+	uint64_t	ignored = 0;
 
-	memset(names, 0, sizeof(*names));
-	c->names = names;
+	/* the side file's version first: it names the table that fits */
 	pgwt_names_init(names, 0);
-	pgwt_tf_events_read(o->trace_dir, replay_event_cb, c, &pg_version, NULL);
+	(void) pgwt_names_load_dir(names, o->trace_dir, &pg_version, NULL);
+	pgwt_names_free(names);
 	/* no events side file: name by the server version in the file header */
 	if (!pg_version && pgwt_tf_reader_nfiles(r) > 0)
 		pg_version = pgwt_tf_reader_file_header(r, 0)->pg_version;
-	if (pg_version)
-	{
-		pgwt_names_free(names);
-		pgwt_names_init(names, (int) (pg_version / 10000));
-		pgwt_tf_events_read(o->trace_dir, replay_event_cb, c, &pg_version, NULL);
-	}
+	pgwt_names_init(names, (int) (pg_version / 10000));
+	if (pgwt_names_load_dir(names, o->trace_dir, NULL, &ignored) >= 0 && ignored > 0)
+		fprintf(stderr, "pg_wait_tracer: warning: %s/%s: %llu line(s) ignored (malformed, over the bounds, or a class that is not the id's)\n",
+				o->trace_dir, PGWT_TF_EVENTS_NAME, (unsigned long long) ignored);
 }
 
 int
@@ -195,7 +184,7 @@ pgwt_run_replay(const pgwt_options *o)
 	}
 	/* who each pid was, before its records: background is never DB time */
 	pgwt_backends_load(c.eng, o->trace_dir, NULL);
-	replay_names(o, &c, &names, pgwt_range_reader(l));
+	replay_names(o, &names, pgwt_range_reader(l));
 	if (replay_feed(o, l, c.eng) != 0)
 	{
 		status = 1;

@@ -32,6 +32,7 @@
 
 #include "analysis/backends_load.h"
 #include "analysis/engine.h"
+#include "analysis/names_load.h"
 #include "analysis/range_load.h"
 #include "analysis/render.h"
 #include "analysis/summary_load.h"
@@ -46,16 +47,15 @@
 
 /* ---- side files ------------------------------------------------------------ */
 
-static int
-dump_event_cb(const pgwt_tf_event_name *e, void *arg)
+/* The trace's own names (events.tsv); one warning for lines not used. */
+static void
+dump_names_load(pgwt_names *names, const char *dir)
 {
-	pgwt_names *names = arg;
-	const char *cls = pgwt_class_name(pgwt_event_class(e->id));
+	uint64_t	ignored = 0;
 
-	/* a row whose class disagrees with its id is not trusted */
-	if (e->name && (!e->class_name || !cls || strcmp(cls, e->class_name) == 0))
-		pgwt_names_set(names, e->id, e->name);
-	return 0;
+	if (pgwt_names_load_dir(names, dir, NULL, &ignored) >= 0 && ignored > 0)
+		fprintf(stderr, "pgwt-dump: warning: %s/%s: %llu line(s) ignored (malformed, over the bounds, or a class that is not the id's)\n",
+				dir, PGWT_TF_EVENTS_NAME, (unsigned long long) ignored);
 }
 
 /*
@@ -559,7 +559,7 @@ dump_load_side(const dump_args *a, const struct stat *sb, const pgwt_tf_reader *
 		if (!side_dir)
 			return -1;
 	}
-	pgwt_tf_events_read(side_dir, dump_event_cb, names, NULL, NULL);
+	dump_names_load(names, side_dir);
 	pgwt_backends_load(eng, side_dir, NULL);	/* before records: who is background */
 	queries->q = malloc(DUMP_MAX_QUERIES * sizeof(dump_query));
 	if (!queries->q)

@@ -344,4 +344,26 @@ mkdir "$work/empty"
 bad dump-no-traces 1 "$work/empty"
 bad dump-bad-only 2 "$work" --only both
 bad dump-bad-exact-view 2 "$work" --view transition
+
+# A hostile events.tsv (docs/TRACE_FORMAT.md 8.3): its good lines name
+# events, its bad ones (control characters, overlong, a class that is not
+# the id's, malformed) are one warning with their count, and the views run.
+{
+  printf '#pgwt-events\t1\t180006\n'
+  printf '0x0a000015\tIO\tDataFileReadFromFile\n'
+  printf '0x0a000015\tIO\tterm\033]0;x\007\n'
+  printf '0x0a000016\tIO\t%s\n' "$(printf 'y%.0s' $(seq 80))"
+  printf '0x0a000017\tLWLock\tliar\n'
+  printf 'not a line\n'
+  printf '0x0a000018\tIO\ttorn'
+} >"$work/events.tsv"
+o=$("$dump" "$work" --view system_event --format csv 2>"$work/err"); rc=$?
+e=$(grep -c . "$work/err"); w=$(grep -c 'warning: .*events.tsv: 5 line(s) ignored' "$work/err")
+if [ "$rc" = 0 ] && [ -n "$o" ] && [ "$w" = 1 ] && [ "$(grep -vc '^trace: ' "$work/err")" = 1 ] \
+   && ! grep -q $'\033' <<<"$o$(cat "$work/err")"; then
+  pass dump-events-hostile
+else
+  fail dump-events-hostile "rc=$rc, $e stderr line(s): $(tr '\n' ' ' <"$work/err" | cut -c1-300)"
+fi
+rm -f "$work/events.tsv"
 exit 0

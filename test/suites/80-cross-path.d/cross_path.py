@@ -32,7 +32,6 @@ Output: one PASS/FAIL/SKIP line per check (test/run's protocol).
 """
 import json
 import os
-import re
 import subprocess
 import sys
 import time
@@ -258,21 +257,6 @@ def close(a, b, rel, slack):
     return abs(a - b) <= rel * max(abs(a), abs(b)) + slack
 
 
-def unnamed_pairs(ref, got):
-    """Trace files name an event the server registered at run time (the
-    extension's own LWLock tranche, say) by its id ("LWLock:0x5F") where SQL
-    knows its name: the files carry no name for it (issue #20, left open).
-    Such an event is matched to the event of its class that only SQL names
-    with the nearest total, if that total agrees within the exact
-    tolerance; unmatched, both stay apart and the comparison fails."""
-    for key in [k for k in got if re.search(r":0x[0-9A-Fa-f]+$", k)]:
-        cls = key.split(":", 1)[0]
-        only_ref = [k for k in ref if k.startswith(cls + ":") and k not in got]
-        near = sorted(only_ref, key=lambda k: abs(ref[k] - got[key]))
-        if near and close(ref[near[0]], got[key], EXACT_REL, ROUND_MS):
-            got[near[0]] = got.pop(key)
-
-
 def compare(name, ref, got, sampled=False, waits=None):
     """Check got against ref; one PASS/FAIL per quantity group."""
     bad = []
@@ -305,7 +289,6 @@ def compare(name, ref, got, sampled=False, waits=None):
     (out("PASS", f"{name}-classes") if not bad else out("FAIL", f"{name}-classes", "; ".join(bad)))
 
     bad = []
-    unnamed_pairs(ref["events"], got["events"])
     keys = EVENTS if sampled else sorted(set(ref["events"]) | set(got["events"]))
     for ev in keys:
         a, b = ref["events"].get(ev, 0.0), got["events"].get(ev, 0.0)

@@ -1,9 +1,17 @@
 /*
  * test_names.c
  *		Wait event naming: generated tables, runtime overrides, hex for
- *		unknown ids, parsing of user-typed names.
+ *		unknown ids, parsing of user-typed names; which ids a trace writer
+ *		names (name_log) and a directory's events.tsv as names
+ *		(names_load), hostile lines included.
  */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "analysis/name_log.h"
+#include "analysis/names_load.h"
 #include "analysis/wait_event.h"
+#include "tracefmt/tracefmt.h"
 #include "unit.h"
 
 static const char *
@@ -109,6 +117,106 @@ test_parse(void)
 	pgwt_names_free(&n);
 }
 
+/* The ids a writer must name: unknown to the compiled table, once each. */
+static void
+test_name_log(void)
+{
+	pgwt_names n18;
+	static pgwt_name_log l;
+	uint32_t	out[PGWT_NAME_LOG_MAX];
+	pgwt_record r;
+
+	EXPECT(pgwt_names_init(&n18, 18));
+	pgwt_name_log_init(&l, &n18);
+	EXPECT(!pgwt_name_log_note(&l, 0));	/* CPU */
+	EXPECT(!pgwt_name_log_note(&l, 0x0A000015));	/* IO:DataFileRead: compiled */
+	EXPECT(!pgwt_name_log_note(&l, PGWT_EVENT_EXIT));
+	EXPECT(!pgwt_name_log_note(&l, PGWT_MARKER_IDLE));
+	EXPECT(!pgwt_name_log_note(&l, 0x7F000001));	/* no such class */
+	EXPECT(pgwt_name_log_note(&l, 0x0100005F));	/* a run-time tranche */
+	EXPECT(!pgwt_name_log_note(&l, 0x0100005F));	/* once */
+	memset(&r, 0, sizeof(r));
+	r.kind = PGWT_REC_TRANSITION;
+	r.old_event = 0x07000001;	/* a custom event: its own id */
+	r.new_event = 0x0100005F;
+	pgwt_name_log_note_record(&l, &r);
+	r.kind = PGWT_REC_SAMPLE;
+	r.old_event = 0x07000009;	/* a sample has no old event */
+	r.new_event = 0x01000060;
+	pgwt_name_log_note_record(&l, &r);
+	EXPECT_U64(pgwt_name_log_take(&l, out, 2), 2);
+	EXPECT(out[0] == 0x0100005F && out[1] == 0x07000001);
+	EXPECT_U64(pgwt_name_log_take(&l, out, 8), 1);
+	EXPECT(out[0] == 0x01000060);
+	EXPECT_U64(pgwt_name_log_take(&l, out, 8), 0);
+	/* bounded: ids past PGWT_NAME_LOG_MAX are counted, not kept */
+	for (uint32_t i = 0; i < PGWT_NAME_LOG_MAX + 5; i++)
+		(void) pgwt_name_log_note(&l, 0x07100000 + i);
+	EXPECT_U64(l.nseen, PGWT_NAME_LOG_MAX);
+	EXPECT_U64(pgwt_name_log_take(&l, out, PGWT_NAME_LOG_MAX), PGWT_NAME_LOG_MAX - 3);
+	EXPECT(l.dropped >= 5);
+	/* a server version without a compiled table: every id needs a name */
+	{
+		pgwt_names none;
+
+		EXPECT(!pgwt_names_init(&none, 17));
+		pgwt_name_log_init(&l, &none);
+		EXPECT(pgwt_name_log_note(&l, 0x0A000015));
+	}
+}
+
+/* events.tsv into names: good lines used, hostile ones counted once. */
+static void
+test_names_load(void)
+{
+	char		dir[] = "/tmp/pgwt-names.XXXXXX";
+	char		path[64];
+	pgwt_names	n;
+	uint64_t	ignored = 0;
+	uint32_t	pgv = 0;
+	FILE	   *f;
+	char		buf[PGWT_EVENT_NAME_MAX];
+
+	EXPECT(mkdtemp(dir) != NULL);
+	EXPECT(pgwt_names_init(&n, 18));
+	EXPECT(pgwt_names_load_dir(&n, dir, &pgv, &ignored) == -PGWT_TF_NOT_FOUND);
+	snprintf(path, sizeof(path), "%s/%s", dir, PGWT_TF_EVENTS_NAME);
+	f = fopen(path, "w");
+	EXPECT(f != NULL);
+	if (!f)
+		return;
+	fputs("#pgwt-events\t1\t180006\n"
+		  "0x0100005f\tLWLock\tpg_wait_tracer\n"
+		  "0x01000060\tLWLock\told_name\n"
+		  "0x01000060\tLWLock\tpg_stat_statements\n"	/* the later line wins */
+		  "0x01000061\tIO\tliar\n"	/* class is not the id's */
+		  "0x00000000\tCPU*\tcpu\n"	/* CPU is no wait */
+		  "0x01000062\tLWLock\tctl\x1b]0;pwned\x07\n"	/* control characters */
+		  "0x01000063\tLWLock\t"
+		  "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n"
+		  "garbage\n"
+		  "0x07000001\tExtension\tDblinkConnect\n", f);
+	fclose(f);
+	EXPECT(pgwt_names_load_dir(&n, dir, &pgv, &ignored) == 0);
+	EXPECT_U64(pgv, 180006);
+	EXPECT_U64(ignored, 5);
+	pgwt_event_format(&n, 0x0100005F, buf, sizeof(buf));
+	EXPECT_STR(buf, "LWLock:pg_wait_tracer");
+	pgwt_event_format(&n, 0x01000060, buf, sizeof(buf));
+	EXPECT_STR(buf, "LWLock:pg_stat_statements");
+	pgwt_event_format(&n, 0x01000061, buf, sizeof(buf));
+	EXPECT_STR(buf, "LWLock:0x61");
+	pgwt_event_format(&n, 0x01000062, buf, sizeof(buf));
+	EXPECT_STR(buf, "LWLock:0x62");
+	pgwt_event_format(&n, 0x07000001, buf, sizeof(buf));
+	EXPECT_STR(buf, "Extension:DblinkConnect");
+	pgwt_event_format(&n, 0x0A000015, buf, sizeof(buf));
+	EXPECT_STR(buf, "IO:DataFileRead");	/* the compiled table stays */
+	pgwt_names_free(&n);
+	unlink(path);
+	rmdir(dir);
+}
+
 int
 main(void)
 {
@@ -116,5 +224,7 @@ main(void)
 	RUN(test_unknown_is_hex);
 	RUN(test_overrides);
 	RUN(test_parse);
+	RUN(test_name_log);
+	RUN(test_names_load);
 	return unit_failures ? 1 : 0;
 }

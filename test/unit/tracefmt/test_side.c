@@ -231,6 +231,121 @@ test_events_table(void)
 	tft_rmdir(dir);
 }
 
+/* Appended names: cleaned to the rule, one magic line, read back in order. */
+static void
+test_events_append(void)
+{
+	char		dir[256];
+	pgwt_tf_file_opts o = opts();
+	char		longname[300];
+	pgwt_tf_event_name ev[4];
+	seen		s;
+	uint64_t	bad = 9;
+	uint32_t	pgv = 0;
+	int			dirfd;
+
+	memset(longname, 'n', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	ev[0] = (pgwt_tf_event_name) {0x0100005F, "LWLock", "pg_wait_tracer"};
+	ev[1] = (pgwt_tf_event_name) {0x07000001, "Extension", "Bad\x01Name\nWith\tControls"};
+	ev[2] = (pgwt_tf_event_name) {0x07000002, "Extension", longname};
+	ev[3] = (pgwt_tf_event_name) {0x07000003, "Extension", ""};	/* skipped */
+	tft_mkdtemp(dir, sizeof(dir));
+	dirfd = open(dir, O_RDONLY | O_DIRECTORY);
+	CHECK(dirfd >= 0);
+	CHECK_RC(pgwt_tf_events_append_at(dirfd, &o, 180006, ev, 4));
+	CHECK_RC(pgwt_tf_events_append_at(dirfd, &o, 180006, ev, 1));	/* no 2nd magic */
+	memset(&s, 0, sizeof(s));
+	CHECK_RC(pgwt_tf_events_read(dir, on_event, &s, &pgv, &bad));
+	CHECK(s.n == 4 && bad == 0 && pgv == 180006);
+	CHECK(strcmp(s.last, "0x0100005f|LWLock|pg_wait_tracer") == 0);
+	/* the cleaned names pass the readers' rule */
+	{
+		char		c[PGWT_TF_EVENT_NAME_MAX + 1];
+
+		CHECK(pgwt_tf_event_name_clean("Bad\x01Name\nWith\tControls", c, sizeof(c)) == 22);
+		CHECK(strcmp(c, "Bad?Name?With?Controls") == 0 && pgwt_tf_event_name_ok(c));
+		CHECK(pgwt_tf_event_name_clean(longname, c, sizeof(c)) == PGWT_TF_EVENT_NAME_MAX);
+		CHECK(pgwt_tf_event_name_ok(c));
+		/* a cut never splits a UTF-8 character: 63 'a' then a 2-byte char */
+		memset(longname, 'a', 63);
+		memcpy(longname + 63, "\xc3\xa9xyz", 6);
+		CHECK(pgwt_tf_event_name_clean(longname, c, sizeof(c)) == 63);
+		CHECK(!pgwt_tf_event_name_ok("") && !pgwt_tf_event_name_ok("a\x7f"));
+	}
+	close(dirfd);
+	tft_rmdir(dir);
+}
+
+/* Writes len bytes as dir's events.tsv. */
+static void
+write_events(const char *dir, const char *buf, size_t len)
+{
+	char		p[300];
+	int			fd;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, PGWT_TF_EVENTS_NAME);
+	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	CHECK(fd >= 0 && write(fd, buf, len) == (ssize_t) len);
+	close(fd);
+}
+
+/*
+ * A hostile names file (names are server data, the file may be anyone's):
+ * overlong names, control characters (raw and escaped), bad ids, bad
+ * escapes, wrong field counts, duplicates, a torn last line, more lines
+ * than the bound. Every bad line is counted, good lines still read, the
+ * reader never takes more than PGWT_TF_EVENTS_MAX_LINES.
+ */
+static void
+test_events_hostile(void)
+{
+	char		dir[256];
+	size_t		cap = 64 * 1024 + (size_t) PGWT_TF_EVENTS_MAX_LINES * 40;
+	char	   *buf = malloc(cap);
+	size_t		len = 0;
+	seen		s;
+	uint64_t	bad = 0;
+	uint32_t	pgv = 0;
+
+	CHECK(buf != NULL);
+	tft_mkdtemp(dir, sizeof(dir));
+	len += (size_t) snprintf(buf + len, cap - len, "#pgwt-events\t1\t180006\n");
+	len += (size_t) snprintf(buf + len, cap - len, "0x0100005f\tLWLock\tgood\n");	/* 1 ok */
+	len += (size_t) snprintf(buf + len, cap - len, "0x0100005f\tLWLock\tagain\n");	/* 2 ok: a duplicate */
+	len += (size_t) snprintf(buf + len, cap - len, "0x01000060\tLWLock\t");	/* bad: 65 bytes */
+	memset(buf + len, 'x', PGWT_TF_EVENT_NAME_MAX + 1);
+	len += PGWT_TF_EVENT_NAME_MAX + 1;
+	buf[len++] = '\n';
+	len += (size_t) snprintf(buf + len, cap - len, "0x01000061\tLWLock\tesc\\x1b[31m\x1b[2J\n");	/* bad: raw ESC */
+	len += (size_t) snprintf(buf + len, cap - len, "0x01000062\tLWLock\ttab\\tin\n");	/* bad: \t unescaped */
+	len += (size_t) snprintf(buf + len, cap - len, "0x01000063\tLWLock\tbell\x07\n");	/* bad */
+	len += (size_t) snprintf(buf + len, cap - len, "0x1000063\tLWLock\tshortid\n");	/* bad */
+	len += (size_t) snprintf(buf + len, cap - len, "0xZZ000063\tLWLock\tnotHex\n");	/* bad */
+	len += (size_t) snprintf(buf + len, cap - len, "0x01000064\tLWLock\n");	/* bad: 2 fields */
+	len += (size_t) snprintf(buf + len, cap - len, "0x01000064\tLWLock\ta\tb\n");	/* bad: 4 */
+	len += (size_t) snprintf(buf + len, cap - len, "0x01000065\tLWLock\tbad\\q\n");	/* bad escape */
+	len += (size_t) snprintf(buf + len, cap - len, "0x01000066\t\tnoclass\n");	/* bad */
+	len += (size_t) snprintf(buf + len, cap - len, "#a comment\n");	/* skipped */
+	len += (size_t) snprintf(buf + len, cap - len, "0x01000067\tLWLock\tmore");	/* torn */
+	write_events(dir, buf, len);
+	memset(&s, 0, sizeof(s));
+	CHECK_RC(pgwt_tf_events_read(dir, on_event, &s, &pgv, &bad));
+	CHECK(s.n == 2 && bad == 11 && pgv == 180006);
+	CHECK(strcmp(s.last, "0x0100005f|LWLock|again") == 0);
+
+	/* past the bound: the first PGWT_TF_EVENTS_MAX_LINES lines, the rest bad */
+	len = (size_t) snprintf(buf, cap, "#pgwt-events\t1\t180006\n");
+	for (unsigned i = 0; i < PGWT_TF_EVENTS_MAX_LINES + 10; i++)
+		len += (size_t) snprintf(buf + len, cap - len, "0x07%06x\tExtension\tev%u\n", i, i);
+	write_events(dir, buf, len);
+	memset(&s, 0, sizeof(s));
+	CHECK_RC(pgwt_tf_events_read(dir, on_event, &s, &pgv, &bad));
+	CHECK(s.n == PGWT_TF_EVENTS_MAX_LINES && bad == 10);
+	free(buf);
+	tft_rmdir(dir);
+}
+
 int
 main(void)
 {
@@ -238,5 +353,7 @@ main(void)
 	RUN(test_queries_modes);
 	RUN(test_normalize);
 	RUN(test_events_table);
+	RUN(test_events_append);
+	RUN(test_events_hostile);
 	return TFT_END();
 }
