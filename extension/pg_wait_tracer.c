@@ -35,7 +35,7 @@
 
 PG_MODULE_MAGIC;
 
-#define PGWT_LIBRARY_VERSION "0.5"
+#define PGWT_LIBRARY_VERSION "0.6"
 
 bool		pgwt_loaded_at_startup = false;
 
