@@ -75,25 +75,6 @@ sampler_cmp_u32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int
-pgwt_smp_grow(void **arr, size_t *cap, size_t need, size_t elsize)
-{
-	size_t		nc;
-	void	   *p;
-
-	if (need <= *cap)
-		return 0;
-	nc = *cap ? *cap * 2 : 64;
-	while (nc < need)
-		nc *= 2;
-	p = realloc(*arr, nc * elsize);
-	if (!p)
-		return -1;
-	*arr = p;
-	*cap = nc;
-	return 0;
-}
-
 static int
 sampler_in_sorted(const uint32_t *a, size_t n, uint32_t v)
 {

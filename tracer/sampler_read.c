@@ -39,11 +39,31 @@
 #include "tracer/sampler_read.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
 
 #include "tracer/attach.h"
 #include "tracer/wait_class.h"
+
+int
+pgwt_smp_grow(void **arr, size_t *cap, size_t need, size_t elsize)
+{
+	size_t		nc;
+	void	   *p;
+
+	if (need <= *cap)
+		return 0;
+	nc = *cap ? *cap * 2 : 64;
+	while (nc < need)
+		nc *= 2;
+	p = realloc(*arr, nc * elsize);
+	if (!p)
+		return -1;
+	*arr = p;
+	*cap = nc;
+	return 0;
+}
 
 /*
  * Batched reads go through the postmaster, assuming it maps the shared
