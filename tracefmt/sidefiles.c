@@ -269,6 +269,28 @@ pgwt_tf_queries_mark_file_at(int dirfd, uint64_t start_rt)
 	return rc;
 }
 
+/*
+ * One events.tsv line of ev into l (id, class, name; each cleaned to the
+ * readers' rule, pgwt_tf_event_name_ok, and escaped). False when the name
+ * or class cleans to nothing: no line for it.
+ */
+static bool
+tf_event_line_format(tf_line *l, const pgwt_tf_event_name *ev)
+{
+	char		name[PGWT_TF_EVENT_NAME_MAX + 1];
+	char		cls[PGWT_TF_EVENT_NAME_MAX + 1];
+
+	if (pgwt_tf_event_name_clean(ev->name, name, sizeof(name)) == 0 ||
+		pgwt_tf_event_name_clean(ev->class_name, cls, sizeof(cls)) == 0)
+		return false;
+	l->len = (size_t) snprintf(l->buf, sizeof(l->buf), "0x%08x", ev->id);
+	l->overflow = false;
+	tf_line_str(l, cls, PGWT_TF_EVENT_NAME_MAX);
+	tf_line_str(l, name, PGWT_TF_EVENT_NAME_MAX);
+	tf_line_raw(l, "\n", 1);
+	return true;
+}
+
 int
 pgwt_tf_events_write_at(int dirfd, const pgwt_tf_file_opts *opts,
 						uint32_t pg_version, const pgwt_tf_event_name *ev, size_t n)
@@ -291,21 +313,8 @@ pgwt_tf_events_write_at(int dirfd, const pgwt_tf_file_opts *opts,
 	l->len = (size_t) snprintf(l->buf, sizeof(l->buf), "%s\t%u\n", TF_EVENTS_MAGIC, pg_version);
 	rc = tf_write_all(fd, l->buf, l->len);
 	for (i = 0; rc == 0 && i < n; i++)
-	{
-		char		name[PGWT_TF_EVENT_NAME_MAX + 1];
-		char		cls[PGWT_TF_EVENT_NAME_MAX + 1];
-
-		/* held to the readers' rule (pgwt_tf_event_name_ok) */
-		if (pgwt_tf_event_name_clean(ev[i].name, name, sizeof(name)) == 0 ||
-			pgwt_tf_event_name_clean(ev[i].class_name, cls, sizeof(cls)) == 0)
-			continue;
-		l->len = (size_t) snprintf(l->buf, sizeof(l->buf), "0x%08x", ev[i].id);
-		l->overflow = false;
-		tf_line_str(l, cls, PGWT_TF_EVENT_NAME_MAX);
-		tf_line_str(l, name, PGWT_TF_EVENT_NAME_MAX);
-		tf_line_raw(l, "\n", 1);
-		rc = l->overflow ? -PGWT_TF_INVAL : tf_write_all(fd, l->buf, l->len);
-	}
+		if (tf_event_line_format(l, &ev[i]))
+			rc = l->overflow ? -PGWT_TF_INVAL : tf_write_all(fd, l->buf, l->len);
 	if (rc == 0 && fsync(fd) < 0)
 		rc = -PGWT_TF_IO;
 	if (close(fd) < 0 && rc == 0)
@@ -344,17 +353,8 @@ pgwt_tf_events_append_at(int dirfd, const pgwt_tf_file_opts *opts,
 	}
 	for (size_t i = 0; i < n; i++)
 	{
-		char		name[PGWT_TF_EVENT_NAME_MAX + 1];
-		char		cls[PGWT_TF_EVENT_NAME_MAX + 1];
-
-		if (pgwt_tf_event_name_clean(ev[i].name, name, sizeof(name)) == 0 ||
-			pgwt_tf_event_name_clean(ev[i].class_name, cls, sizeof(cls)) == 0)
+		if (!tf_event_line_format(l, &ev[i]))
 			continue;
-		l->len = (size_t) snprintf(l->buf, sizeof(l->buf), "0x%08x", ev[i].id);
-		l->overflow = false;
-		tf_line_str(l, cls, PGWT_TF_EVENT_NAME_MAX);
-		tf_line_str(l, name, PGWT_TF_EVENT_NAME_MAX);
-		tf_line_raw(l, "\n", 1);
 		if (l->overflow || len + l->len > cap)
 		{
 			rc = -PGWT_TF_INVAL;
