@@ -437,19 +437,17 @@ pgwt_flush_pending(void)
 }
 
 /*
- * Bill the CPU* since our last wait up to now, as the next wait would, so
- * that a reader sees it now; returns that instant (0: not collecting, or
- * inside a wait).
+ * Bill the CPU* since our last wait up to 'now', as the next wait would,
+ * so that a reader sees it at once. False when not collecting, or inside a
+ * wait (nothing to bill).
  */
-static uint64
-pgwt_close_cpu_span(void)
+static bool
+pgwt_close_cpu_span(uint64 now)
 {
 	PgwtSlot   *slot = pgwt_hot.slot;
-	uint64		now;
 
 	if (slot == NULL || slot != pgwt_my_slot || pgwt_hot.in_wait)
-		return 0;
-	now = pgwt_clock_ns();
+		return false;
 	pgwt_slot_write_begin(slot);
 	if (now > slot->last_end_ns)
 	{
@@ -457,7 +455,7 @@ pgwt_close_cpu_span(void)
 		slot->last_end_ns = now;
 	}
 	pgwt_slot_write_end(slot);
-	return now;
+	return true;
 }
 
 /*
@@ -504,7 +502,8 @@ pgwt_wait_begin(uint32 wait_event_info)
 {
 	PgwtSlot   *slot;
 	PgwtPending *p;
-	uint64		now;
+	uint64		now = 0;
+	bool		idle;
 
 	slot = pgwt_hot.slot;
 	if (unlikely(slot == NULL))
@@ -522,21 +521,24 @@ pgwt_wait_begin(uint32 wait_event_info)
 	 * and when another backend asked for a reset (it set our latch to get
 	 * here).
 	 */
-	if (unlikely(pgwt_hot.npending >= PGWT_FLUSH_BATCH ||
-				 (pgwt_event_maybe_idle(wait_event_info) &&
-				  pgwt_event_is_idle(wait_event_info)) ||
+	idle = pgwt_event_maybe_idle(wait_event_info) && pgwt_event_is_idle(wait_event_info);
+	if (unlikely(pgwt_hot.npending >= PGWT_FLUSH_BATCH || idle ||
 				 pg_atomic_read_u32(&slot->reset_requests) != slot->reset_applied) &&
 		InterruptHoldoffCount == 0 && CritSectionCount == 0)
 	{
 		pgwt_flush_pending();
 		if (pgwt_hot.slot == NULL)
 			return;				/* capture went off, or we are exiting */
-		if (pgwt_event_maybe_idle(wait_event_info) && pgwt_event_is_idle(wait_event_info))
-			pgwt_close_cpu_span();
+		if (idle)
+		{
+			now = pgwt_clock_ns();
+			pgwt_close_cpu_span(now);
+		}
 	}
 
 	/* the end hook only has to add the end time to this entry */
-	now = pgwt_clock_ns();
+	if (now == 0)
+		now = pgwt_clock_ns();
 	p = &pgwt_hot.pending[pgwt_hot.npending];
 	p->event = wait_event_info;
 	p->query_id = *pgwt_hot.query_id;
@@ -682,7 +684,7 @@ void
 pgwt_settle_own(void)
 {
 	pgwt_safe_point(true);
-	pgwt_close_cpu_span();
+	(void) pgwt_close_cpu_span(pgwt_clock_ns());
 }
 
 /*
@@ -701,7 +703,8 @@ pgwt_settle_exit(void)
 	if (pgwt_hot.slot != NULL && MyProc != NULL)
 	{
 		pgwt_flush_pending();
-		if ((now = pgwt_close_cpu_span()) != 0)
+		now = pgwt_clock_ns();
+		if (pgwt_close_cpu_span(now))
 			pgwt_trace_exit(now);
 	}
 	pgwt_exiting = true;

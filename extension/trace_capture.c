@@ -287,17 +287,17 @@ pgwt_trace_wait(uint32 event, uint64 start_ns, uint64 duration_ns, uint64 query_
 }
 
 #ifdef PGWT_COOP_BUILD
-/* The process leaves at now_ns (pgwt_settle_exit): the trace's last record. */
+/*
+ * The process leaves at now_ns (pgwt_settle_exit): the trace's last record,
+ * in a ring it already holds (one never traced needs no exit).
+ */
 void
 pgwt_trace_exit(uint64 now_ns)
 {
-	pgwt_trace_ring *r;
-
 	if (pgwt_capture == PGWT_CAPTURE_OFF || !pgwt_trace_active(now_ns) ||
-		pgwt_trace_my_ring == NULL || pgwt_trace_my_ring_pid != MyProcPid ||
-		(r = pgwt_trace_ring_mine()) == NULL)
+		pgwt_trace_my_ring == NULL || pgwt_trace_my_ring_pid != MyProcPid)
 		return;
-	pgwt_tring_append(r, PGWT_TRING_EXIT, 0, now_ns, 0, 0);
+	pgwt_tring_append(pgwt_trace_my_ring, PGWT_TRING_EXIT, 0, now_ns, 0, 0);
 	pgwt_trace_wake_worker();
 }
 #endif
