@@ -25,11 +25,13 @@ const volatile bool lightweight = false;
  * PgBackendStatus was known (a watchpoint can be set as soon as InitProcess
  * ran; MyBEEntry is set later in InitPostgres): the address of the
  * MyBEEntry variable (the same in every backend: forked from one image) and
- * st_query_id's offset in PgBackendStatus. Set by user space once known;
- * -1 = do not read query ids.
+ * st_query_id's and st_xact_start_timestamp's offsets in PgBackendStatus
+ * (the transaction start is the query-id carry's key). Set by user space
+ * once known; -1 = do not read that field.
  */
 volatile __u64 be_var_addr = 0;
 volatile __s64 qid_offset = -1;
+volatile __s64 xact_offset = -1;
 
 /*
  * The loader's self-test (tracer/watch/): while non-zero, traps from this
@@ -146,17 +148,25 @@ on_wait_write(void *ctx)
 			e->new_event = now_event;
 			e->pad = 0;
 			e->query_id = 0;
+			e->xact_key = 0;
 			if (!t->query_id_addr && qid_offset >= 0 && be_var_addr)
 			{
 				__u64		be = 0;
 
 				/* learn it once: the program alone writes this target */
 				if (bpf_probe_read_user(&be, sizeof(be), (void *) be_var_addr) == 0 && be)
+				{
 					t->query_id_addr = be + qid_offset;
+					if (xact_offset >= 0)
+						t->xact_addr = be + xact_offset;
+				}
 			}
 			if (t->query_id_addr)
 				bpf_probe_read_user(&e->query_id, sizeof(e->query_id),
 									(void *) t->query_id_addr);
+			if (t->xact_addr)
+				bpf_probe_read_user(&e->xact_key, sizeof(e->xact_key),
+									(void *) t->xact_addr);
 			bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
 		}
 	}

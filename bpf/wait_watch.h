@@ -20,6 +20,7 @@ struct pgwt_watch_target
 {
 	__u64		wait_addr;		/* address of the uint32 wait_event_info */
 	__u64		query_id_addr;	/* address of st_query_id, 0 = do not read */
+	__u64		xact_addr;		/* address of st_xact_start_timestamp, 0 = do not read */
 	__u64		since_ns;		/* when the backend entered event */
 	__u32		event;			/* the value last seen */
 	__u32		pad;
@@ -31,6 +32,7 @@ struct pgwt_watch_event
 	__u64		ts_ns;			/* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
 	__u64		duration_ns;	/* time spent in old_event */
 	__u64		query_id;
+	__u64		xact_key;		/* st_xact_start_timestamp then; 0 = none or not read */
 	__u32		pid;
 	__u32		old_event;
 	__u32		new_event;

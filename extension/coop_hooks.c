@@ -48,10 +48,14 @@
  *     an empty buffer.
  *
  * Query attribution: each wait carries the query id the backend reports at
- * the wait's start (pg_stat_activity.query_id). The server clears it only
- * when the next statement starts, so waits after a statement's end that
- * belong to it (commit: WALWrite, WALSync, SyncRep...) keep its id.
- * Idle waits (Activity class, Client:ClientRead) are not charged to queries.
+ * the wait's start (pg_stat_activity.query_id) and its transaction's start.
+ * The server clears the id only when the next statement starts, so waits
+ * after a statement's end that belong to it (commit: WALWrite, WALSync,
+ * SyncRep...) keep its id; a wait seen with none inside a transaction (a
+ * lock wait during the next statement's parse analysis) is billed to the
+ * transaction's last statement by the one carry rule every tier follows
+ * (common/query_carry.h), applied when the buffer is folded. Idle waits
+ * (Activity class, Client:ClientRead) are not charged to queries.
  *
  * Clock: pgwt_clock.h (the TSC, calibrated, where the kernel trusts it;
  * else CLOCK_MONOTONIC through the vDSO).
@@ -68,6 +72,7 @@
 #include "utils/backend_status.h"
 #include "utils/wait_event.h"
 
+#include "common/query_carry.h"
 #include "extension/pgwt_clock.h"
 #include "extension/trace_capture.h"
 
@@ -94,6 +99,7 @@ typedef struct PgwtPending
 	uint32		event;
 	uint32		pad;
 	int64		query_id;
+	int64		xact_start;		/* the carry's key: st_xact_start_timestamp */
 	uint64		start_ns;
 	uint64		end_ns;
 } PgwtPending;
@@ -108,6 +114,7 @@ typedef struct PgwtHot
 	PgwtSlot   *slot;
 	volatile uint32 *cur_event;	/* &slot->cur_event, or a local dummy */
 	const int64 *query_id;		/* &MyBEEntry->st_query_id, or a local 0 */
+	const TimestampTz *xact_start;	/* &MyBEEntry->st_xact_start_timestamp, or a local 0 */
 	int			npending;
 	bool		in_wait;		/* pending[npending] is a begun wait */
 	PgwtPending pending[PGWT_PENDING_MAX];
@@ -115,7 +122,11 @@ typedef struct PgwtHot
 
 static uint32 pgwt_no_cur_event;
 static const int64 pgwt_no_query_id = 0;
-static PgwtHot pgwt_hot = {NULL, &pgwt_no_cur_event, &pgwt_no_query_id};
+static const TimestampTz pgwt_no_xact_start = 0;
+static PgwtHot pgwt_hot = {NULL, &pgwt_no_cur_event, &pgwt_no_query_id, &pgwt_no_xact_start};
+
+/* this process's query-id carry (common/query_carry.h): the folding writes it */
+static PgwtQidCarry pgwt_carry;
 
 static wait_event_hook_type pgwt_prev_begin_hook = NULL;
 static wait_event_hook_type pgwt_prev_end_hook = NULL;
@@ -297,6 +308,7 @@ pgwt_collect_stop(void)
 	pgwt_hot.slot = NULL;
 	pgwt_hot.cur_event = &pgwt_no_cur_event;
 	pgwt_hot.query_id = &pgwt_no_query_id;
+	pgwt_hot.xact_start = &pgwt_no_xact_start;
 	pgwt_hot.in_wait = false;
 	pgwt_hot.npending = 0;
 }
@@ -341,6 +353,7 @@ pgwt_collect_start(PgwtSlot *slot)
 	pgwt_cached_row = 0;
 	pgwt_hot.cur_event = &slot->cur_event;
 	pgwt_hot.query_id = MyBEEntry ? &MyBEEntry->st_query_id : &pgwt_no_query_id;
+	pgwt_hot.xact_start = MyBEEntry ? &MyBEEntry->st_xact_start_timestamp : &pgwt_no_xact_start;
 	pgwt_hot.slot = slot;
 }
 
@@ -386,6 +399,15 @@ pgwt_flush_pending(void)
 	 */
 	if (n == 0 && pg_atomic_read_u32(&slot->reset_requests) == slot->reset_applied)
 		return;
+
+	/* the carry first: the fold and the trace bill the same query */
+	for (i = 0; i < n; i++)
+	{
+		PgwtPending *p = &pgwt_hot.pending[i];
+
+		p->query_id = (int64) pgwt_qid_carry(&pgwt_carry, MyProcPid, p->xact_start,
+											 (uint64) p->query_id);
+	}
 
 	pgwt_slot_write_begin(slot);
 	cutoff = pgwt_consume_reset_request(slot);
@@ -493,6 +515,7 @@ pgwt_wait_begin_slow(uint32 wait_event_info)
 	p = &pgwt_hot.pending[pgwt_hot.npending];
 	p->event = wait_event_info;
 	p->query_id = MyBEEntry ? MyBEEntry->st_query_id : 0;
+	p->xact_start = MyBEEntry ? MyBEEntry->st_xact_start_timestamp : 0;
 	p->start_ns = pgwt_clock_ns();
 	pgwt_hot.in_wait = true;
 }
@@ -542,6 +565,7 @@ pgwt_wait_begin(uint32 wait_event_info)
 	p = &pgwt_hot.pending[pgwt_hot.npending];
 	p->event = wait_event_info;
 	p->query_id = *pgwt_hot.query_id;
+	p->xact_start = *pgwt_hot.xact_start;
 	p->start_ns = now;
 	pgwt_hot.in_wait = true;
 	slot->cur_start_ns = now;

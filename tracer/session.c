@@ -178,7 +178,7 @@ pgwt_session_connect(pgwt_session *s, const pgwt_options *o, uint64_t now_ns, in
 		if (s->sampler)
 			pgwt_sampler_set_qid_offset(s->sampler, s->attach.qid_offset, s->attach.xact_offset);
 		if (s->watch)
-			pgwt_watch_source_set_qid_offset(s->watch, s->attach.qid_offset);
+			pgwt_watch_source_set_qid_offset(s->watch, s->attach.qid_offset, s->attach.xact_offset);
 		if (verbose)
 			fprintf(stderr, "pg_wait_tracer: st_query_id at offset %d of PgBackendStatus\n",
 					s->attach.qid_offset);

@@ -168,9 +168,10 @@ static void
 ws_qid_source(ws_t *s)
 {
 	if (!s->cfg.skip_query_id && s->cfg.attach.be_var && s->cfg.attach.qid_offset >= 0)
-		pgwt_watch_set_qid_source(s->w, s->cfg.attach.be_var, s->cfg.attach.qid_offset);
+		pgwt_watch_set_qid_source(s->w, s->cfg.attach.be_var, s->cfg.attach.qid_offset,
+								  s->cfg.attach.xact_offset);
 	else
-		pgwt_watch_set_qid_source(s->w, 0, -1);
+		pgwt_watch_set_qid_source(s->w, 0, -1, -1);
 }
 
 static int
@@ -362,6 +363,7 @@ ws_try_attach(ws_t *s, ws_backend *b)
 	int			n = 1;
 	uint32_t	cur;
 	uint64_t	qid_addr = 0;
+	uint64_t	xact_addr = 0;
 	char		err[256];
 	int			rc;
 
@@ -382,8 +384,12 @@ ws_try_attach(ws_t *s, ws_backend *b)
 	if (!pgwt_wait_info_valid(cur, a->pg_major))
 		return 0;
 	if (!s->cfg.skip_query_id && ptrs[1] && a->qid_offset >= 0)
+	{
 		qid_addr = ptrs[1] + (uint64_t) a->qid_offset;
-	rc = pgwt_watch_add(s->w, (pid_t) b->pid, ptrs[0], qid_addr, cur, err, sizeof(err));
+		if (a->xact_offset >= 0)
+			xact_addr = ptrs[1] + (uint64_t) a->xact_offset;
+	}
+	rc = pgwt_watch_add(s->w, (pid_t) b->pid, ptrs[0], qid_addr, xact_addr, cur, err, sizeof(err));
 	if (rc != 0)
 	{
 		if (rc != -ESRCH)
@@ -674,11 +680,12 @@ pgwt_exact_probe(pgwt_watch_self_test *r)
 }
 
 void
-pgwt_watch_source_set_qid_offset(pgwt_capture_source *src, int offset)
+pgwt_watch_source_set_qid_offset(pgwt_capture_source *src, int offset, int xact_offset)
 {
 	ws_t	   *s = src->state;
 
 	s->cfg.attach.qid_offset = offset;
+	s->cfg.attach.xact_offset = xact_offset;
 	ws_qid_source(s);
 }
 

@@ -84,7 +84,7 @@ extern int	pgwt_exact_probe(pgwt_watch_self_test *r);
  */
 extern int	pgwt_watch_source_wake_fd(pgwt_capture_source *src);
 
-extern void pgwt_watch_source_set_qid_offset(pgwt_capture_source *src, int offset);
+extern void pgwt_watch_source_set_qid_offset(pgwt_capture_source *src, int offset, int xact_offset);
 extern void pgwt_watch_source_ignore_pid(pgwt_capture_source *src, uint32_t pid);
 /*
  * Backends never watched: the SQL listener's and the processes that are no

@@ -106,7 +106,7 @@ wt_run(int lightweight, wt_result *r, uint64_t counters[PGWT_WC_NCOUNTERS],
 	}
 	close(go[0]);
 	if (pgwt_watch_open(&w, lightweight, err, sizeof(err)) ||
-		pgwt_watch_add(w, child, (uint64_t) (uintptr_t) &wt_target, 0, EV_READ, err, sizeof(err)))
+		pgwt_watch_add(w, child, (uint64_t) (uintptr_t) &wt_target, 0, 0, EV_READ, err, sizeof(err)))
 	{
 		printf("FAIL watch-setup: %s\n", err);
 		kill(child, 9);

@@ -4,7 +4,8 @@
  *		open -> load -> per-backend perf watchpoint + attach -> poll -> destroy.
  *
  * Not thread-safe: one daemon thread owns a pgwt_watch. Backends are kept in
- * a small open-addressed table (pid -> perf fd + bpf link).
+ * a small open-addressed table (pid -> perf fd + bpf link + the pid's
+ * query-id carry, applied as its events are drained).
  */
 #include <errno.h>
 #include <linux/hw_breakpoint.h>
@@ -20,6 +21,7 @@
 #include <bpf/libbpf.h>
 
 #include "common/clock.h"
+#include "watch_record.h"
 #include "watchpoints.h"
 #include "wait_watch.skel.h"
 
@@ -30,6 +32,7 @@ typedef struct watch_slot
 	pid_t		pid;			/* 0 = free */
 	int			perf_fd;
 	struct bpf_link *link;
+	PgwtQidCarry carry;
 } watch_slot;
 
 struct pgwt_watch
@@ -50,20 +53,6 @@ watch_libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 	if (level == LIBBPF_WARN)
 		return vfprintf(stderr, fmt, ap);
 	return 0;
-}
-
-void
-pgwt_watch_event_to_record(const struct pgwt_watch_event *e, pgwt_record *rec)
-{
-	memset(rec, 0, sizeof(*rec));
-	rec->kind = PGWT_REC_TRANSITION;
-	rec->ts_ns = e->ts_ns;
-	rec->duration_ns = e->duration_ns;
-	rec->query_id = e->query_id;
-	rec->cpu_ns = PGWT_CPU_UNKNOWN;
-	rec->pid = e->pid;
-	rec->old_event = e->old_event;
-	rec->new_event = e->new_event;
 }
 
 int
@@ -104,11 +93,14 @@ static int
 watch_on_event(void *ctx, void *data, size_t size)
 {
 	pgwt_watch *w = ctx;
+	const struct pgwt_watch_event *e = data;
+	watch_slot *s;
 	pgwt_record rec;
 
 	if (size < sizeof(struct pgwt_watch_event))
 		return 0;
-	pgwt_watch_event_to_record(data, &rec);
+	s = watch_find(w, (pid_t) e->pid, false);
+	pgwt_watch_event_to_record(e, s && s->pid == (pid_t) e->pid ? &s->carry : NULL, &rec);
 	w->sink(&rec, w->sink_arg);
 	return 0;
 }
@@ -165,7 +157,7 @@ cleanup:
 
 int
 pgwt_watch_add(pgwt_watch *w, pid_t pid, uint64_t wait_addr, uint64_t query_id_addr,
-			   uint32_t current_event, char *err, size_t errlen)
+			   uint64_t xact_addr, uint32_t current_event, char *err, size_t errlen)
 {
 	struct pgwt_watch_target target;
 	struct timespec now;
@@ -187,6 +179,7 @@ pgwt_watch_add(pgwt_watch *w, pid_t pid, uint64_t wait_addr, uint64_t query_id_a
 	memset(&target, 0, sizeof(target));
 	target.wait_addr = wait_addr;
 	target.query_id_addr = query_id_addr;
+	target.xact_addr = query_id_addr ? xact_addr : 0;
 	target.since_ns = (uint64_t) now.tv_sec * 1000000000u + (uint64_t) now.tv_nsec;
 	target.event = current_event;
 	if (bpf_map_update_elem(bpf_map__fd(w->skel->maps.targets), &key, &target, BPF_ANY))
@@ -216,6 +209,7 @@ pgwt_watch_add(pgwt_watch *w, pid_t pid, uint64_t wait_addr, uint64_t query_id_a
 		return -e;
 	}
 	s->pid = pid;
+	memset(&s->carry, 0, sizeof(s->carry));
 	s->perf_fd = fd;
 	w->nwatched++;
 	return 0;
@@ -254,10 +248,11 @@ pgwt_watch_remove(pgwt_watch *w, pid_t pid)
 }
 
 void
-pgwt_watch_set_qid_source(pgwt_watch *w, uint64_t be_var, int qid_offset)
+pgwt_watch_set_qid_source(pgwt_watch *w, uint64_t be_var, int qid_offset, int xact_offset)
 {
 	/* .bss and .data are memory-mapped: plain stores, seen by the next trap */
 	w->skel->bss->be_var_addr = be_var;
+	w->skel->data->xact_offset = xact_offset;
 	w->skel->data->qid_offset = qid_offset;
 }
 

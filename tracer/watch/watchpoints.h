@@ -27,11 +27,12 @@ int			pgwt_watch_open(pgwt_watch **out, bool lightweight,
 /*
  * Starts watching one backend: wait_addr is the address of its
  * wait_event_info in its address space, query_id_addr its st_query_id (0 to
- * skip), current_event the value it holds now (read by the caller), so the
+ * skip), xact_addr its st_xact_start_timestamp (the carry's key; 0: none,
+ * ids are billed raw), current_event the value it holds now (read by the caller), so the
  * first transition has a true duration.
  */
 int			pgwt_watch_add(pgwt_watch *w, pid_t pid, uint64_t wait_addr,
-						   uint64_t query_id_addr, uint32_t current_event,
+						   uint64_t query_id_addr, uint64_t xact_addr, uint32_t current_event,
 						   char *err, size_t errlen);
 int			pgwt_watch_remove(pgwt_watch *w, pid_t pid);
 int			pgwt_watch_count(const pgwt_watch *w);
@@ -39,9 +40,11 @@ int			pgwt_watch_count(const pgwt_watch *w);
 /*
  * Lets the program find query ids itself for targets added with
  * query_id_addr 0 (MyBEEntry not set yet): be_var is the address of
- * MyBEEntry, qid_offset st_query_id's offset (-1: never read them).
+ * MyBEEntry, qid_offset st_query_id's offset (-1: never read them),
+ * xact_offset st_xact_start_timestamp's (-1: no carry, raw ids).
  */
-void		pgwt_watch_set_qid_source(pgwt_watch *w, uint64_t be_var, int qid_offset);
+void		pgwt_watch_set_qid_source(pgwt_watch *w, uint64_t be_var, int qid_offset,
+									  int xact_offset);
 
 /* The program's state of a watched pid: last event, since when, where. */
 int			pgwt_watch_target_get(pgwt_watch *w, pid_t pid, struct pgwt_watch_target *out);
@@ -64,9 +67,6 @@ int			pgwt_watch_aggregates(pgwt_watch *w,
 
 void		pgwt_watch_close(pgwt_watch *w);
 
-/* Pure: a ring-buffer event as the common record. */
-void		pgwt_watch_event_to_record(const struct pgwt_watch_event *e,
-									   pgwt_record *rec);
 
 /*
  * The self-test (self_test.h): arms a watchpoint on a variable of this

@@ -203,7 +203,7 @@ main(int argc, char **argv)
 			else if (strncmp(arm, "bpf", 3) == 0)
 			{
 				if (pgwt_watch_open(&w, strcmp(arm, "bpf-light") == 0, err, sizeof(err)) ||
-					pgwt_watch_add(w, child, (uint64_t) (uintptr_t) &wc_target, 0, wc_target,
+					pgwt_watch_add(w, child, (uint64_t) (uintptr_t) &wc_target, 0, 0, wc_target,
 								   err, sizeof(err)))
 				{
 					fprintf(stderr, "watchpoint_cost: %s\n", err);

@@ -33,5 +33,6 @@ void		run_plan_tests(void);
 void		run_tier_tests(void);
 void		run_session_rule_tests(void);
 void		run_self_test_tests(void);
+void		run_watch_record_tests(void);
 
 #endif

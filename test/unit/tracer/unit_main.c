@@ -22,5 +22,6 @@ main(void)
 	run_tier_tests();
 	run_session_rule_tests();
 	run_self_test_tests();
+	run_watch_record_tests();
 	return unit_failures ? 1 : 0;
 }
