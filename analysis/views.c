@@ -409,8 +409,6 @@ pgwt_view_system_event(const pgwt_engine *eng, int w, const pgwt_view_opts *opts
 		const pgwt_event_stat *es = agg_value(ev, slot);
 		const pgwt_stat *st = &es->st;
 
-		if (pgwt_event_class(id) == PGWT_CLASS_ACTIVITY)
-			continue;			/* idle main loops: not a wait anyone has */
 		if (stat_empty(st))
 			continue;			/* only superseded samples (cross_validate) */
 		row_from_stat(&out->rows[out->n], st, id, db_ns);
@@ -562,7 +560,7 @@ pgwt_view_session_events(const pgwt_engine *eng, int w, const pgwt_view_opts *op
 		int			ss;
 		pgwt_event_row *r = &out->rows[out->n];
 
-		if (pgwt_event_class(ev) == PGWT_CLASS_ACTIVITY || stat_empty(st))
+		if (stat_empty(st))
 			continue;
 		ss = pgwt_agg_find(&wa->sessions, pid, 0);
 		db_ns = session_db_ns(eng, wa, pid, ss);
@@ -622,7 +620,7 @@ pgwt_view_session_detail(const pgwt_engine *eng, int w, uint32_t pid,
 		unsigned	slot = se->order[i];
 		uint32_t	ev = agg_k2(se, slot);
 
-		if ((uint32_t) agg_k1(se, slot) != pid || pgwt_event_class(ev) == PGWT_CLASS_ACTIVITY)
+		if ((uint32_t) agg_k1(se, slot) != pid)
 			continue;
 		row_from_stat(&out->rows[out->n], agg_value(se, slot), ev, db_ns);
 		row_key_hist(&out->rows[out->n], wa, agg_value(se, slot));

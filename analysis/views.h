@@ -185,9 +185,9 @@ pgwt_view_status pgwt_view_session_event(const pgwt_engine *eng, int w,
 /*
  * Every (pid, event) pair: a row per session and event, as the live
  * pgwt_session_event, with the pid set and pct_db the share of that
- * session's DB time (< 0 for idle events and background processes). The
- * Activity class (idle main loops) is left out, as in system_event; CPU*
- * (event 0) is a row, for callers that want it.
+ * session's DB time (< 0 for idle events and background processes). Idle
+ * events are rows too, as in system_event (common/event_ids.h,
+ * pgwt_event_is_wait); CPU* (event 0) is a row, for callers that want it.
  */
 pgwt_view_status pgwt_view_session_events(const pgwt_engine *eng, int w,
 										  const pgwt_view_opts *opts,

@@ -49,6 +49,23 @@ pgwt_event_is_idle(uint32_t id)
 }
 
 /*
+ * Which events have a row in the per-event views, live and history
+ * (system, session, query events; pgwt-dump and --replay alike): every wait
+ * event a process waited on, the idle ones too (the Activity class's main
+ * loops, Client:ClientRead), which carry no share of DB time. CPU* is no
+ * wait event: the SQL event functions show it in the time model and the
+ * per-session summary, not as an event row; the engine keeps it as event 0
+ * (pgwt-dump and --replay print it as a row, in the seed tool's layout,
+ * and the history's query rows carry a query's CPU*, which only a trace
+ * knows).
+ */
+static inline bool
+pgwt_event_is_wait(uint32_t id)
+{
+	return id != 0;				/* 0: no wait event set (CPU* when active) */
+}
+
+/*
  * A one-comparison filter for the hot path: false for every event that is
  * not idle except those of the Client class (so true is to be confirmed by
  * pgwt_event_is_idle).

@@ -565,6 +565,9 @@ hist_event_rows(FunctionCallInfo fcinfo, HistView kind, bool with_query)
 		bool		n[10] = {false};
 		int			o = 0;
 
+		/* event rows are waits; a query's CPU* is kept (only a trace knows it) */
+		if (!with_query && !r->other && !pgwt_event_is_wait(r->event))
+			continue;
 		if (with_query)
 		{
 			v[0] = Int64GetDatum((int64) r->query_id);
@@ -597,8 +600,8 @@ pgwt_history_query_event(PG_FUNCTION_ARGS)
  * pgwt_history_session_event: the columns of pgwt_session_event, one row
  * per session and event (hist_session_columns, then the event columns and
  * the histogram); pct_db_time is of that session's DB time, NULL for idle
- * events and background processes. CPU* is no wait event: the live view
- * has no row for it, so neither has this one; a session's CPU* is in
+ * events and background processes. Rows are waits, idle ones included
+ * (pgwt_event_is_wait, as the live view); a session's CPU* is in
  * pgwt_history_session_time.
  */
 Datum
@@ -614,7 +617,7 @@ pgwt_history_session_event(PG_FUNCTION_ARGS)
 		bool		n[15] = {false};
 		int			col;
 
-		if (!r->other && r->event == PGWT_EVENT_NONE)
+		if (!r->other && !pgwt_event_is_wait(r->event))
 			continue;
 		col = hist_session_columns(h->eng, r->pid, r->other, r->exited, v, n);
 		col = hist_event_columns(&h->names, r, v, n, col, true);

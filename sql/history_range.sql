@@ -22,8 +22,9 @@ EXCEPTION WHEN OTHERS THEN
   RETURN st || ': ' || msg;
 END $$;
 -- Clipping: over [18, 21.6) s only the waits' time inside counts: PgSleep
--- [10.002, 20.002) gives 2002 ms, PgSleep [20.003, 30.003) 1597 ms, CPU 1 ms
--- (not the whole 10 s of the wait that ends inside).
+-- [10.002, 20.002) gives 2002 ms, PgSleep [20.003, 30.003) 1597 ms (not the
+-- whole 10 s of the wait that ends inside). Rows are waits, as the live view:
+-- the 1 ms of CPU* between them is in the time model, not here.
 SELECT wait_event_type, wait_event, waits, total_ms, avg_us, max_us, fidelity
   FROM pgwt_history_system_event('2026-01-01 00:00:18', '2026-01-01 00:00:21.6', :'synth')
  ORDER BY total_ms DESC;

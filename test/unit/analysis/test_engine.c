@@ -585,8 +585,9 @@ test_sorting(void)
 	pgwt_engine_free(e);
 }
 
-/* Activity is idle and hidden from the event list; markers carry no time;
- * bad records are counted, not billed. */
+/* Activity is idle: a row in the event list with no share of DB time
+ * (common/event_ids.h pgwt_event_is_wait); markers carry no time; bad
+ * records are counted, not billed. */
 static void
 test_idle_markers_bad(void)
 {
@@ -608,7 +609,11 @@ test_idle_markers_bad(void)
 	EXPECT_U64(sum.db_ns, 0);
 	EXPECT_U64(pgwt_engine_counters_get(e)->bad_records, 2);
 	EXPECT_U64(pgwt_engine_counters_get(e)->markers, 1);
-	EXPECT(pgwt_view_system_event(e, 0, NULL, &r) == PGWT_VIEW_NO_DATA);
+	EXPECT(pgwt_view_system_event(e, 0, NULL, &r) == PGWT_VIEW_OK);
+	EXPECT_U64(r.n, 1);
+	EXPECT(r.rows[0].event == EV_ARCHIVER && r.rows[0].idle && r.rows[0].pct_db < 0);
+	EXPECT_U64(r.rows[0].total_ns, 1 * S);
+	pgwt_event_rows_free(&r);
 	pgwt_engine_free(e);
 }
 
