@@ -742,6 +742,9 @@ hist_resolve_event(const char *type, const char *name,
  * common/histogram.h, non-empty buckets only. Raw records are read (an
  * exact wait is the transition that ends it), so no coarser summary layout
  * is involved; sampled time has no durations and is not in any bucket.
+ * The event is named as every history row names one: by the directory's
+ * events.tsv first (an event the writing server registered at run time,
+ * which this server may lack or number otherwise), then by this server.
  */
 Datum
 pgwt_history_histogram(PG_FUNCTION_ARGS)
@@ -761,6 +764,8 @@ pgwt_history_histogram(PG_FUNCTION_ARGS)
 	uint64		total = 0;
 	uint32		matched = 0;
 	bool		have_match = false;
+	uint32		file_id = 0;
+	char		spec[NAMEDATALEN * 2 + 2];
 	int			rc = 0;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
@@ -769,11 +774,26 @@ pgwt_history_histogram(PG_FUNCTION_ARGS)
 				 errmsg("wait_event_type and wait_event are required")));
 	want_type = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	want_name = text_to_cstring(PG_GETARG_TEXT_PP(1));
-	cls = hist_resolve_event(want_type, want_name, &type, &name);
 	hist_range(fcinfo, 2, 3, &from, &to);
 	dir = hist_dir(fcinfo, 4);
 
 	h = hist_hold_new();
+	hist_load_names(h, dir);
+	snprintf(spec, sizeof(spec), "%s:%s", want_type, want_name);
+	if (strchr(want_name, ':') == NULL && h->names.noverride > 0 &&
+		pgwt_event_parse(&h->names, spec, &file_id) && file_id != 0 &&
+		pgwt_names_lookup(&h->names, file_id) != NULL &&
+		pg_strcasecmp(pgwt_names_lookup(&h->names, file_id), want_name) == 0)
+	{
+		/* the files' own name: match its id, show their spelling */
+		cls = file_id >> 24;
+		type = pgwt_class_name(cls);
+		name = pgwt_names_lookup(&h->names, file_id);
+		matched = file_id;
+		have_match = true;
+	}
+	else
+		cls = hist_resolve_event(want_type, want_name, &type, &name);
 	/* waits come cut to the range: each is bucketed by its time inside it
 	 * (an empty range reads nothing) */
 	if (from < to)
@@ -791,6 +811,8 @@ pgwt_history_histogram(PG_FUNCTION_ARGS)
 			if (rec->kind != PGWT_REC_TRANSITION || rec->old_event == 0 ||
 				rec->old_event == PGWT_EVENT_EXIT || PGWT_IS_MARKER(rec->old_event) ||
 				(rec->old_event >> 24) != cls)
+				continue;
+			if (file_id != 0 && rec->old_event != file_id)
 				continue;
 			if (!have_match || rec->old_event != matched)
 			{
