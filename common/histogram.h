@@ -18,6 +18,13 @@
  * upper bound is PGWT_HIST_UNBOUNDED. Display in microseconds goes through
  * pgwt_hist_bounds_us() so every view prints the same numbers.
  *
+ * Percentiles (pgwt_hist_quantile): the bucket that holds the wait of
+ * rank ceil(q * n) bounds the q-quantile; the estimate inside it
+ * interpolates on the log scale by rank, and the smallest and largest wait
+ * (where known) clamp both. The error bound is the bucket's: a factor of 2
+ * in the ns layout (less where min or max cut the bucket); a view states
+ * it by showing the bounds.
+ *
  * Pure and header-only: the extension (also on its hot path), the tracer,
  * tracefmt and analysis include it.
  */
@@ -120,6 +127,80 @@ pgwt_hist_bounds_us(pgwt_hist_layout layout, unsigned b, double *lo_us, double *
 	*lo_us = (double) lo / 1e3;
 	*hi_us = hi == PGWT_HIST_UNBOUNDED ? 0 : (double) hi / 1e3;
 	return hi != PGWT_HIST_UNBOUNDED;
+}
+
+/* What a percentile is known to: an estimate inside [lo_ns, hi_ns). */
+typedef struct pgwt_hist_pct
+{
+	uint64_t	est_ns;
+	uint64_t	lo_ns;			/* inclusive */
+	uint64_t	hi_ns;			/* exclusive; PGWT_HIST_UNBOUNDED: no bound */
+} pgwt_hist_pct;
+
+/*
+ * The q-quantile (0 < q <= 1) of the waits counted in the nbuckets
+ * counts of layout, clamped by the smallest and largest wait when known
+ * (max_ns 0: unknown). False when no wait is counted or q is out of range.
+ */
+static inline bool
+pgwt_hist_quantile(pgwt_hist_layout layout, const uint64_t *counts, double q,
+				   uint64_t min_ns, uint64_t max_ns, pgwt_hist_pct *out)
+{
+	unsigned	nb = pgwt_hist_nbuckets(layout);
+	uint64_t	n = 0,
+				rank,
+				before = 0;
+	unsigned	b;
+
+	for (b = 0; b < nb; b++)
+		n += counts[b];
+	if (n == 0 || !(q > 0.0 && q <= 1.0))
+		return false;
+	rank = (uint64_t) (q * (double) n);
+	if ((double) rank < q * (double) n)
+		rank++;					/* ceil: the smallest rank with q of the waits at or below */
+	if (rank == 0)
+		rank = 1;
+	for (b = 0; b < nb; b++)
+	{
+		if (before + counts[b] >= rank)
+			break;
+		before += counts[b];
+	}
+	if (b >= nb)
+		b = nb - 1;
+	if (layout == PGWT_HIST_LAYOUT_NS)
+		pgwt_hist_ns_bounds(b, &out->lo_ns, &out->hi_ns);
+	else
+		pgwt_hist_us_bounds(b, &out->lo_ns, &out->hi_ns);
+	if (max_ns != 0)
+	{
+		/* the known extremes cut the bucket: the answer lies between them */
+		if (min_ns > out->lo_ns)
+			out->lo_ns = min_ns;
+		if (out->hi_ns == PGWT_HIST_UNBOUNDED || max_ns < out->hi_ns)
+			out->hi_ns = max_ns + 1;
+		if (out->lo_ns >= out->hi_ns)
+			out->lo_ns = out->hi_ns - 1;
+	}
+	{
+		/* the rank's place among the bucket's waits, on the log scale */
+		double		f = ((double) (rank - before) - 0.5) / (double) counts[b];
+		double		lo = (double) out->lo_ns,
+					hi = out->hi_ns == PGWT_HIST_UNBOUNDED ? lo * 2.0 : (double) out->hi_ns;
+		double		est;
+
+		if (lo < 1.0)
+			est = hi * f;		/* from 0: linear */
+		else
+			est = lo * __builtin_exp2(f * __builtin_log2(hi / lo));
+		if (est < lo)
+			est = lo;
+		if (out->hi_ns != PGWT_HIST_UNBOUNDED && est >= (double) out->hi_ns)
+			est = (double) out->hi_ns - 1.0;
+		out->est_ns = (uint64_t) est;
+	}
+	return true;
 }
 
 #endif							/* PGWT_COMMON_HISTOGRAM_H */

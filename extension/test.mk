@@ -18,7 +18,7 @@ $(UNIT): $(TOP)/extension/test_wait_stats.c $(TOP)/extension/wait_stats.h $(TOP)
 
 $(HIST): $(TOP)/test/unit/common/test_histogram.c $(COMMON_HDRS)
 	@mkdir -p $(SAN_DIR)
-	$(CC) $(CFLAGS_SAN) -o $@ $< $(LDFLAGS_SAN)
+	$(CC) $(CFLAGS_SAN) -o $@ $< $(LDFLAGS_SAN) -lm
 
 clean:
 	rm -rf $(BUILD)/extension

@@ -6,7 +6,10 @@
  *		a server under ASan+UBSan (extension/test.mk, test/suites/44-ext-unit).
  *		Prints one PASS/FAIL line per test; exits non-zero on any failure.
  */
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "common/histogram.h"
 
@@ -133,6 +136,118 @@ test_sweep(void)
 	hist_report("histogram-sweep", ok);
 }
 
+/* Known truth: ten waits of 200 ms and one of 1.5 s. */
+static void
+test_quantile_known(void)
+{
+	int			ok = 1;
+	uint64_t	ns[PGWT_HIST_NS_BUCKETS] = {0};
+	uint64_t	us[PGWT_HIST_US_BUCKETS] = {0};
+	pgwt_hist_pct p;
+
+	for (int i = 0; i < 10; i++)
+	{
+		ns[pgwt_hist_ns_bucket(200000000)]++;
+		us[pgwt_hist_us_bucket(200000000)]++;
+	}
+	ns[pgwt_hist_ns_bucket(1500000000)]++;
+	us[pgwt_hist_us_bucket(1500000000)]++;
+	/* p50 in 200 ms's bucket, and within it; clamped by min and max */
+	CHECK(pgwt_hist_quantile(PGWT_HIST_LAYOUT_NS, ns, 0.5, 200000000, 1500000000, &p));
+	CHECK(p.lo_ns == 200000000 && p.hi_ns == UINT64_C(1) << 28);
+	CHECK(p.est_ns >= p.lo_ns && p.est_ns < p.hi_ns);
+	/* p100 is the largest wait's bucket, cut at the known max */
+	CHECK(pgwt_hist_quantile(PGWT_HIST_LAYOUT_NS, ns, 1.0, 200000000, 1500000000, &p));
+	CHECK(p.lo_ns == UINT64_C(1) << 30 && p.hi_ns == 1500000001);
+	CHECK(p.est_ns <= 1500000000 && p.est_ns >= UINT64_C(1) << 30);
+	/* p95: the 11th of 11 waits (ceil(10.45)) */
+	CHECK(pgwt_hist_quantile(PGWT_HIST_LAYOUT_NS, ns, 0.95, 0, 0, &p));
+	CHECK(p.lo_ns == UINT64_C(1) << 30 && p.hi_ns == UINT64_C(1) << 31);
+	/* the us layout's last bucket has no upper bound: the max gives one */
+	CHECK(pgwt_hist_quantile(PGWT_HIST_LAYOUT_US, us, 0.5, 0, 1500000000, &p));
+	CHECK(p.lo_ns == 16384000 && p.hi_ns == 1500000001);
+	CHECK(pgwt_hist_quantile(PGWT_HIST_LAYOUT_US, us, 0.5, 0, 0, &p));
+	CHECK(p.hi_ns == PGWT_HIST_UNBOUNDED && p.est_ns >= p.lo_ns);
+	/* nothing counted, or q out of range: no answer */
+	memset(ns, 0, sizeof(ns));
+	CHECK(!pgwt_hist_quantile(PGWT_HIST_LAYOUT_NS, ns, 0.5, 0, 0, &p));
+	ns[3] = 1;
+	CHECK(!pgwt_hist_quantile(PGWT_HIST_LAYOUT_NS, ns, 0.0, 0, 0, &p));
+	CHECK(!pgwt_hist_quantile(PGWT_HIST_LAYOUT_NS, ns, 1.5, 0, 0, &p));
+	hist_report("histogram-quantile-known-truth", ok);
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t	x = *(const uint64_t *) a,
+				y = *(const uint64_t *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * 100,000 log-normal waits (median 2 ms, sigma 1.5 in e-units, a fixed
+ * seed): p50, p95, p99 each in the true quantile's bucket, and the
+ * estimate within one bucket of the truth, in both layouts.
+ */
+static void
+test_quantile_lognormal(void)
+{
+	enum
+	{
+		N = 100000
+	};
+	int			ok = 1;
+	uint64_t   *d = malloc(N * sizeof(uint64_t));
+	uint64_t	ns[PGWT_HIST_NS_BUCKETS] = {0};
+	uint64_t	us[PGWT_HIST_US_BUCKETS] = {0};
+	uint64_t	s = 0x9E3779B97F4A7C15u;
+	const double qs[] = {0.5, 0.95, 0.99};
+
+	for (int i = 0; i < N; i++)
+	{
+		double		u1,
+					u2,
+					z;
+
+		/* xorshift64*, then Box-Muller */
+		s ^= s >> 12;
+		s ^= s << 25;
+		s ^= s >> 27;
+		u1 = ((double) ((s * 2685821657736338717u) >> 11) + 1.0) / 9007199254740993.0;
+		s ^= s >> 12;
+		s ^= s << 25;
+		s ^= s >> 27;
+		u2 = (double) ((s * 2685821657736338717u) >> 11) / 9007199254740992.0;
+		z = sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
+		d[i] = (uint64_t) (2e6 * exp(1.5 * z)) + 1;
+		ns[pgwt_hist_ns_bucket(d[i])]++;
+		us[pgwt_hist_us_bucket(d[i])]++;
+	}
+	qsort(d, N, sizeof(uint64_t), cmp_u64);
+	for (unsigned i = 0; i < 3; i++)
+	{
+		uint64_t	truth = d[(size_t) ceil(qs[i] * N) - 1];
+		pgwt_hist_pct p;
+		int			bt,
+					be;
+
+		CHECK(pgwt_hist_quantile(PGWT_HIST_LAYOUT_NS, ns, qs[i], d[0], d[N - 1], &p));
+		CHECK(truth >= p.lo_ns && truth < p.hi_ns);
+		bt = (int) pgwt_hist_ns_bucket(truth);
+		be = (int) pgwt_hist_ns_bucket(p.est_ns);
+		CHECK(abs(bt - be) <= 1);
+		CHECK(pgwt_hist_quantile(PGWT_HIST_LAYOUT_US, us, qs[i], d[0], d[N - 1], &p));
+		CHECK(truth >= p.lo_ns && truth < p.hi_ns);
+		bt = (int) pgwt_hist_us_bucket(truth);
+		be = (int) pgwt_hist_us_bucket(p.est_ns);
+		CHECK(abs(bt - be) <= 1);
+	}
+	free(d);
+	hist_report("histogram-quantile-lognormal", ok);
+}
+
 int
 main(void)
 {
@@ -141,5 +256,7 @@ main(void)
 	check_layout(PGWT_HIST_LAYOUT_NS, "histogram-ns-bounds");
 	check_layout(PGWT_HIST_LAYOUT_US, "histogram-us-bounds");
 	test_sweep();
+	test_quantile_known();
+	test_quantile_lognormal();
 	return hist_failures ? 1 : 0;
 }
