@@ -9,6 +9,8 @@
 
 #include <string.h>
 
+#include "common/event_ids.h"
+
 void
 pgwt_trace_stream_init(pgwt_trace_stream *s, uint32_t pid, uint64_t first_pos)
 {
@@ -62,6 +64,67 @@ trec_transition(pgwt_record *o, uint32_t pid, uint64_t ts, uint32_t old_ev,
 	return o + 1;
 }
 
+/* A transition (not a marker) of the stream: what the next marker's
+ * duration and query id are measured from. */
+static pgwt_record *
+trec_state(pgwt_trace_stream *s, pgwt_record *o, uint64_t ts, uint32_t old_ev,
+		   uint32_t new_ev, uint64_t dur, uint64_t qid)
+{
+	s->have_trans = true;
+	s->last_trans_ns = ts;
+	s->last_qid = qid;
+	return trec_transition(o, s->pid, ts, old_ev, new_ev, dur, qid);
+}
+
+/*
+ * Is this marker left out of the files (trace_records.h)? next is the
+ * following ring record, or NULL at the end of the batch. Also keeps the
+ * statement nesting the decision needs.
+ */
+static bool
+trec_thin_marker(pgwt_trace_stream *s, const pgwt_tring_rec *r,
+				 const pgwt_tring_rec *next)
+{
+	bool		top;
+
+	switch ((pgwt_tring_marker) r->event)
+	{
+		case PGWT_TMARK_STMT_START:
+			s->in_stmt = true;
+			s->depth_known = true;
+			s->depth = 0;
+			return false;
+		case PGWT_TMARK_STMT_END:
+			s->in_stmt = false;
+			return false;
+		case PGWT_TMARK_XACT_ABORT:
+			/* the server's nesting starts again from the top */
+			s->in_stmt = false;
+			s->depth_known = true;
+			s->depth = 0;
+			return false;
+		case PGWT_TMARK_EXEC_START:
+		case PGWT_TMARK_UTILITY_START:
+			top = s->in_stmt && s->depth_known && s->depth == 0;
+			s->depth++;
+			return !s->full && top;
+		case PGWT_TMARK_EXEC_END:
+		case PGWT_TMARK_UTILITY_END:
+			if (s->depth > 0)
+				s->depth--;
+			else
+				s->depth_known = false;
+			return !s->full && s->in_stmt && s->depth_known && s->depth == 0;
+		case PGWT_TMARK_IDLE:
+			/* the transition into its wait is written at the same instant */
+			return !s->full && next != NULL && next->pos == r->pos + 1 &&
+				next->kind == PGWT_TRING_WAIT && next->event == PGWT_EVENT_CLIENT_READ &&
+				next->start_ns == r->start_ns;
+		default:
+			return false;
+	}
+}
+
 size_t
 pgwt_trace_convert(pgwt_trace_stream *s, const pgwt_tring_rec *in, size_t n,
 				   pgwt_record *out)
@@ -73,7 +136,11 @@ pgwt_trace_convert(pgwt_trace_stream *s, const pgwt_tring_rec *in, size_t n,
 		const pgwt_tring_rec *r = &in[i];
 
 		if (r->pos != s->next_pos)
-			s->have_last = false;	/* records were lost in between */
+		{
+			/* records were lost in between */
+			s->have_last = false;
+			s->depth_known = false;
+		}
 		s->next_pos = r->pos + 1;
 
 		if (r->kind == PGWT_TRING_WAIT)
@@ -81,11 +148,11 @@ pgwt_trace_convert(pgwt_trace_stream *s, const pgwt_tring_rec *in, size_t n,
 			uint64_t	end = r->start_ns + r->duration_ns;
 
 			if (s->have_last && r->start_ns >= s->last_end_ns)
-				o = trec_transition(o, s->pid, r->start_ns, PGWT_EVENT_NONE,
-									r->event, r->start_ns - s->last_end_ns,
-									r->query_id);
-			o = trec_transition(o, s->pid, end, r->event, PGWT_EVENT_NONE,
-								r->duration_ns, r->query_id);
+				o = trec_state(s, o, r->start_ns, PGWT_EVENT_NONE,
+							   r->event, r->start_ns - s->last_end_ns,
+							   r->query_id);
+			o = trec_state(s, o, end, r->event, PGWT_EVENT_NONE,
+						   r->duration_ns, r->query_id);
 			s->have_last = true;
 			s->last_end_ns = end;
 		}
@@ -104,19 +171,42 @@ pgwt_trace_convert(pgwt_trace_stream *s, const pgwt_tring_rec *in, size_t n,
 			uint64_t	cpu = s->have_last && r->start_ns >= s->last_end_ns ?
 				r->start_ns - s->last_end_ns : 0;
 
-			o = trec_transition(o, s->pid, r->start_ns, PGWT_EVENT_NONE,
-								PGWT_EVENT_EXIT, cpu, 0);
+			o = trec_state(s, o, r->start_ns, PGWT_EVENT_NONE,
+						   PGWT_EVENT_EXIT, cpu, 0);
 			s->have_last = false;
+			s->have_trans = false;
+			s->in_stmt = false;
+			s->depth_known = false;
 		}
 		else if (r->kind == PGWT_TRING_MARKER)
 		{
 			uint32_t	ev = pgwt_trace_marker_event(r->event);
+			bool		thin = trec_thin_marker(s, r, i + 1 < n ? &in[i + 1] : NULL);
 
 			if (ev == 0)
 				s->dropped_markers++;
-			else
+			else if (thin)
+				s->thinned_markers++;
+			else if (s->full)
 				o = trec_transition(o, s->pid, r->start_ns, PGWT_EVENT_NONE,
 									ev, 0, r->query_id);
+			else
+			{
+				/*
+				 * The time since the last transition (the time in 'old' so
+				 * far) and, for a transaction's end, the query id before it:
+				 * what the format predicts, so nothing is stored for them.
+				 */
+				uint64_t	dur = s->have_trans && r->start_ns >= s->last_trans_ns ?
+					r->start_ns - s->last_trans_ns : 0;
+				uint64_t	qid = r->query_id;
+
+				if (r->event == PGWT_TMARK_XACT_COMMIT || r->event == PGWT_TMARK_XACT_ABORT)
+					qid = s->last_qid;
+				o = trec_transition(o, s->pid, r->start_ns, PGWT_EVENT_NONE,
+									ev, dur, qid);
+				s->last_qid = qid;
+			}
 			/*
 			 * A marker happens on CPU: the CPU span since the last wait goes
 			 * on; with no wait seen yet it starts here.

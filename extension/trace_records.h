@@ -12,6 +12,20 @@
  * a marker becomes a transition to the marker id at its time. Markers the
  * record format has no id for are counted and dropped.
  *
+ * Markers are thinned for the files (docs/TRACE_FORMAT.md section 5, "what
+ * the extension writes"): each marker's duration is the time since the
+ * backend's last transition, and commit/abort carry the query id of the
+ * statement before them, both what the format's predictor expects, so
+ * they cost no exception; an idle marker is not written when the
+ * transition into its Client:ClientRead wait follows at the same instant
+ * (it says the same); a statement's own executor and utility start/end
+ * (the top level, between its statement start and end) are not written
+ * (pgwt_trace() shows them from the ring). None of these changes what a
+ * view bills: markers carry no time, and a dropped marker still opens the
+ * CPU* span it would have opened. A stream with 'full' set writes every
+ * marker as the ring has it (duration 0, commit/abort query id 0): what
+ * the unit tests compare the thinned stream's views against.
+ *
  * It also turns the escalation policy's state (analysis/policy/escalation.h),
  * as the trace writer sees it pass after pass, into the ESC_START/ESC_END
  * markers of docs/TRACE_FORMAT.md section 5.
@@ -35,6 +49,15 @@ typedef struct pgwt_trace_stream
 	uint64_t	last_end_ns;	/* end of the previous wait, or marker time */
 	uint64_t	next_pos;		/* ring position to read next */
 	uint64_t	dropped_markers;	/* markers without a record-format id */
+	/* thinning of markers (above) */
+	bool		full;			/* write every marker as the ring has it */
+	bool		have_trans;		/* last_trans_ns is meaningful */
+	uint64_t	last_trans_ns;	/* ts of the last transition written */
+	uint64_t	last_qid;		/* query id of the last record written */
+	bool		in_stmt;		/* statement start seen, no end yet */
+	bool		depth_known;	/* depth counts since a statement start */
+	uint32_t	depth;			/* executor/utility nesting in the statement */
+	uint64_t	thinned_markers;	/* markers not written (thinned) */
 } pgwt_trace_stream;
 
 extern void pgwt_trace_stream_init(pgwt_trace_stream *s, uint32_t pid,
