@@ -128,6 +128,7 @@ pgwt_engine_create(const pgwt_engine_config *cfg, const pgwt_window_spec *window
 	eng->span_from = calloc(eng->cfg.max_exact_spans, sizeof(uint64_t));
 	eng->span_to = calloc(eng->cfg.max_exact_spans, sizeof(uint64_t));
 	eng->pending = calloc(eng->cfg.max_pending_samples, sizeof(pgwt_record));
+	eng->drain_at = UINT64_MAX;
 	if (ok && eng->cfg.exact_analysis && !(eng->exact = pgwt_exact_create(eng)))
 	{
 		pgwt_engine_free(eng);
@@ -191,6 +192,7 @@ pgwt_engine_reset(pgwt_engine *eng)
 	eng->nspans = 0;
 	eng->span_open = false;
 	eng->pending_head = eng->pending_n = 0;
+	eng->drain_at = UINT64_MAX;
 	eng->max_ts_seen = 0;
 	{
 		uint64_t	dropped = eng->counters.backends_dropped;
@@ -653,6 +655,24 @@ engine_commit_sample(pgwt_engine *eng, const pgwt_record *r)
 	}
 }
 
+/*
+ * The oldest queued sample is due once the stream has seen an instant
+ * sample_reorder_ns past it: drain_at is that instant (UINT64_MAX: none
+ * queued, or never), kept so a record tests one number, not the queue.
+ */
+static void
+engine_drain_at_update(pgwt_engine *eng)
+{
+	uint64_t	ts;
+
+	eng->drain_at = UINT64_MAX;
+	if (eng->pending_n == 0)
+		return;
+	ts = eng->pending[eng->pending_head].ts_ns;
+	if (ts <= UINT64_MAX - eng->cfg.sample_reorder_ns)
+		eng->drain_at = ts + eng->cfg.sample_reorder_ns;
+}
+
 static void
 engine_commit_oldest(pgwt_engine *eng)
 {
@@ -660,6 +680,7 @@ engine_commit_oldest(pgwt_engine *eng)
 
 	eng->pending_head = (eng->pending_head + 1) % eng->cfg.max_pending_samples;
 	eng->pending_n--;
+	engine_drain_at_update(eng);
 	engine_commit_sample(eng, r);
 }
 
@@ -667,15 +688,8 @@ engine_commit_oldest(pgwt_engine *eng)
 static void
 engine_drain(pgwt_engine *eng)
 {
-	while (eng->pending_n > 0)
-	{
-		uint64_t	ts = eng->pending[eng->pending_head].ts_ns;
-
-		if (eng->max_ts_seen < eng->cfg.sample_reorder_ns ||
-			ts > eng->max_ts_seen - eng->cfg.sample_reorder_ns)
-			break;
+	while (eng->pending_n > 0 && eng->max_ts_seen >= eng->drain_at)
 		engine_commit_oldest(eng);
-	}
 }
 
 static void
@@ -693,11 +707,13 @@ engine_add_sample(pgwt_engine *eng, const pgwt_record *r)
 		engine_commit_oldest(eng);
 	}
 	eng->pending[(eng->pending_head + eng->pending_n) % eng->cfg.max_pending_samples] = *r;
-	eng->pending_n++;
+	if (eng->pending_n++ == 0)
+		engine_drain_at_update(eng);
 }
 
-void
-pgwt_engine_add(pgwt_engine *eng, const pgwt_record *rec)
+/* One record (pgwt_engine_add), inlined into the batch loop. */
+static inline void
+engine_add_one(pgwt_engine *eng, const pgwt_record *rec)
 {
 	eng->counters.records++;
 	if (rec->ts_ns > eng->max_ts_seen)
@@ -708,8 +724,14 @@ pgwt_engine_add(pgwt_engine *eng, const pgwt_record *rec)
 		engine_add_sample(eng, rec);
 	else
 		eng->counters.bad_records++;
-	if (eng->pending_n)
+	if (eng->max_ts_seen >= eng->drain_at)
 		engine_drain(eng);
+}
+
+void
+pgwt_engine_add(pgwt_engine *eng, const pgwt_record *rec)
+{
+	engine_add_one(eng, rec);
 }
 
 void
@@ -752,6 +774,6 @@ pgwt_engine_add_many(pgwt_engine *eng, const pgwt_record *recs, size_t n)
 				agg_prefetch(&eng->win[w].session_events, a->pid, ev);
 			}
 		}
-		pgwt_engine_add(eng, &recs[i]);
+		engine_add_one(eng, &recs[i]);
 	}
 }

@@ -28,7 +28,7 @@
  * of seven. A key's first record is billed directly (fresh), so a key
  * seen once costs no second round of misses when it is evicted. Histograms and the exit flag are written directly.
  */
-#define ENGINE_KEY_CACHE_SET_BITS 9
+#define ENGINE_KEY_CACHE_SET_BITS 11
 #define ENGINE_KEY_CACHE (2 << ENGINE_KEY_CACHE_SET_BITS)
 
 typedef struct key_cache
@@ -90,6 +90,7 @@ struct pgwt_engine
 	pgwt_record *pending;
 	unsigned	pending_head;
 	unsigned	pending_n;
+	uint64_t	drain_at;			/* when the oldest is due (engine.c) */
 	uint64_t	max_ts_seen;		/* latest timestamp of any record */
 	struct pgwt_exact *exact;	/* exact-only analyses, or NULL (exact.c) */
 };

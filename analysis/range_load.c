@@ -209,12 +209,35 @@ rl_search_keep(pgwt_range_loader *l, const pgwt_record *r)
 	return r->kind == PGWT_REC_TRANSITION && !PGWT_IS_MARKER(r->new_event);
 }
 
+/*
+ * Whether a record (ts in wall-clock time) lies wholly inside [from, to),
+ * so that pgwt_range_clip would hand it on unchanged: the common case,
+ * decided without a copy. The rest goes through pgwt_range_clip.
+ */
+static inline bool
+rl_inside(const pgwt_record *r, uint64_t from, uint64_t to)
+{
+	uint64_t	end = r->ts_ns,
+				start;
+
+	if (r->kind != PGWT_REC_TRANSITION)
+		return end >= from && end < to;
+	if (PGWT_IS_MARKER(r->new_event))
+		return true;
+	start = r->duration_ns > end ? 0 : end - r->duration_ns;
+	return start >= from && end < to;
+}
+
 int
 pgwt_range_next(pgwt_range_loader *l, pgwt_range_batch *b)
 {
 	pgwt_tf_block blk;
 	uint32_t	n = 0;
 	int			rc;
+	bool		track;
+	uint64_t	first,
+				last,
+				shift;
 
 	memset(b, 0, sizeof(*b));
 	if (l->prime_pending)
@@ -233,24 +256,36 @@ pgwt_range_next(pgwt_range_loader *l, pgwt_range_batch *b)
 	if (rc != 1)
 		return rc;
 	l->st.read += blk.n;
+	/* rl_track does nothing when there is no lookahead end to search past */
+	track = !l->searching && l->look_end != UINT64_MAX;
+	shift = pgwt_tf_to_realtime(blk.file, 0);	/* wraps like the mapping */
+	first = l->st.first_rt;
+	last = l->st.last_rt;
 	for (uint32_t i = 0; i < blk.n; i++)
 	{
-		pgwt_record r = blk.recs[i];
 		pgwt_record *o = &l->buf[n];
 
-		r.ts_ns = pgwt_tf_to_realtime(blk.file, r.ts_ns);
-		if (l->searching ? !rl_search_keep(l, &r) : (rl_track(l, &r), false))
+		*o = blk.recs[i];
+		o->ts_ns += shift;
+		if (l->searching ? !rl_search_keep(l, o) : (track && (rl_track(l, o), false)))
 			continue;
-		if (!pgwt_range_clip(&r, l->from, l->to, o))
-			continue;
-		if (o->ts_ns != r.ts_ns || o->duration_ns != r.duration_ns)
-			l->st.clipped++;
-		if (o->ts_ns < l->st.first_rt)
-			l->st.first_rt = o->ts_ns;
-		if (o->ts_ns > l->st.last_rt)
-			l->st.last_rt = o->ts_ns;
+		if (!rl_inside(o, l->from, l->to))
+		{
+			pgwt_record r = *o;
+
+			if (!pgwt_range_clip(&r, l->from, l->to, o))
+				continue;
+			if (o->ts_ns != r.ts_ns || o->duration_ns != r.duration_ns)
+				l->st.clipped++;
+		}
+		if (o->ts_ns < first)
+			first = o->ts_ns;
+		if (o->ts_ns > last)
+			last = o->ts_ns;
 		n++;
 	}
+	l->st.first_rt = first;
+	l->st.last_rt = last;
 	l->st.delivered += n;
 	b->recs = l->buf;
 	b->n = n;
