@@ -33,6 +33,7 @@
 
 typedef struct key_cache
 {
+	uint64_t	pid_event;			/* pid << 32 | event: one comparison */
 	uint64_t	query_id;
 	uint32_t	pid;
 	uint32_t	event;

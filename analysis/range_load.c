@@ -234,7 +234,8 @@ pgwt_range_next(pgwt_range_loader *l, pgwt_range_batch *b)
 	pgwt_tf_block blk;
 	uint32_t	n = 0;
 	int			rc;
-	bool		track;
+	bool		track,
+				from_start;
 	uint64_t	first,
 				last,
 				shift;
@@ -258,6 +259,9 @@ pgwt_range_next(pgwt_range_loader *l, pgwt_range_batch *b)
 	l->st.read += blk.n;
 	/* rl_track does nothing when there is no lookahead end to search past */
 	track = !l->searching && l->look_end != UINT64_MAX;
+	/* from 0, a record is inside when its instant is before "to" (a
+	 * transition's start cannot precede 0): one comparison */
+	from_start = l->from == 0;
 	shift = pgwt_tf_to_realtime(blk.file, 0);	/* wraps like the mapping */
 	first = l->st.first_rt;
 	last = l->st.last_rt;
@@ -269,7 +273,7 @@ pgwt_range_next(pgwt_range_loader *l, pgwt_range_batch *b)
 		o->ts_ns += shift;
 		if (l->searching ? !rl_search_keep(l, o) : (track && (rl_track(l, o), false)))
 			continue;
-		if (!rl_inside(o, l->from, l->to))
+		if (!(from_start ? o->ts_ns < l->to : rl_inside(o, l->from, l->to)))
 		{
 			pgwt_record r = *o;
 
