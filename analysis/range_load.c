@@ -250,7 +250,7 @@ pgwt_range_next(pgwt_range_loader *l, pgwt_range_batch *b)
 	}
 	if (l->searching && (l->pending == 0 || l->srd == NULL))
 		return 0;
-	while ((rc = pgwt_tf_reader_next_block(l->searching ? l->srd : l->rd, &blk)) == 0 &&
+	while ((rc = pgwt_tf_reader_next_block_into(l->searching ? l->srd : l->rd, l->buf, &blk)) == 0 &&
 		   !l->searching)
 		if ((rc = rl_search_start(l)) != 1)
 			return rc;
@@ -269,7 +269,9 @@ pgwt_range_next(pgwt_range_loader *l, pgwt_range_batch *b)
 	{
 		pgwt_record *o = &l->buf[n];
 
-		*o = blk.recs[i];
+		/* in place: the reader decoded into buf, and n <= i */
+		if (n != i)
+			*o = l->buf[i];
 		o->ts_ns += shift;
 		if (l->searching ? !rl_search_keep(l, o) : (track && (rl_track(l, o), false)))
 			continue;
