@@ -128,6 +128,7 @@ pgwt_engine_create(const pgwt_engine_config *cfg, const pgwt_window_spec *window
 	eng->span_from = calloc(eng->cfg.max_exact_spans, sizeof(uint64_t));
 	eng->span_to = calloc(eng->cfg.max_exact_spans, sizeof(uint64_t));
 	eng->pending = calloc(eng->cfg.max_pending_samples, sizeof(pgwt_record));
+	eng->drain_at = UINT64_MAX;
 	if (ok && eng->cfg.exact_analysis && !(eng->exact = pgwt_exact_create(eng)))
 	{
 		pgwt_engine_free(eng);
@@ -191,6 +192,7 @@ pgwt_engine_reset(pgwt_engine *eng)
 	eng->nspans = 0;
 	eng->span_open = false;
 	eng->pending_head = eng->pending_n = 0;
+	eng->drain_at = UINT64_MAX;
 	eng->max_ts_seen = 0;
 	{
 		uint64_t	dropped = eng->counters.backends_dropped;
@@ -426,17 +428,18 @@ window_keys(window_agg *wa, uint32_t pid, uint32_t ev, uint64_t query_id)
 {
 	/* multiplicative hashing: the top bits depend on every key bit (event
 	 * ids differ in their high class byte, pids in their low bits) */
-	uint64_t	h = (((uint64_t) pid << 32 | ev) * 0x9E3779B97F4A7C15ull ^ query_id) * 0xD6E8FEB86659FD93ull;
+	uint64_t	pe = (uint64_t) pid << 32 | ev;
+	uint64_t	h = (pe * 0x9E3779B97F4A7C15ull ^ query_id) * 0xD6E8FEB86659FD93ull;
 	key_cache  *c = &wa->cache[(h >> (64 - ENGINE_KEY_CACHE_SET_BITS)) * 2];
 
 	uint8_t    *mru = &wa->cache_mru[h >> (64 - ENGINE_KEY_CACHE_SET_BITS)];
 
-	if (c[0].valid && c[0].pid == pid && c[0].event == ev && c[0].query_id == query_id)
+	if (c[0].pid_event == pe && c[0].query_id == query_id && c[0].valid)
 	{
 		*mru = 0;
 		return &c[0];
 	}
-	if (c[1].valid && c[1].pid == pid && c[1].event == ev && c[1].query_id == query_id)
+	if (c[1].pid_event == pe && c[1].query_id == query_id && c[1].valid)
 	{
 		*mru = 1;
 		return &c[1];
@@ -457,6 +460,7 @@ window_keys_fill(window_agg *wa, key_cache *c, uint32_t pid, uint32_t ev, uint64
 	c->class_index = (uint8_t) pgwt_event_class(ev);
 	c->pid = pid;
 	c->event = ev;
+	c->pid_event = (uint64_t) pid << 32 | ev;
 	c->query_id = query_id;
 	{
 		int			b = pgwt_agg_find(wa->backends, pid, 0);
@@ -480,7 +484,7 @@ static void window_bill_exact_direct(window_agg *wa, key_cache *k, uint32_t ev, 
 									 bool counted, uint64_t full_ns);
 
 /* Bill ns of event ev (a wait that ended here if counted) to one window. */
-static inline void
+static inline __attribute__((always_inline)) void
 window_bill_exact(window_agg *wa, const pgwt_record *r, uint32_t ev, uint64_t ns,
 				  bool counted, uint64_t full_ns)
 {
@@ -575,7 +579,8 @@ window_bill_sample(window_agg *wa, const pgwt_record *r)
 	stat_sampled(k->query_event, ns);
 }
 
-static void
+/* inlined into the batch loop with engine_add_one: most records are transitions */
+static inline __attribute__((always_inline)) void
 engine_add_transition(pgwt_engine *eng, const pgwt_record *r)
 {
 	uint32_t	ev = r->old_event;
@@ -583,7 +588,7 @@ engine_add_transition(pgwt_engine *eng, const pgwt_record *r)
 	uint64_t	start = r->duration_ns > end ? 0 : end - r->duration_ns;
 
 	eng->counters.transitions++;
-	if (PGWT_IS_MARKER(r->new_event))
+	if (__builtin_expect(PGWT_IS_MARKER(r->new_event), 0))
 	{
 		eng->counters.markers++;
 		if (r->new_event == PGWT_MARKER_ESC_START && !eng->span_open)
@@ -599,7 +604,7 @@ engine_add_transition(pgwt_engine *eng, const pgwt_record *r)
 		return;
 	}
 	/* A backend's first sighting has no previous state to bill. */
-	if (ev == PGWT_EVENT_EXIT || PGWT_IS_MARKER(ev))
+	if (__builtin_expect(ev >= PGWT_MARKER_FIRST, 0) && (ev == PGWT_EVENT_EXIT || PGWT_IS_MARKER(ev)))
 		return;
 	if (eng->exact)
 		pgwt_exact_transition(eng, r);
@@ -653,6 +658,24 @@ engine_commit_sample(pgwt_engine *eng, const pgwt_record *r)
 	}
 }
 
+/*
+ * The oldest queued sample is due once the stream has seen an instant
+ * sample_reorder_ns past it: drain_at is that instant (UINT64_MAX: none
+ * queued, or never), kept so a record tests one number, not the queue.
+ */
+static void
+engine_drain_at_update(pgwt_engine *eng)
+{
+	uint64_t	ts;
+
+	eng->drain_at = UINT64_MAX;
+	if (eng->pending_n == 0)
+		return;
+	ts = eng->pending[eng->pending_head].ts_ns;
+	if (ts <= UINT64_MAX - eng->cfg.sample_reorder_ns)
+		eng->drain_at = ts + eng->cfg.sample_reorder_ns;
+}
+
 static void
 engine_commit_oldest(pgwt_engine *eng)
 {
@@ -660,6 +683,7 @@ engine_commit_oldest(pgwt_engine *eng)
 
 	eng->pending_head = (eng->pending_head + 1) % eng->cfg.max_pending_samples;
 	eng->pending_n--;
+	engine_drain_at_update(eng);
 	engine_commit_sample(eng, r);
 }
 
@@ -667,15 +691,8 @@ engine_commit_oldest(pgwt_engine *eng)
 static void
 engine_drain(pgwt_engine *eng)
 {
-	while (eng->pending_n > 0)
-	{
-		uint64_t	ts = eng->pending[eng->pending_head].ts_ns;
-
-		if (eng->max_ts_seen < eng->cfg.sample_reorder_ns ||
-			ts > eng->max_ts_seen - eng->cfg.sample_reorder_ns)
-			break;
+	while (eng->pending_n > 0 && eng->max_ts_seen >= eng->drain_at)
 		engine_commit_oldest(eng);
-	}
 }
 
 static void
@@ -693,11 +710,13 @@ engine_add_sample(pgwt_engine *eng, const pgwt_record *r)
 		engine_commit_oldest(eng);
 	}
 	eng->pending[(eng->pending_head + eng->pending_n) % eng->cfg.max_pending_samples] = *r;
-	eng->pending_n++;
+	if (eng->pending_n++ == 0)
+		engine_drain_at_update(eng);
 }
 
-void
-pgwt_engine_add(pgwt_engine *eng, const pgwt_record *rec)
+/* One record (pgwt_engine_add), inlined into the batch loop. */
+static inline __attribute__((always_inline)) void
+engine_add_one(pgwt_engine *eng, const pgwt_record *rec)
 {
 	eng->counters.records++;
 	if (rec->ts_ns > eng->max_ts_seen)
@@ -708,8 +727,14 @@ pgwt_engine_add(pgwt_engine *eng, const pgwt_record *rec)
 		engine_add_sample(eng, rec);
 	else
 		eng->counters.bad_records++;
-	if (eng->pending_n)
+	if (eng->max_ts_seen >= eng->drain_at)
 		engine_drain(eng);
+}
+
+void
+pgwt_engine_add(pgwt_engine *eng, const pgwt_record *rec)
+{
+	engine_add_one(eng, rec);
 }
 
 void
@@ -752,6 +777,6 @@ pgwt_engine_add_many(pgwt_engine *eng, const pgwt_record *recs, size_t n)
 				agg_prefetch(&eng->win[w].session_events, a->pid, ev);
 			}
 		}
-		pgwt_engine_add(eng, &recs[i]);
+		engine_add_one(eng, &recs[i]);
 	}
 }

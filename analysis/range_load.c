@@ -209,12 +209,36 @@ rl_search_keep(pgwt_range_loader *l, const pgwt_record *r)
 	return r->kind == PGWT_REC_TRANSITION && !PGWT_IS_MARKER(r->new_event);
 }
 
+/*
+ * Whether a record (ts in wall-clock time) lies wholly inside [from, to),
+ * so that pgwt_range_clip would hand it on unchanged: the common case,
+ * decided without a copy. The rest goes through pgwt_range_clip.
+ */
+static inline bool
+rl_inside(const pgwt_record *r, uint64_t from, uint64_t to)
+{
+	uint64_t	end = r->ts_ns,
+				start;
+
+	if (r->kind != PGWT_REC_TRANSITION)
+		return end >= from && end < to;
+	if (PGWT_IS_MARKER(r->new_event))
+		return true;
+	start = r->duration_ns > end ? 0 : end - r->duration_ns;
+	return start >= from && end < to;
+}
+
 int
 pgwt_range_next(pgwt_range_loader *l, pgwt_range_batch *b)
 {
 	pgwt_tf_block blk;
 	uint32_t	n = 0;
 	int			rc;
+	bool		track,
+				from_start;
+	uint64_t	first,
+				last,
+				shift;
 
 	memset(b, 0, sizeof(*b));
 	if (l->prime_pending)
@@ -226,31 +250,48 @@ pgwt_range_next(pgwt_range_loader *l, pgwt_range_batch *b)
 	}
 	if (l->searching && (l->pending == 0 || l->srd == NULL))
 		return 0;
-	while ((rc = pgwt_tf_reader_next_block(l->searching ? l->srd : l->rd, &blk)) == 0 &&
+	while ((rc = pgwt_tf_reader_next_block_into(l->searching ? l->srd : l->rd, l->buf, &blk)) == 0 &&
 		   !l->searching)
 		if ((rc = rl_search_start(l)) != 1)
 			return rc;
 	if (rc != 1)
 		return rc;
 	l->st.read += blk.n;
+	/* rl_track does nothing when there is no lookahead end to search past */
+	track = !l->searching && l->look_end != UINT64_MAX;
+	/* from 0, a record is inside when its instant is before "to" (a
+	 * transition's start cannot precede 0): one comparison */
+	from_start = l->from == 0;
+	shift = pgwt_tf_to_realtime(blk.file, 0);	/* wraps like the mapping */
+	first = l->st.first_rt;
+	last = l->st.last_rt;
 	for (uint32_t i = 0; i < blk.n; i++)
 	{
-		pgwt_record r = blk.recs[i];
 		pgwt_record *o = &l->buf[n];
 
-		r.ts_ns = pgwt_tf_to_realtime(blk.file, r.ts_ns);
-		if (l->searching ? !rl_search_keep(l, &r) : (rl_track(l, &r), false))
+		/* in place: the reader decoded into buf, and n <= i */
+		if (n != i)
+			*o = l->buf[i];
+		o->ts_ns += shift;
+		if (l->searching ? !rl_search_keep(l, o) : (track && (rl_track(l, o), false)))
 			continue;
-		if (!pgwt_range_clip(&r, l->from, l->to, o))
-			continue;
-		if (o->ts_ns != r.ts_ns || o->duration_ns != r.duration_ns)
-			l->st.clipped++;
-		if (o->ts_ns < l->st.first_rt)
-			l->st.first_rt = o->ts_ns;
-		if (o->ts_ns > l->st.last_rt)
-			l->st.last_rt = o->ts_ns;
+		if (!(from_start ? o->ts_ns < l->to : rl_inside(o, l->from, l->to)))
+		{
+			pgwt_record r = *o;
+
+			if (!pgwt_range_clip(&r, l->from, l->to, o))
+				continue;
+			if (o->ts_ns != r.ts_ns || o->duration_ns != r.duration_ns)
+				l->st.clipped++;
+		}
+		if (o->ts_ns < first)
+			first = o->ts_ns;
+		if (o->ts_ns > last)
+			last = o->ts_ns;
 		n++;
 	}
+	l->st.first_rt = first;
+	l->st.last_rt = last;
 	l->st.delivered += n;
 	b->recs = l->buf;
 	b->n = n;

@@ -332,6 +332,12 @@ tf_map_realtime(const pgwt_tf_file_header *h, uint64_t t)
 int
 pgwt_tf_reader_next_block(pgwt_tf_reader *r, pgwt_tf_block *blk)
 {
+	return pgwt_tf_reader_next_block_into(r, r->recs, blk);
+}
+
+int
+pgwt_tf_reader_next_block_into(pgwt_tf_reader *r, pgwt_record *buf, pgwt_tf_block *blk)
+{
 	for (;;)
 	{
 		tf_file_entry *e;
@@ -366,12 +372,12 @@ pgwt_tf_reader_next_block(pgwt_tf_reader *r, pgwt_tf_block *blk)
 			else
 				tf_file_reader_set_range(r->cur, r->opts.t_start, r->opts.t_end);
 		}
-		rc = tf_file_reader_next(r->cur, r->recs, &n, &type, &period);
+		rc = tf_file_reader_next(r->cur, buf, &n, &type, &period);
 		if (rc < 0)
 			return rc;
 		if (rc == 1)
 		{
-			blk->recs = r->recs;
+			blk->recs = buf;
 			blk->n = n;
 			blk->type = type;
 			blk->sample_period_ns = period;

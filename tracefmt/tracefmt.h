@@ -243,6 +243,11 @@ extern void pgwt_tf_reader_close(pgwt_tf_reader *r);
 /* Batch API: 1 = a block, 0 = end, < 0 = fatal error (bad blocks and
  * files are skipped and counted, not fatal). */
 extern int	pgwt_tf_reader_next_block(pgwt_tf_reader *r, pgwt_tf_block *blk);
+/* The same, decoded into the caller's buf of PGWT_TF_BLOCK_MAX_RECORDS
+ * records (blk->recs points there), for a caller that edits the records
+ * in place and would otherwise copy each block. */
+extern int	pgwt_tf_reader_next_block_into(pgwt_tf_reader *r, pgwt_record *buf,
+										   pgwt_tf_block *blk);
 /* Record iterator over the same stream: 1 / 0 / < 0 as above. */
 extern int	pgwt_tf_reader_next(pgwt_tf_reader *r, pgwt_record *rec);
 /* Callback form: stops early and returns cb's value when it is non-zero. */

@@ -4,7 +4,7 @@ the repetition protocol. `make bench` runs `default` (about 30 minutes on a
 `full`; `smoke` is a one-minute check of the harness itself; `format` the
 trace format's programs alone; `sampler` the in-server sampler against
 pg_wait_sampling alone; `connect` the connection cost of exact capture
-alone.
+alone; `dump` pgwt-dump end to end alone.
 """
 
 from dataclasses import dataclass
@@ -38,6 +38,7 @@ _PROGRAMS_DEFAULT = (
     ("bench/programs/tracer_full", ("--server", "15", "--xv-only", "--xv-duration", "20",
                                     "--xv-reps", "2", "--xv-rate", "10")),
     ("bench/programs/summary_views/run.sh", ("--reps", "3")),
+    ("bench/programs/dump_throughput/run.sh", ("--reps", "5")),
     ("bench/programs/trace_overhead/trace_overhead", ("--reps", "2", "--duration", "5", "--idle-s", "5")),
     ("bench/programs/coop_instr/coop_instr", ("--workloads", "select_only,tpcb", "--reps", "2",
                                               "--tx", "300")),
@@ -57,6 +58,7 @@ _PROGRAMS_FULL = (
     ("bench/programs/tracer_full", ("--server", "15", "--xv-only", "--xv-duration", "60",
                                     "--xv-reps", "3", "--xv-rate", "10")),
     ("bench/programs/summary_views/run.sh", ("--reps", "5")),
+    ("bench/programs/dump_throughput/run.sh", ("--reps", "8")),
     ("bench/programs/trace_overhead/trace_overhead", ("--reps", "6", "--duration", "20", "--idle-s", "30")),
     ("bench/programs/paired_toggle/paired_toggle", ("--which", "coop,sampler",
                                                     "--workloads", "select_only,tpcb,lwlock",
@@ -77,6 +79,10 @@ SETS = {
                                    ("--reps", "5", "--arms", "sampled_vs_exact,paired,paired_many",
                                     "--duration", "8", "--exact-duration", "20",
                                     "--callgrind-seconds", "0")),)),
+    # pgwt-dump end to end on 10M records of 8 backends (issue #23),
+    # beside decoding alone: ~1 min
+    "dump": BenchSet("dump", {}, reps=8, duration_s=0, warmup_s=0, scale=0,
+                     programs=(("bench/programs/dump_throughput/run.sh", ("--reps", "8")),)),
     "smoke": BenchSet("smoke", {"15": (("none", "pg_wait_sampling", "sampled_10hz"), ("select_only",)),
                                 "18-hooks": (("none", "coop_stats"), ("lwlock",))},
                       reps=3, duration_s=3, warmup_s=1, scale=2),
@@ -107,6 +113,7 @@ PROGRAM_S_PER_REP = {"bench/programs/waitpair": 50, "bin/pgwt-bench-watchpoint":
                      "bench/programs/sampler_vs_pgws/sampler_vs_pgws": 130,
                      "bench/programs/tracer_full": 60,
                      "bench/programs/summary_views/run.sh": 30,
+                     "bench/programs/dump_throughput/run.sh": 3,
                      "bench/programs/trace_overhead/trace_overhead": 45,
                      "bench/programs/coop_instr/coop_instr": 110}
 

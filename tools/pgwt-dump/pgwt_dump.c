@@ -159,19 +159,24 @@ dump_read(pgwt_range_loader *l, pgwt_engine *eng, dump_trace *tr, const char *pa
 	tr->last_rt = 0;
 	while ((rc = pgwt_range_next(l, &blk)) > 0)
 	{
-		uint32_t	n = 0;
+		const pgwt_record *recs = blk.recs;
+		uint32_t	n = blk.n;
 
-		for (uint32_t i = 0; i < blk.n; i++)
+		if (only_kind >= 0)
 		{
 			/* markers stay: they bound the exact spans */
-			if (only_kind >= 0 && blk.recs[i].kind != only_kind && !PGWT_IS_MARKER(blk.recs[i].new_event))
-				continue;
-			batch[n] = blk.recs[i];
-			if (batch[n].ts_ns < tr->first_rt)
-				tr->first_rt = batch[n].ts_ns;
-			if (batch[n].ts_ns > tr->last_rt)
-				tr->last_rt = batch[n].ts_ns;
-			n++;
+			n = 0;
+			for (uint32_t i = 0; i < blk.n; i++)
+				if (blk.recs[i].kind == only_kind || PGWT_IS_MARKER(blk.recs[i].new_event))
+					batch[n++] = blk.recs[i];
+			recs = batch;
+		}
+		for (uint32_t i = 0; i < n; i++)
+		{
+			if (recs[i].ts_ns < tr->first_rt)
+				tr->first_rt = recs[i].ts_ns;
+			if (recs[i].ts_ns > tr->last_rt)
+				tr->last_rt = recs[i].ts_ns;
 		}
 		tr->records += n;
 		if (eng && bl && bl->next < bl->n)
@@ -180,16 +185,16 @@ dump_read(pgwt_range_loader *l, pgwt_engine *eng, dump_trace *tr, const char *pa
 			uint32_t	from = 0;
 
 			for (uint32_t i = 0; i < n; i++)
-				if (bl->next < bl->n && bl->obs[bl->next].ts_ns <= batch[i].ts_ns)
+				if (bl->next < bl->n && bl->obs[bl->next].ts_ns <= recs[i].ts_ns)
 				{
-					pgwt_engine_add_many(eng, batch + from, i - from);
+					pgwt_engine_add_many(eng, recs + from, i - from);
 					from = i;
-					dump_blockers_feed(eng, bl, batch[i].ts_ns);
+					dump_blockers_feed(eng, bl, recs[i].ts_ns);
 				}
-			pgwt_engine_add_many(eng, batch + from, n - from);
+			pgwt_engine_add_many(eng, recs + from, n - from);
 		}
 		else if (eng)
-			pgwt_engine_add_many(eng, batch, n);
+			pgwt_engine_add_many(eng, recs, n);
 	}
 	if (rc < 0)
 		fprintf(stderr, "pgwt-dump: reading '%s' failed: %s\n", path, pgwt_tf_strerror(rc));
