@@ -9,6 +9,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/histogram.h"
+
+/* the percentiles every event table shows, from the row's exact waits */
+static const double rd_pct_q[3] = {0.50, 0.95, 0.99};
+static const char *const rd_pct_name[3] = {"p50", "p95", "p99"};
+
+/*
+ * p50, p95, p99 of a row's exact waits (its ns histogram, cut by its
+ * largest wait): false when the row has no exact wait ended.
+ */
+static bool
+rd_row_pcts(const pgwt_event_row *r, pgwt_hist_pct out[3])
+{
+	if (r->hist_ns == NULL || !r->max_known)
+		return false;
+	for (int i = 0; i < 3; i++)
+		if (!pgwt_hist_quantile(PGWT_HIST_LAYOUT_NS, r->hist_ns, rd_pct_q[i], 0, r->max_ns, &out[i]))
+			return false;
+	return true;
+}
+
 /* ---- buffer -------------------------------------------------------------------- */
 
 void
@@ -234,6 +255,20 @@ rd_json_event_row(pgwt_buf *b, const pgwt_render_opts *o, const pgwt_event_row *
 					(unsigned long long) r->exact_ns, (unsigned long long) r->sampled_ns);
 	rd_json_u64_or_null(b, "avg_ns", r->avg_known, r->avg_ns);
 	rd_json_u64_or_null(b, "max_ns", r->max_known, r->max_ns);
+	{
+		pgwt_hist_pct p[3];
+		bool		have = rd_row_pcts(r, p);
+
+		/* each percentile: an estimate and the bucket bounds it lies in */
+		for (int i = 0; i < 3; i++)
+			if (have)
+				pgwt_buf_printf(b, ",\"%s_ns\":%llu,\"%s_lo_ns\":%llu,\"%s_hi_ns\":%llu",
+								rd_pct_name[i], (unsigned long long) p[i].est_ns,
+								rd_pct_name[i], (unsigned long long) p[i].lo_ns,
+								rd_pct_name[i], (unsigned long long) p[i].hi_ns);
+			else
+				pgwt_buf_printf(b, ",\"%s_ns\":null", rd_pct_name[i]);
+	}
 	if (r->pct_db >= 0)
 		pgwt_buf_printf(b, ",\"pct_db\":%.4f}", r->pct_db);
 	else
@@ -313,12 +348,12 @@ rd_event_table(pgwt_buf *b, const pgwt_render_opts *o, const char *view, const c
 	if (o->format == PGWT_OUT_CSV)
 	{
 		if (o->csv_header)
-			pgwt_buf_printf(b, "window,fidelity,%s%sevent,waits,total_ns,avg_ns,max_ns,pct_db,status%s\n",
+			pgwt_buf_printf(b, "window,fidelity,%s%sevent,waits,total_ns,avg_ns,max_ns,pct_db,status,p50_ns,p95_ns,p99_ns%s\n",
 							with_query ? "query_id," : "", with_pid ? "pid," : "", with_query ? ",query" : "");
 		if (n == 0)
 		{
 			pgwt_rd_csv_str(b, sum->spec.label);
-			pgwt_buf_printf(b, ",%s,%s%s,,,,,,%s%s\n", pgwt_fidelity_name(sum->fidelity),
+			pgwt_buf_printf(b, ",%s,%s%s,,,,,,%s,,,%s\n", pgwt_fidelity_name(sum->fidelity),
 							with_query ? "," : "", with_pid ? "," : "", pgwt_rd_status_token(st),
 							with_query ? "," : "");
 		}
@@ -343,6 +378,13 @@ rd_event_table(pgwt_buf *b, const pgwt_render_opts *o, const char *view, const c
 				pgwt_buf_printf(b, ",%.4f,ok", r->pct_db);
 			else
 				pgwt_buf_printf(b, ",,ok");
+			{
+				pgwt_hist_pct p[3];
+				bool		have = rd_row_pcts(r, p);
+
+				for (int k = 0; k < 3; k++)
+					rd_csv_u64_or_empty(b, have, have ? p[k].est_ns : 0);
+			}
 			if (with_query)
 			{
 				pgwt_buf_printf(b, ",");
@@ -355,9 +397,10 @@ rd_event_table(pgwt_buf *b, const pgwt_render_opts *o, const char *view, const c
 	pgwt_rd_text_title(b, title, sum);
 	if (pgwt_rd_text_status(b, st))
 		return;
-	pgwt_buf_printf(b, "  %s%-32s %10s %12s %12s %12s %7s  %-8s%s\n",
+	pgwt_buf_printf(b, "  %s%-32s %10s %12s %12s %12s %10s %10s %10s %7s  %-8s%s\n",
 					with_query ? "query_id             " : "", "Wait Event", "Waits", "Total (ms)",
-					"Avg (us)", "Max (us)", "% DB", "Fidelity", with_query && o->query_text ? "  Query" : "");
+					"Avg (us)", "Max (us)", "p50 (us)", "p95 (us)", "p99 (us)", "% DB", "Fidelity",
+					with_query && o->query_text ? "  Query" : "");
 	for (size_t i = 0; i < n; i++)
 	{
 		const pgwt_event_row *r = &rows->rows[i];
@@ -365,7 +408,10 @@ rd_event_table(pgwt_buf *b, const pgwt_render_opts *o, const char *view, const c
 					waits[24],
 					avg[24],
 					max[24],
+					pcts[3][24],
 					pct[16];
+		pgwt_hist_pct p[3];
+		bool		have_pcts = rd_row_pcts(r, p);
 
 		rd_event_name(o, r, name, sizeof(name));
 		if (r->waits_known)
@@ -384,12 +430,17 @@ rd_event_table(pgwt_buf *b, const pgwt_render_opts *o, const char *view, const c
 			snprintf(pct, sizeof(pct), "%.1f%%", r->pct_db);
 		else
 			snprintf(pct, sizeof(pct), "-");
+		for (int k = 0; k < 3; k++)
+			if (have_pcts)
+				snprintf(pcts[k], sizeof(pcts[k]), "%.1f", (double) p[k].est_ns / 1e3);
+			else
+				snprintf(pcts[k], sizeof(pcts[k]), "?");
 		if (with_query)
 			pgwt_buf_printf(b, "  %-20lld %-32s", (long long) r->query_id, name);
 		else
 			pgwt_buf_printf(b, "  %-32s", name);
-		pgwt_buf_printf(b, " %10s %12.3f %12s %12s %7s  ", waits, (double) r->total_ns / 1e6,
-						avg, max, pct);
+		pgwt_buf_printf(b, " %10s %12.3f %12s %12s %10s %10s %10s %7s  ", waits, (double) r->total_ns / 1e6,
+						avg, max, pcts[0], pcts[1], pcts[2], pct);
 		if (with_query && rd_query_text(o, r))
 		{
 			pgwt_buf_printf(b, "%-8s", pgwt_fidelity_name(r->fidelity));

@@ -71,11 +71,15 @@ test_json(void)
 	EXPECT(strstr(b.data, "\"fidelity\":\"mixed\"") != NULL);
 	EXPECT(strstr(b.data, "{\"event\":\"Timeout:PgSleep\",\"event_id\":150994946,\"other\":false,\"idle\":false,"
 				  "\"fidelity\":\"exact\",\"waits\":10,\"exact_waits\":10,\"total_ns\":2000000000,"
-				  "\"exact_ns\":2000000000,\"sampled_ns\":0,\"avg_ns\":200000000,\"max_ns\":200000000,"
+				  "\"exact_ns\":2000000000,\"sampled_ns\":0,\"avg_ns\":200000000,\"max_ns\":200000000,") != NULL);
+	/* percentiles: the bucket of 200 ms, cut at the largest wait */
+	EXPECT(strstr(b.data, "\"max_ns\":200000000,\"p50_ns\":160604952,\"p50_lo_ns\":134217728,\"p50_hi_ns\":200000001,"
+				  "\"p95_ns\":196050968,\"p95_lo_ns\":134217728,\"p95_hi_ns\":200000001,"
+				  "\"p99_ns\":196050968,\"p99_lo_ns\":134217728,\"p99_hi_ns\":200000001,"
 				  "\"pct_db\":98.5222}") != NULL);
 	EXPECT(strstr(b.data, "\"event\":\"IO:DataFileRead\",\"event_id\":167772177,\"other\":false,\"idle\":false,"
 				  "\"fidelity\":\"sampled\",\"waits\":null,\"exact_waits\":0,\"total_ns\":30000000,") != NULL);
-	EXPECT(strstr(b.data, "\"avg_ns\":null,\"max_ns\":null") != NULL);
+	EXPECT(strstr(b.data, "\"avg_ns\":null,\"max_ns\":null,\"p50_ns\":null,\"p95_ns\":null,\"p99_ns\":null") != NULL);
 	pgwt_event_rows_free(&rows);
 	pgwt_buf_free(&b);
 
@@ -120,12 +124,13 @@ test_csv_and_text(void)
 	st = pgwt_view_system_event(e, 0, NULL, &rows);
 	pgwt_render_system_event(&b, &o, &sum, &rows, st);
 	{
-		const char *hdr = "window,fidelity,event,waits,total_ns,avg_ns,max_ns,pct_db,status\n";
+		const char *hdr = "window,fidelity,event,waits,total_ns,avg_ns,max_ns,pct_db,status,p50_ns,p95_ns,p99_ns\n";
 
 		EXPECT(strncmp(b.data, hdr, strlen(hdr)) == 0);
 	}
-	EXPECT(strstr(b.data, "\nall,exact,Timeout:PgSleep,10,2000000000,200000000,200000000,98.5222,ok\n") != NULL);
-	EXPECT(strstr(b.data, "\nall,sampled,IO:DataFileRead,,30000000,,,1.4778,ok\n") != NULL);
+	EXPECT(strstr(b.data, "\nall,exact,Timeout:PgSleep,10,2000000000,200000000,200000000,98.5222,ok,"
+				  "160604952,196050968,196050968\n") != NULL);
+	EXPECT(strstr(b.data, "\nall,sampled,IO:DataFileRead,,30000000,,,1.4778,ok,,,\n") != NULL);
 	pgwt_buf_free(&b);
 
 	o.format = PGWT_OUT_TEXT;
