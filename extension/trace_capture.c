@@ -17,7 +17,10 @@
  * start/end and utility start/end are written at every level; commit and
  * abort come from the transaction callback, which also closes a statement
  * an error interrupted; an "idle" marker precedes each Client:ClientRead
- * wait, the backend waiting for its client.
+ * wait, the backend waiting for its client. An error caught inside the
+ * statement (a PL/pgSQL exception block) skips the executor's end hook of
+ * the statements it interrupted: the subtransaction callback puts the
+ * nesting back to where it was when the subtransaction began.
  */
 #include "postgres.h"
 
@@ -63,6 +66,17 @@ static int	pgwt_trace_released_pid = 0;	/* released at exit: no more appends */
 static int	pgwt_trace_exec_depth = 0;
 static int	pgwt_trace_utility_depth = 0;
 static bool pgwt_trace_stmt_open = false;	/* start marker written, no end yet */
+
+/* the nesting at each open subtransaction's start (deeper ones untracked) */
+#define PGWT_TRACE_SUBXACT_MAX 64
+typedef struct PgwtTraceSubxact
+{
+	SubTransactionId subid;
+	int			exec_depth;
+	int			utility_depth;
+} PgwtTraceSubxact;
+static PgwtTraceSubxact pgwt_trace_subxacts[PGWT_TRACE_SUBXACT_MAX];
+static int	pgwt_trace_nsubxacts = 0;
 static uint64 pgwt_trace_marker_seen_ns = 0;	/* a clock reading of ours */
 
 static int
@@ -451,7 +465,55 @@ pgwt_trace_xact_callback(XactEvent event, void *arg)
 			/* an error left the statement without its end */
 			pgwt_trace_exec_depth = 0;
 			pgwt_trace_utility_depth = 0;
+			pgwt_trace_nsubxacts = 0;
 			pgwt_trace_stmt_finish(0);
+			break;
+		default:
+			break;
+	}
+	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_PARALLEL_COMMIT ||
+		event == XACT_EVENT_PREPARE)
+		pgwt_trace_nsubxacts = 0;
+}
+
+/*
+ * Subtransactions: remember the nesting at the start; an abort (an error
+ * caught below the top level) restores it, since the executor end hooks
+ * of what the error interrupted never run.
+ */
+static void
+pgwt_trace_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+							SubTransactionId parentSubid, void *arg)
+{
+	switch (event)
+	{
+		case SUBXACT_EVENT_START_SUB:
+			if (pgwt_trace_nsubxacts < PGWT_TRACE_SUBXACT_MAX)
+			{
+				PgwtTraceSubxact *s = &pgwt_trace_subxacts[pgwt_trace_nsubxacts++];
+
+				s->subid = mySubid;
+				s->exec_depth = pgwt_trace_exec_depth;
+				s->utility_depth = pgwt_trace_utility_depth;
+			}
+			break;
+		case SUBXACT_EVENT_ABORT_SUB:
+			while (pgwt_trace_nsubxacts > 0 &&
+				   pgwt_trace_subxacts[pgwt_trace_nsubxacts - 1].subid >= mySubid)
+			{
+				const PgwtTraceSubxact *s = &pgwt_trace_subxacts[--pgwt_trace_nsubxacts];
+
+				if (s->subid == mySubid)
+				{
+					pgwt_trace_exec_depth = s->exec_depth;
+					pgwt_trace_utility_depth = s->utility_depth;
+				}
+			}
+			break;
+		case SUBXACT_EVENT_COMMIT_SUB:
+			while (pgwt_trace_nsubxacts > 0 &&
+				   pgwt_trace_subxacts[pgwt_trace_nsubxacts - 1].subid >= mySubid)
+				pgwt_trace_nsubxacts--;
 			break;
 		default:
 			break;
@@ -471,6 +533,7 @@ pgwt_trace_install_markers(void)
 	pgwt_trace_prev_utility = ProcessUtility_hook;
 	ProcessUtility_hook = pgwt_trace_utility;
 	RegisterXactCallback(pgwt_trace_xact_callback, NULL);
+	RegisterSubXactCallback(pgwt_trace_subxact_callback, NULL);
 }
 
 /* ---- settings ------------------------------------------------------------ */
