@@ -222,7 +222,12 @@ pgwt_trace_claim_mine(void)
 	uint64	   *words;
 	int			idx;
 
+	/*
+	 * Not before our PGPROC carries our pid: the trace writer frees the ring
+	 * of a holder whose PGPROC has another pid (trace_pool.h).
+	 */
 	if (MyProc == NULL || MyProcNumber == INVALID_PROC_NUMBER || MyProcPid == 0 ||
+		MyProc->pid != MyProcPid ||
 		pgwt_trace_released_pid == MyProcPid || pgwt_trace_shared == NULL ||
 		pgwt_trace_shared->nrings == 0)
 		return NULL;

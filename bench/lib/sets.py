@@ -41,7 +41,7 @@ _PROGRAMS_DEFAULT = (
     ("bench/programs/trace_overhead/trace_overhead", ("--reps", "2", "--duration", "5", "--idle-s", "5")),
     ("bench/programs/coop_instr/coop_instr", ("--workloads", "select_only,tpcb", "--reps", "2",
                                               "--tx", "300")),
-    ("bench/programs/shmem/shmem", ("--connections", "100,400", "--reps", "1")),
+    ("bench/programs/shmem/shmem", ("--connections", "100,400", "--reps", "3")),
 )
 _PROGRAMS_FULL = (
     ("bin/pgwt-bench-watchpoint", ("--reps", "10")),
@@ -91,10 +91,10 @@ SETS = {
         "18-hooks": (("none", "coop_off", "coop_stats", "coop_trace"), ("connect",)),
     }, reps=4, duration_s=6, warmup_s=2, scale=10),
     # the extension's shared memory by part at max_connections 100 and 400
-    # (issue #23), from pg_shmem_allocations: ~1 min
+    # (issue #23), from pg_shmem_allocations: ~2 min
     "memory": BenchSet("memory", {}, reps=1, duration_s=0, warmup_s=0, scale=0,
                        programs=(("bench/programs/shmem/shmem", ("--connections", "100,400",
-                                                                 "--reps", "1")),)),
+                                                                 "--reps", "3")),)),
     "full": BenchSet("full", {
         "15": (("none", "pg_wait_sampling", "sampled_10hz", "sampled_100hz", "tiered_10hz", "full"),
                _ALL_WL),
@@ -115,7 +115,7 @@ PROGRAM_S_PER_REP = {"bench/programs/waitpair": 50, "bin/pgwt-bench-watchpoint":
                      "bench/programs/summary_views/run.sh": 30,
                      "bench/programs/trace_overhead/trace_overhead": 45,
                      "bench/programs/coop_instr/coop_instr": 110,
-                     "bench/programs/shmem/shmem": 60}
+                     "bench/programs/shmem/shmem": 25}
 
 
 def estimate_s(bset, arms_per_build):
