@@ -63,6 +63,7 @@ typedef struct PgwtDrainStream
 	uint64		generation;		/* the claim's number (trace_ring.h) */
 	pgwt_trace_stream conv;
 	int			identify_tries;	/* passes left to find its backends.tsv line */
+	bool		saw_window;		/* a window was open during this claim */
 	bool		woken;			/* its holder was woken after a window closed */
 } PgwtDrainStream;
 
@@ -245,10 +246,11 @@ pgwt_drain_holder_gone(uint64 w)
 /*
  * The ring's holder stopped tracing or is gone, and the ring is read to
  * its head: free it for the next process (trace_pool.h). A holder that
- * still holds its ring after the window closed is idle in a wait (a
+ * still holds its ring after a window it saw closed is idle in a wait (a
  * session waiting for its client): its latch wakes it, and the safe point
- * before its next wait gives the ring back. Once per claim; a capture =
- * trace session keeps its ring.
+ * before its next wait gives the ring back. Once per claim, and only after
+ * a window: a capture = trace session that saw none is never woken (a set
+ * latch would end a pg_sleep early).
  */
 static void
 pgwt_drain_settle_pool(int i, uint64 w, PgwtDrainStream *s, uint64 now)
@@ -262,8 +264,12 @@ pgwt_drain_settle_pool(int i, uint64 w, PgwtDrainStream *s, uint64 now)
 			__atomic_fetch_add(&pgwt_trace_shared->ring_recycled, 1, __ATOMIC_RELAXED);
 		return;
 	}
-	if (pgwt_tpool_state(w) == PGWT_TPOOL_HELD && !s->woken &&
-		now >= __atomic_load_n(&pgwt_trace_shared->escwin.published.end_ns, __ATOMIC_ACQUIRE))
+	if (now < __atomic_load_n(&pgwt_trace_shared->escwin.published.end_ns, __ATOMIC_ACQUIRE))
+	{
+		s->saw_window = true;
+		return;
+	}
+	if (pgwt_tpool_state(w) == PGWT_TPOOL_HELD && s->saw_window && !s->woken)
 	{
 		s->woken = true;
 		SetLatch(&ProcGlobal->allProcs[pgwt_tpool_procno(w)].procLatch);
@@ -301,6 +307,7 @@ pgwt_drain_ring(int i, pgwt_tring_rec *in, pgwt_record *out,
 		s->pid = who.pid;
 		s->generation = who.generation;
 		s->woken = false;
+		s->saw_window = false;
 		pgwt_trace_stream_init(&s->conv, who.pid, base);
 	}
 	if (s->identify_tries > 0 && (pgwt_drain_identify(who.pid) || --s->identify_tries == 0))
