@@ -38,8 +38,8 @@
  * Memory trade-off: all slots are preallocated (shared memory cannot grow
  * at a safe point without DSM); "sparse" means a slot belongs to no
  * backend until claimed, and capture-off backends claim none. The
- * auxiliary region costs (38 + max_worker_processes + 8) slots of ~37 kB
- * (2.0 MB with the default 8 workers on PostgreSQL 18).
+ * auxiliary region costs (38 + max_worker_processes + 8) slots of
+ * sizeof(PgwtSlot) each (pgwt_memory() shows every part's bytes).
  *
  * Locking protocol:
  *  - slots_lock (exclusive) serialises pool claims, recycling, the exit
@@ -121,6 +121,17 @@ pgwt_slots_shmem_size(void)
 								MAXALIGN(pgwt_slot_lists_size(pgwt_resolve_nslots())));
 
 	return add_size(size, mul_size(pgwt_resolve_nslots() + PGWT_AUX_SLOTS, sizeof(PgwtSlot)));
+}
+
+/* Bytes of the slots, of the lists beside them and of the state header. */
+void
+pgwt_slots_memory(Size *slots, Size *lists, Size *state)
+{
+	int			npool = pgwt_resolve_nslots();
+
+	*slots = mul_size(npool + PGWT_AUX_SLOTS, sizeof(PgwtSlot));
+	*lists = pgwt_slot_lists_size(npool);
+	*state = sizeof(PgwtSharedState);
 }
 
 /* Is this an auxiliary process (a PGPROC of the auxiliary range)? */

@@ -550,6 +550,8 @@ pgwt_wait_begin(uint32 wait_event_info)
 		InterruptHoldoffCount == 0 && CritSectionCount == 0)
 	{
 		pgwt_flush_pending();
+		/* no wait in progress: a ring we no longer trace into goes back */
+		pgwt_trace_settle_ring();
 		if (pgwt_hot.slot == NULL)
 			return;				/* capture went off, or we are exiting */
 		if (idle)
@@ -657,9 +659,11 @@ pgwt_safe_point(bool merge_queries)
 			pgwt_collect_stop();
 			pgwt_hooks_set(false);
 		}
+		pgwt_trace_settle_ring();
 		return;
 	}
 	pgwt_flush_pending();
+	pgwt_trace_settle_ring();
 	if (!collect)
 	{
 		pgwt_collect_stop();
@@ -763,6 +767,9 @@ pgwt_capture_assign(int newval, void *extra)
 {
 	if (newval != PGWT_CAPTURE_OFF && pgwt_loaded_at_startup)
 		pgwt_hooks_set(true);
+	/* a process refused a ring may try again from here */
+	if (newval == PGWT_CAPTURE_TRACE)
+		pgwt_trace_capture_set();
 }
 
 /*

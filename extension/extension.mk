@@ -18,6 +18,7 @@ OBJS = \
 	extension/trace_worker.o \
 	extension/trace_names.o \
 	extension/trace_views.o \
+	extension/memory.o \
 	extension/escalation.o \
 	extension/history.o \
 	extension/trace_samples.o \
@@ -31,7 +32,8 @@ DATA = \
 	extension/pg_wait_tracer--0.2--0.3.sql \
 	extension/pg_wait_tracer--0.3--0.4.sql \
 	extension/pg_wait_tracer--0.4--0.5.sql \
-	extension/pg_wait_tracer--0.5--0.6.sql
+	extension/pg_wait_tracer--0.5--0.6.sql \
+	extension/pg_wait_tracer--0.6--0.7.sql
 
 # Regression tests for a cluster that preloads the library (and loads
 # pg_stat_statements with compute_query_id = on); the test suites choose

@@ -26,6 +26,7 @@ int			pgwt_sampler_max_entries = 10000;
 int			pgwt_sampler_history = 16384;
 
 int			pgwt_trace_ring_size = 4096;
+int			pgwt_trace_rings = PGWT_TRACE_RINGS_DEFAULT;
 int			pgwt_escalation_budget = 300;
 bool		pgwt_escalation_auto = true;
 char	   *pgwt_trace_dir = NULL;
@@ -140,6 +141,14 @@ pgwt_gucs_define(bool hooks_present)
 							"Rounded up to a power of two; the oldest are overwritten.",
 							&pgwt_trace_ring_size,
 							4096, 16, 1 << 24,
+							PGC_POSTMASTER, 0,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("pg_wait_tracer.trace_rings",
+							"Trace rings shared by the processes traced at once (capture = trace, escalation windows).",
+							"A process takes one when it starts tracing and gives it back when it stops; "
+							"when none is free it is not traced (pgwt_status.trace_ring_exhausted).",
+							&pgwt_trace_rings,
+							PGWT_TRACE_RINGS_DEFAULT, 1, 65536,
 							PGC_POSTMASTER, 0,
 							NULL, NULL, NULL);
 	DefineCustomIntVariable("pg_wait_tracer.escalation_budget",

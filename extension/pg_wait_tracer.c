@@ -29,13 +29,14 @@
 #include "extension/escalation.h"
 #include "extension/pgwt_gucs.h"
 #include "extension/pgwt_clock.h"
+#include "extension/pgwt_memory.h"
 #include "extension/pgwt_shared.h"
 #include "extension/sampler.h"
 #include "extension/trace_capture.h"
 
 PG_MODULE_MAGIC;
 
-#define PGWT_LIBRARY_VERSION "0.6"
+#define PGWT_LIBRARY_VERSION "0.7"
 
 bool		pgwt_loaded_at_startup = false;
 
@@ -45,6 +46,7 @@ PG_FUNCTION_INFO_V1(pgwt_require_preload);
 PG_FUNCTION_INFO_V1(pgwt_status);
 PG_FUNCTION_INFO_V1(pgwt_status_0_2);
 PG_FUNCTION_INFO_V1(pgwt_status_0_4);
+PG_FUNCTION_INFO_V1(pgwt_status_0_7);
 
 #ifdef PGWT_COOP_BUILD
 static shmem_request_hook_type pgwt_prev_shmem_request_hook = NULL;
@@ -180,6 +182,7 @@ pgwt_status(PG_FUNCTION_ARGS)
 
 #define PGWT_STATUS_COLS 18
 #define PGWT_STATUS_ESC_COLS 7	/* added by 0.4 */
+#define PGWT_STATUS_MEM_COLS 5	/* added by 0.7 */
 
 /* The 18 columns of version 0.2 (still those of 0.3). */
 static void
@@ -269,25 +272,13 @@ pgwt_status_0_2(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
 
-/*
- * Version 0.4: the 0.2 columns, then which tier answers an escalation
- * request now, its window, seconds left and budget (escalation.c).
- */
-Datum
-pgwt_status_0_4(PG_FUNCTION_ARGS)
+/* The 0.4 columns after the 0.2 ones, from values[PGWT_STATUS_COLS] on. */
+static void
+pgwt_status_fill_esc(Datum *values, bool *nulls)
 {
-	TupleDesc	tupdesc;
-	Datum		values[PGWT_STATUS_COLS + PGWT_STATUS_ESC_COLS];
-	bool		nulls[PGWT_STATUS_COLS + PGWT_STATUS_ESC_COLS] = {false};
 	pgwt_esc_answer a;
 	int			i = PGWT_STATUS_COLS;
 
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
-	if (tupdesc->natts != PGWT_STATUS_COLS + PGWT_STATUS_ESC_COLS)
-		elog(ERROR, "pgwt_status: expected %d columns, got %d",
-			 PGWT_STATUS_COLS + PGWT_STATUS_ESC_COLS, tupdesc->natts);
-	pgwt_status_fill(values, nulls);
 	pgwt_esc_answering(&a);
 	values[i++] = CStringGetTextDatum(a.tier);
 	values[i++] = BoolGetDatum(a.window_open);
@@ -300,5 +291,58 @@ pgwt_status_0_4(PG_FUNCTION_ARGS)
 	nulls[i] = a.tracer_pid == 0;
 	values[i++] = Int32GetDatum(a.tracer_pid);
 	values[i++] = CStringGetTextDatum(a.note);
+}
+
+/*
+ * Version 0.4: the 0.2 columns, then which tier answers an escalation
+ * request now, its window, seconds left and budget (escalation.c).
+ */
+Datum
+pgwt_status_0_4(PG_FUNCTION_ARGS)
+{
+	TupleDesc	tupdesc;
+	Datum		values[PGWT_STATUS_COLS + PGWT_STATUS_ESC_COLS];
+	bool		nulls[PGWT_STATUS_COLS + PGWT_STATUS_ESC_COLS] = {false};
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	if (tupdesc->natts != PGWT_STATUS_COLS + PGWT_STATUS_ESC_COLS)
+		elog(ERROR, "pgwt_status: expected %d columns, got %d",
+			 PGWT_STATUS_COLS + PGWT_STATUS_ESC_COLS, tupdesc->natts);
+	pgwt_status_fill(values, nulls);
+	pgwt_status_fill_esc(values, nulls);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+/*
+ * Version 0.7: the 0.4 columns, then the pool of trace rings (size, in
+ * use, processes refused a ring, rings freed by the trace writer) and the
+ * extension's shared memory in bytes (pgwt_memory() has it by part).
+ */
+Datum
+pgwt_status_0_7(PG_FUNCTION_ARGS)
+{
+#define PGWT_STATUS_0_7_COLS (PGWT_STATUS_COLS + PGWT_STATUS_ESC_COLS + PGWT_STATUS_MEM_COLS)
+	TupleDesc	tupdesc;
+	Datum		values[PGWT_STATUS_0_7_COLS];
+	bool		nulls[PGWT_STATUS_0_7_COLS] = {false};
+	int			i = PGWT_STATUS_COLS + PGWT_STATUS_ESC_COLS;
+	PgwtTraceShared *ts = pgwt_trace_shared;
+	int			nrings = ts != NULL ? ts->nrings : 0;
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	if (tupdesc->natts != PGWT_STATUS_0_7_COLS)
+		elog(ERROR, "pgwt_status: expected %d columns, got %d",
+			 PGWT_STATUS_0_7_COLS, tupdesc->natts);
+	pgwt_status_fill(values, nulls);
+	pgwt_status_fill_esc(values, nulls);
+	values[i++] = Int32GetDatum(nrings);
+	values[i++] = Int32GetDatum(nrings > 0 ? pgwt_tpool_in_use(pgwt_trace_pool_words(), nrings) : 0);
+	values[i++] = Int64GetDatum(ts != NULL ?
+								(int64) __atomic_load_n(&ts->ring_exhausted, __ATOMIC_RELAXED) : 0);
+	values[i++] = Int64GetDatum(ts != NULL ?
+								(int64) __atomic_load_n(&ts->ring_recycled, __ATOMIC_RELAXED) : 0);
+	values[i++] = Int64GetDatum(pgwt_memory_total());
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

@@ -19,6 +19,14 @@ typedef enum PgwtCapture
 	PGWT_CAPTURE_TRACE			/* stats, plus each wait in the trace ring */
 } PgwtCapture;
 
+/*
+ * Default of pg_wait_tracer.trace_rings: what is traced at once on a
+ * server left alone, a few capture = trace sessions and the busy
+ * processes of an escalation window (idle ones take no ring), at 160 kB a
+ * ring (trace_ring_size 4096 x 40 B): 1.3 MB, whatever max_connections.
+ */
+#define PGWT_TRACE_RINGS_DEFAULT 8
+
 /* Values of pg_wait_tracer.sampler. */
 typedef enum PgwtSamplerMode
 {
@@ -40,6 +48,7 @@ extern int	pgwt_sampler_history;
 
 /* trace rings, escalation windows, the trace writer (trace_*.c, escalation.c) */
 extern int	pgwt_trace_ring_size;
+extern int	pgwt_trace_rings;
 extern int	pgwt_escalation_budget;
 extern bool pgwt_escalation_auto;
 extern char *pgwt_trace_dir;

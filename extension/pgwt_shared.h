@@ -35,8 +35,13 @@ extern bool pgwt_hooks_present(void);
 #include "storage/spin.h"
 #include "utils/timestamp.h"
 
-/* Distinct events one backend can record; more are counted as lost. */
-#define PGWT_SLOT_EVENTS 128
+/*
+ * Distinct events one backend can record; more are counted as lost. A
+ * process sees a few dozen events in its life at most (a busy OLTP
+ * session: about 20), and a row is 288 bytes: 64 rows keep a slot at
+ * 18.7 kB, the largest part of a connection's share of shared memory.
+ */
+#define PGWT_SLOT_EVENTS 64
 /* Distinct events of the system-wide table of retired backends. */
 #define PGWT_RETIRED_EVENTS 512
 /*
@@ -191,6 +196,7 @@ extern PgwtSlot *pgwt_slots;
 
 /* backend_slots.c */
 extern Size pgwt_slots_shmem_size(void);
+extern void pgwt_slots_memory(Size *slots, Size *lists, Size *state);
 extern void pgwt_slots_shmem_init(void);
 extern PgwtSlot *pgwt_my_slot;
 extern void pgwt_slot_attach(void);

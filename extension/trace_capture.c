@@ -52,14 +52,38 @@ static post_parse_analyze_hook_type pgwt_trace_prev_analyze = NULL;
 
 #ifdef PGWT_COOP_BUILD
 /*
- * This process's ring, claimed at its first append. The pids say which
- * process each word is about: a forked child inherits the statics.
+ * This process's ring, taken from the pool at its first traced record. The
+ * pids say which process each word is about: a forked child inherits the
+ * statics. pgwt_trace_held_ring is the same pointer, for the inline test
+ * of the safe points.
  */
 static pgwt_trace_ring *pgwt_trace_my_ring = NULL;
+static int	pgwt_trace_my_ring_idx = -1;
 static int	pgwt_trace_my_ring_pid = 0;
 static bool pgwt_trace_my_role_known = false;	/* the ring carries our role */
 static int	pgwt_trace_exit_cb_pid = 0;	/* the exit callback is registered */
-static int	pgwt_trace_released_pid = 0;	/* released at exit: no more appends */
+static int	pgwt_trace_released_pid = 0;	/* exiting: no more rings */
+/*
+ * A refusal (pool empty) holds until the next window or the next SET of
+ * capture = trace: counted once, and no pass over the pool per wait.
+ */
+static int	pgwt_trace_refused_pid = 0;
+static uint64 pgwt_trace_refused_epoch = 0;
+static uint32 pgwt_trace_capture_epoch = 0;
+#endif
+void	   *pgwt_trace_held_ring = NULL;
+
+#ifndef PGWT_COOP_BUILD
+/* Without the coop tier no process holds a ring. */
+void
+pgwt_trace_settle_ring_slow(void)
+{
+}
+
+void
+pgwt_trace_capture_set(void)
+{
+}
 #endif
 
 /* statement nesting (backend-local) */
@@ -82,8 +106,8 @@ static uint64 pgwt_trace_marker_seen_ns = 0;	/* a clock reading of ours */
 static int
 pgwt_trace_nrings(void)
 {
-	/* every PGPROC that belongs to a process; prepared transactions have none */
-	return pgwt_trace_with_rings ? MaxBackends + NUM_AUXILIARY_PROCS : 0;
+	/* a pool: what can be traced at once, not one ring per process */
+	return pgwt_trace_with_rings ? pgwt_trace_rings : 0;
 }
 
 static Size
@@ -92,11 +116,25 @@ pgwt_trace_stride(void)
 	return MAXALIGN(pgwt_tring_size((uint32) pgwt_trace_ring_size));
 }
 
+Size
+pgwt_trace_header_bytes(void)
+{
+	/* the pool's words sit on their own cache lines, apart from the header */
+	return add_size(MAXALIGN(offsetof(PgwtTraceShared, pool)),
+					TYPEALIGN(PG_CACHE_LINE_SIZE,
+							  mul_size(sizeof(uint64), Max(pgwt_trace_nrings(), 1))));
+}
+
+Size
+pgwt_trace_rings_bytes(void)
+{
+	return mul_size(pgwt_trace_stride(), pgwt_trace_nrings());
+}
+
 static Size
 pgwt_trace_shmem_size(void)
 {
-	return add_size(MAXALIGN(offsetof(PgwtTraceShared, rings)),
-					mul_size(pgwt_trace_stride(), pgwt_trace_nrings()));
+	return add_size(pgwt_trace_header_bytes(), pgwt_trace_rings_bytes());
 }
 
 static void
@@ -121,7 +159,7 @@ pgwt_trace_shmem_startup(void)
 	{
 		int			n = pgwt_trace_nrings();
 
-		memset(pgwt_trace_shared, 0, offsetof(PgwtTraceShared, rings));
+		memset(pgwt_trace_shared, 0, pgwt_trace_header_bytes());
 		SpinLockInit(&pgwt_trace_shared->esc_lock);
 		pgwt_escwin_init(&pgwt_trace_shared->escwin, pgwt_escalation_budget,
 						 pgwt_escalation_auto);
@@ -129,6 +167,8 @@ pgwt_trace_shmem_startup(void)
 		pgwt_trace_shared->nrings = n;
 		pgwt_trace_shared->ring_capacity = pgwt_tring_round_capacity((uint64) pgwt_trace_ring_size);
 		pgwt_trace_shared->ring_stride = pgwt_trace_stride();
+		pgwt_trace_shared->rings_offset = pgwt_trace_header_bytes() -
+			offsetof(PgwtTraceShared, pool);
 		for (int i = 0; i < n; i++)
 			pgwt_tring_init(pgwt_trace_ring_at(i), pgwt_trace_shared->ring_capacity);
 	}
@@ -136,12 +176,12 @@ pgwt_trace_shmem_startup(void)
 }
 
 pgwt_trace_ring *
-pgwt_trace_ring_at(int procno)
+pgwt_trace_ring_at(int i)
 {
-	if (pgwt_trace_shared == NULL || procno < 0 || procno >= pgwt_trace_shared->nrings)
+	if (pgwt_trace_shared == NULL || i < 0 || i >= pgwt_trace_shared->nrings)
 		return NULL;
-	return (pgwt_trace_ring *) (pgwt_trace_shared->rings +
-								(Size) procno * pgwt_trace_shared->ring_stride);
+	return (pgwt_trace_ring *) (pgwt_trace_shared->pool + pgwt_trace_shared->rings_offset +
+								(Size) i * pgwt_trace_shared->ring_stride);
 }
 
 uint64
@@ -167,28 +207,65 @@ pgwt_trace_esc_sync_budget(void)
 /* ---- hot path ------------------------------------------------------------ */
 
 #ifdef PGWT_COOP_BUILD
+/* Which window or SET of capture = trace a refusal belongs to. */
+static inline uint64
+pgwt_trace_epoch(void)
+{
+	return ((uint64) pgwt_trace_capture_epoch << 32) |
+		__atomic_load_n(&pgwt_trace_shared->escwin.published.generation, __ATOMIC_RELAXED);
+}
+
+void
+pgwt_trace_capture_set(void)
+{
+	pgwt_trace_capture_epoch++;
+}
+
 /*
- * Claim our ring (hook-safe: a few stores, no lock, no error): our identity
- * as pg_stat_activity shows it, the role when InitPostgres has set it (else
- * at the next transaction end). None once MyProc is gone: ProcKill clears
- * it before the PGPROC, and so the ring, can go to another process.
+ * Take a ring from the pool and claim it (hook-safe: a bounded pass over
+ * the pool's words, a compare-and-swap, a few stores; no lock, no error):
+ * our identity as pg_stat_activity shows it, the role when InitPostgres
+ * has set it (else at the next transaction end). None once MyProc is gone
+ * (ProcKill clears it before the PGPROC can go to another process), nor
+ * when the pool is empty: that is counted, once per window or SET.
  */
 static pgwt_trace_ring *
 pgwt_trace_claim_mine(void)
 {
 	pgwt_trace_ring *r;
+	uint64	   *words;
+	int			idx;
 
+	/*
+	 * Not before our PGPROC carries our pid: the trace writer frees the ring
+	 * of a holder whose PGPROC has another pid (trace_pool.h).
+	 */
 	if (MyProc == NULL || MyProcNumber == INVALID_PROC_NUMBER || MyProcPid == 0 ||
-		pgwt_trace_released_pid == MyProcPid)
+		MyProc->pid != MyProcPid ||
+		pgwt_trace_released_pid == MyProcPid || pgwt_trace_shared == NULL ||
+		pgwt_trace_shared->nrings == 0)
 		return NULL;
-	r = pgwt_trace_ring_at(MyProcNumber);
-	if (r == NULL)
+	if (pgwt_trace_refused_pid == MyProcPid && pgwt_trace_refused_epoch == pgwt_trace_epoch())
 		return NULL;
+	words = pgwt_trace_pool_words();
+	idx = pgwt_tpool_take(words, pgwt_trace_shared->nrings,
+						  MyProcNumber % pgwt_trace_shared->nrings,
+						  (uint32) MyProcPid, (uint32) MyProcNumber);
+	if (idx < 0)
+	{
+		pgwt_trace_refused_pid = MyProcPid;
+		pgwt_trace_refused_epoch = pgwt_trace_epoch();
+		__atomic_fetch_add(&pgwt_trace_shared->ring_exhausted, 1, __ATOMIC_RELAXED);
+		return NULL;
+	}
+	r = pgwt_trace_ring_at(idx);
 	pgwt_tring_claim(r, (uint32) MyProcPid, (int64_t) MyStartTimestamp,
 					 (uint32) MyProc->roleId);
 	pgwt_trace_my_role_known = OidIsValid(MyProc->roleId);
 	pgwt_trace_my_ring = r;
+	pgwt_trace_my_ring_idx = idx;
 	pgwt_trace_my_ring_pid = MyProcPid;
+	pgwt_trace_held_ring = r;
 	/* traced from its start: its first CPU* span begins there too */
 	if (pgwt_capture == PGWT_CAPTURE_TRACE)
 	{
@@ -201,6 +278,45 @@ pgwt_trace_claim_mine(void)
 }
 
 /*
+ * Give our ring back: ownership marked released (its records stay for the
+ * drain), then the pool word (release order: the writer that sees it sees
+ * every record), then the writer is woken to read the rest and free it.
+ */
+static void
+pgwt_trace_give_back_mine(void)
+{
+	if (pgwt_trace_my_ring == NULL || pgwt_trace_my_ring_pid != MyProcPid)
+		return;
+	pgwt_tring_release(pgwt_trace_my_ring);
+	(void) pgwt_tpool_give_back(pgwt_trace_pool_words(), pgwt_trace_my_ring_idx,
+								(uint32) MyProcPid, (uint32) MyProcNumber);
+	pgwt_trace_my_ring = NULL;
+	pgwt_trace_my_ring_idx = -1;
+	pgwt_trace_held_ring = NULL;
+	pgwt_trace_nudge_worker();
+}
+
+/*
+ * A safe point (no wait in progress): nothing to trace any more, neither
+ * capture = trace nor an open window. A wait that starts later cannot
+ * overlap a window that has ended; a new window takes a ring again.
+ */
+void
+pgwt_trace_settle_ring_slow(void)
+{
+	if (pgwt_trace_my_ring == NULL || pgwt_trace_my_ring_pid != MyProcPid)
+	{
+		/* a forked child's copy of its parent's pointer */
+		pgwt_trace_held_ring = NULL;
+		return;
+	}
+	if (pgwt_capture == PGWT_CAPTURE_TRACE ||
+		(pgwt_capture != PGWT_CAPTURE_OFF && pgwt_trace_active(pgwt_clock_ns())))
+		return;
+	pgwt_trace_give_back_mine();
+}
+
+/*
  * Exit callback: the ring is no longer any live process's. The process's
  * last waits and its exit (which ends its last CPU* span) go in first:
  * this runs before the slot's own exit callback.
@@ -209,12 +325,8 @@ static void
 pgwt_trace_release_mine(int code, Datum arg)
 {
 	pgwt_settle_exit();
-	if (pgwt_trace_my_ring != NULL && pgwt_trace_my_ring_pid == MyProcPid)
-	{
-		pgwt_trace_released_pid = MyProcPid;
-		pgwt_tring_release(pgwt_trace_my_ring);
-		pgwt_trace_my_ring = NULL;
-	}
+	pgwt_trace_released_pid = MyProcPid;
+	pgwt_trace_give_back_mine();
 }
 
 /*
@@ -241,14 +353,21 @@ pgwt_trace_settle_mine(void)
 }
 #endif
 
-/* Our ring (NULL: none): the claimed one, or claim it (hook-safe). */
+/*
+ * Our ring (NULL: none): the one we hold, or take one (hook-safe). 'idle':
+ * the record is an idle wait of a window, which alone takes no ring (the
+ * pool is for processes that do something: a background process idling
+ * through a window would hold a ring for nothing).
+ */
 static inline pgwt_trace_ring *
-pgwt_trace_ring_mine(void)
+pgwt_trace_ring_mine(bool idle)
 {
 #ifdef PGWT_COOP_BUILD
 	if (likely(pgwt_trace_my_ring != NULL && pgwt_trace_my_ring_pid == MyProcPid &&
 			   MyProc != NULL))
 		return pgwt_trace_my_ring;
+	if (idle && pgwt_capture != PGWT_CAPTURE_TRACE)
+		return NULL;
 	return pgwt_trace_claim_mine();
 #else
 	return NULL;
@@ -288,7 +407,7 @@ pgwt_trace_nudge_worker(void)
 void
 pgwt_trace_wait(uint32 event, uint64 start_ns, uint64 duration_ns, uint64 query_id)
 {
-	pgwt_trace_ring *r = pgwt_trace_ring_mine();
+	pgwt_trace_ring *r = pgwt_trace_ring_mine(pgwt_event_is_idle(event));
 
 	if (r == NULL)
 		return;
@@ -337,12 +456,14 @@ pgwt_trace_marker(pgwt_tring_marker marker, uint64 query_id)
 		return;
 	now = pgwt_clock_ns();
 	pgwt_trace_marker_seen_ns = now;
-	if (!pgwt_trace_active(now) || (r = pgwt_trace_ring_mine()) == NULL)
+	if (!pgwt_trace_active(now))
 		return;
 #ifdef PGWT_COOP_BUILD
 	/* waits still in the hooks' buffer come first in the ring */
 	pgwt_flush_pending();
 #endif
+	if ((r = pgwt_trace_ring_mine(false)) == NULL)
+		return;
 	pgwt_tring_append(r, PGWT_TRING_MARKER, (uint32) marker, now, 0, query_id);
 	pgwt_trace_wake_worker();
 	if (unlikely(pgwt_tring_half_waiting(r, 1)))
@@ -458,6 +579,7 @@ pgwt_trace_xact_callback(XactEvent event, void *arg)
 		case XACT_EVENT_COMMIT:
 		case XACT_EVENT_PARALLEL_COMMIT:
 			pgwt_trace_marker(PGWT_TMARK_XACT_COMMIT, 0);
+			pgwt_trace_settle_ring();
 			break;
 		case XACT_EVENT_ABORT:
 		case XACT_EVENT_PARALLEL_ABORT:
@@ -467,6 +589,7 @@ pgwt_trace_xact_callback(XactEvent event, void *arg)
 			pgwt_trace_utility_depth = 0;
 			pgwt_trace_nsubxacts = 0;
 			pgwt_trace_stmt_finish(0);
+			pgwt_trace_settle_ring();
 			break;
 		default:
 			break;

@@ -1,22 +1,29 @@
 /*
  * trace_capture.h
- *		The extension's exact per-wait trace: settings, shared memory (one
- *		trace ring per process slot, the escalation window, the drain
- *		worker's and the external tracer's state), the hot-path entry points
- *		the wait-event hooks call, and the statement markers.
+ *		The extension's exact per-wait trace: settings, shared memory (the
+ *		pool of trace rings, the escalation window, the drain worker's and
+ *		the external tracer's state), the hot-path entry points the
+ *		wait-event hooks call, and the statement markers.
  *
- * Locking protocol (details in trace_ring.h and escalation_logic.h):
- *  - ring i belongs to the process with ProcNumber i; only that process
- *    appends to it (lock-free, bounded); readers (SQL functions, the drain
- *    worker) use the ring's seqlocks and never block the writer.
+ * Locking protocol (details in trace_pool.h, trace_ring.h and
+ * escalation_logic.h):
+ *  - the rings form a pool of pg_wait_tracer.trace_rings: a process takes
+ *    one (compare-and-swap of its pool word, in a hook) when it first has
+ *    something to trace, and only the holder appends to it (lock-free,
+ *    bounded); readers (SQL functions, the drain worker) use the ring's
+ *    seqlocks and never block the writer. When no ring is free the process
+ *    is not traced: trace_ring_exhausted counts it, once per process and
+ *    window (or SET of capture = trace).
+ *  - the holder gives its ring back at the first safe point (flush before
+ *    a wait, transaction end) where it traces nothing any more (capture is
+ *    not trace and no window is open), and at exit; the drain worker reads
+ *    what is left and frees the ring. A holder that dies without giving it
+ *    back (auxiliary processes keep no exit callback) is found by its
+ *    PGPROC's pid, and its ring freed the same way.
  *  - the ring's owner identity (pid, start time, role, claim count;
- *    trace_ring.h) is written by that process only: claimed at its first
- *    append (in a hook: a few stores), its role filled in at a transaction
- *    end once known, and released by an exit callback that runs before its
- *    PGPROC, hence the ring, can go to another process. A process that
- *    never reaches a transaction end (auxiliary processes) keeps no exit
- *    callback: its successor's claim replaces it, and readers that match
- *    the identity (pid and start time) never take one for the other.
+ *    trace_ring.h) is written by the holder only: claimed right after it
+ *    took the ring, its role filled in at a transaction end once known,
+ *    released when it gives the ring back.
  *  - the escalation window (PgwtTraceShared.escwin) is changed only under
  *    esc_lock (a spinlock held for a few hundred instructions, never across
  *    a call that can fail); the hooks read only escwin.published, with
@@ -42,6 +49,7 @@
 #include "common/esc_protocol.h"
 #include "extension/escalation_logic.h"
 #include "extension/pgwt_shared.h"
+#include "extension/trace_pool.h"
 #include "extension/trace_ring.h"
 
 typedef struct PgwtTraceShared
@@ -61,11 +69,14 @@ typedef struct PgwtTraceShared
 	int			tracer_pid;		/* backend pid of its libpq connection */
 	TimestampTz tracer_reported_at;
 	char		tracer_state[PGWT_ESC_REPORT_MAX];	/* common/esc_protocol.h */
-	/* the rings */
+	/* the pool: nrings words (trace_pool.h), then the rings */
 	int			nrings;
 	uint32		ring_capacity;
 	Size		ring_stride;	/* bytes from one ring to the next (aligned) */
-	char		rings[FLEXIBLE_ARRAY_MEMBER];
+	Size		rings_offset;	/* from 'pool' to the first ring */
+	uint64		ring_exhausted; /* processes refused a ring (atomic) */
+	uint64		ring_recycled;	/* rings freed by the worker (atomic) */
+	char		pool[FLEXIBLE_ARRAY_MEMBER];
 } PgwtTraceShared;
 
 extern PgwtTraceShared *pgwt_trace_shared;
@@ -78,8 +89,37 @@ extern PgwtTraceShared *pgwt_trace_shared;
  */
 extern void pgwt_trace_init(bool server_has_hooks);
 
-/* Ring of a ProcNumber (NULL when there are no rings or it is out of range). */
-extern pgwt_trace_ring *pgwt_trace_ring_at(int procno);
+/* Ring i of the pool (NULL when there are no rings or it is out of range). */
+extern pgwt_trace_ring *pgwt_trace_ring_at(int i);
+
+/* The pool's words (trace_pool.h), nrings of them. */
+static inline uint64 *
+pgwt_trace_pool_words(void)
+{
+	return (uint64 *) pgwt_trace_shared->pool;
+}
+
+/* Bytes of the trace's shared memory: header and words, and the rings. */
+extern Size pgwt_trace_header_bytes(void);
+extern Size pgwt_trace_rings_bytes(void);
+
+/*
+ * Give our ring back if we trace nothing any more (capture is not trace
+ * and no window is open). Called at safe points: before a wait, at a
+ * transaction end; cheap when we hold none.
+ */
+extern void pgwt_trace_settle_ring_slow(void);
+extern void *pgwt_trace_held_ring;
+
+static inline void
+pgwt_trace_settle_ring(void)
+{
+	if (unlikely(pgwt_trace_held_ring != NULL))
+		pgwt_trace_settle_ring_slow();
+}
+
+/* capture = trace was set: a process refused a ring may try again. */
+extern void pgwt_trace_capture_set(void);
 
 /* The monotonic clock the rings use (pgwt_clock.h's time base). */
 extern uint64 pgwt_trace_now_ns(void);

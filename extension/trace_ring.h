@@ -1,12 +1,13 @@
 /*
  * trace_ring.h
- *		The per-backend ring of exact waits and statement markers that the
- *		trace capture mode (pg_wait_tracer.capture = trace, or an escalation
- *		window) fills from the wait-event hooks.
+ *		A ring of exact waits and statement markers that a traced process
+ *		(pg_wait_tracer.capture = trace, or an escalation window) fills from
+ *		the wait-event hooks.
  *
- * Pure logic: no server calls, no allocation. The extension places one
- * ring per backend slot in shared memory; the unit tests place them in
- * ordinary memory and race threads over them.
+ * Pure logic: no server calls, no allocation. The extension places a pool
+ * of rings in shared memory, each held by one process at a time
+ * (trace_pool.h); the unit tests place them in ordinary memory and race
+ * threads over them.
  *
  * Locking protocol (single writer, any number of readers, no locks):
  *
@@ -27,11 +28,10 @@
  *   position that belongs to it, so a ring handed to a new process never
  *   shows its predecessor's records as the new owner's, and a reader can
  *   tell a process from an earlier one that had the same pid. Only the
- *   owner writes these words: it claims the ring at its first append,
- *   fills in its role once known, and releases it (marks it exited,
- *   identity and records kept for the drain) before its PGPROC can be
- *   handed to another process; the next process with that PGPROC claims
- *   it again.
+ *   owner writes these words: it claims the ring once it holds it in the
+ *   pool, fills in its role once known, and releases it (marks it given
+ *   back, identity and records kept for the drain) before it gives the
+ *   ring back to the pool; the next holder claims it again.
  * - Fields are read and written with relaxed atomic operations, so a torn
  *   read is a detected race, never undefined behaviour.
  *

@@ -4,13 +4,15 @@
  *		recorded waits and markers, pgwt_trace_by_statement(pid) groups them
  *		by statement (trace_statements.c).
  *
- * Whose ring: the one of the process that holds the pid now, as
- * pg_stat_activity lists it (this transaction's snapshot of the backend
- * status array: pid, backend_start, role, ProcNumber). A ring carries its
- * owner's identity (trace_ring.h); it is shown only when that identity is
- * the holder's, same pid and same start time, and its owner has not
- * exited. An exited session's ring, or one of an earlier process that had
- * the same pid, is never shown under the pid.
+ * Whose ring: the pool's ring (trace_pool.h) that the process with the pid
+ * holds, or last gave back while its records are still there, where the
+ * process is the one pg_stat_activity lists now (this transaction's
+ * snapshot of the backend status array: pid, backend_start, role). A ring
+ * carries its owner's identity (trace_ring.h); it is shown only when that
+ * identity is the process's, same pid and same start time. An exited
+ * session's ring, or one of an earlier process that had the same pid, is
+ * never shown under the pid. A process that holds no ring (it traces
+ * nothing, or the pool was empty) has an empty trace.
  *
  * Visibility as pg_stat_activity: a role sees the processes of roles it
  * has the privileges of, members of pg_read_all_stats see all. It is
@@ -49,7 +51,6 @@ PG_FUNCTION_INFO_V1(pgwt_trace_by_statement);
 typedef struct PgwtTraceTarget
 {
 	int			pid;
-	int			procno;			/* its ring */
 	TimestampTz start_time;
 	Oid			role;			/* InvalidOid: none (auxiliary processes) */
 	bool		self;
@@ -94,7 +95,6 @@ pgwt_trace_target(FunctionCallInfo fcinfo, PgwtTraceTarget *t)
 #ifdef PGWT_COOP_BUILD
 	if (pid == MyProcPid)
 	{
-		t->procno = MyProcNumber;
 		t->start_time = MyStartTimestamp;
 		t->role = MyProc->roleId;
 		t->self = true;
@@ -110,7 +110,6 @@ pgwt_trace_target(FunctionCallInfo fcinfo, PgwtTraceTarget *t)
 
 			if (l == NULL || l->backendStatus.st_procpid != pid)
 				continue;
-			t->procno = l->proc_number;
 			t->start_time = l->backendStatus.st_proc_start_timestamp;
 			t->role = l->backendStatus.st_userid;
 			found = true;
@@ -131,13 +130,15 @@ pgwt_trace_target(FunctionCallInfo fcinfo, PgwtTraceTarget *t)
 
 /*
  * Copy the target's ring into a palloc'd array; *n records. Nothing when
- * the ring's owner is not the target (another process that had the pid, or
- * none yet), has exited, or carries a role the caller may not see.
+ * it holds none, when the ring's owner is not the target (another process
+ * that had the pid), or carries a role the caller may not see.
  */
 static bool
 pgwt_trace_copy(const PgwtTraceTarget *t, pgwt_tring_rec **out, size_t *n)
 {
-	pgwt_trace_ring *r = pgwt_trace_ring_at(t->procno);
+	pgwt_trace_ring *r = pgwt_trace_ring_at(pgwt_tpool_find(pgwt_trace_pool_words(),
+															pgwt_trace_shared->nrings,
+															(uint32) t->pid));
 	pgwt_tring_owner who;
 	pgwt_tring_read_stats st = {0};
 	uint64		base,
@@ -148,8 +149,7 @@ pgwt_trace_copy(const PgwtTraceTarget *t, pgwt_tring_rec **out, size_t *n)
 	*n = 0;
 	if (r == NULL || !pgwt_tring_owner_of(r, &who, &base, &head))
 		return false;
-	if (who.pid != (uint32) t->pid || who.start_time != (int64_t) t->start_time ||
-		who.exited)
+	if (who.pid != (uint32) t->pid || who.start_time != (int64_t) t->start_time)
 		return false;
 	if (!t->self && !pgwt_trace_can_see_role((Oid) who.role))
 		return false;

@@ -56,14 +56,19 @@
 #define PGWT_IDLE_MS		10000	/* idle sleep when no anomaly tick is due */
 #define PGWT_IDLE_AFTER		10		/* empty passes before sleeping long */
 
-/* One ring's stream, as the worker last saw it. */
+/* One ring's stream, as the worker last saw it: one claim of the ring. */
 typedef struct PgwtDrainStream
 {
 	uint32		pid;
-	uint64		base;
+	uint64		generation;		/* the claim's number (trace_ring.h) */
 	pgwt_trace_stream conv;
 	int			identify_tries;	/* passes left to find its backends.tsv line */
+	bool		saw_window;		/* a window was open during this claim */
+	bool		woken;			/* its holder was woken after a window closed */
 } PgwtDrainStream;
+
+/* At most one log line about an empty ring pool per window or this long. */
+#define PGWT_EXHAUSTED_LOG_MS	600000
 
 #define PGWT_IDENTIFY_TRIES	50	/* a process claims its slot within 5 s */
 
@@ -224,14 +229,63 @@ pgwt_drain_identify(uint32 pid)
 #endif
 }
 
-/* Drain one ring; returns records written. */
+/*
+ * Is the holder of a pool word gone (its PGPROC has another pid)? Then it
+ * appends no more: a dying process stops before its PGPROC is handed on.
+ */
+static bool
+pgwt_drain_holder_gone(uint64 w)
+{
+	uint32		procno = pgwt_tpool_procno(w);
+
+	if (procno >= ProcGlobal->allProcCount)
+		return true;
+	return (uint32) *((volatile int *) &ProcGlobal->allProcs[procno].pid) != pgwt_tpool_pid(w);
+}
+
+/*
+ * The ring's holder stopped tracing or is gone, and the ring is read to
+ * its head: free it for the next process (trace_pool.h). A holder that
+ * still holds its ring after a window it saw closed is idle in a wait (a
+ * session waiting for its client): its latch wakes it, and the safe point
+ * before its next wait gives the ring back. Once per claim, and only after
+ * a window: a capture = trace session that saw none is never woken (a set
+ * latch would end a pg_sleep early).
+ */
+static void
+pgwt_drain_settle_pool(int i, uint64 w, PgwtDrainStream *s, uint64 now)
+{
+	uint64	   *words = pgwt_trace_pool_words();
+
+	if (pgwt_tpool_state(w) == PGWT_TPOOL_RELEASED ||
+		(pgwt_tpool_state(w) == PGWT_TPOOL_HELD && pgwt_drain_holder_gone(w)))
+	{
+		if (pgwt_tpool_recycle(words, i, w))
+			__atomic_fetch_add(&pgwt_trace_shared->ring_recycled, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	if (now < __atomic_load_n(&pgwt_trace_shared->escwin.published.end_ns, __ATOMIC_ACQUIRE))
+	{
+		s->saw_window = true;
+		return;
+	}
+	if (pgwt_tpool_state(w) == PGWT_TPOOL_HELD && s->saw_window && !s->woken)
+	{
+		s->woken = true;
+		SetLatch(&ProcGlobal->allProcs[pgwt_tpool_procno(w)].procLatch);
+	}
+}
+
+/* Drain ring i of the pool; returns records written. */
 static uint64
 pgwt_drain_ring(int i, pgwt_tring_rec *in, pgwt_record *out,
-				uint64 *lost, uint64 *read, uint64 *errors)
+				uint64 *lost, uint64 *read, uint64 *errors, uint64 now)
 {
 	pgwt_trace_ring *r = pgwt_trace_ring_at(i);
 	PgwtDrainStream *s = &pgwt_drain_streams[i];
-	uint32		pid;
+	/* the word first: RELEASED (acquire) means every record is visible */
+	uint64		w = pgwt_tpool_load(pgwt_trace_pool_words(), i);
+	pgwt_tring_owner who;
 	uint64		base,
 				head,
 				next,
@@ -239,20 +293,27 @@ pgwt_drain_ring(int i, pgwt_tring_rec *in, pgwt_record *out,
 	pgwt_tring_read_stats st = {0};
 	size_t		n;
 
-	if (!pgwt_tring_snapshot(r, &pid, &base, &head) || pid == 0)
+	if (w == PGWT_TPOOL_FREE)
 		return 0;
-	if (s->pid != pid || s->base != base)
+	if (!pgwt_tring_owner_of(r, &who, &base, &head) || who.pid == 0)
+		return 0;
+	if (s->pid != who.pid || s->generation != who.generation)
 	{
-		if (s->pid != pid)
+		/* the previous claim's records not read yet are lost */
+		if (s->pid != 0 && base > s->conv.next_pos)
+			*lost += base - s->conv.next_pos;
+		if (s->pid != who.pid)
 			s->identify_tries = PGWT_IDENTIFY_TRIES;
-		s->pid = pid;
-		s->base = base;
-		pgwt_trace_stream_init(&s->conv, pid, base);
+		s->pid = who.pid;
+		s->generation = who.generation;
+		s->woken = false;
+		s->saw_window = false;
+		pgwt_trace_stream_init(&s->conv, who.pid, base);
 	}
-	if (s->identify_tries > 0 && (pgwt_drain_identify(pid) || --s->identify_tries == 0))
+	if (s->identify_tries > 0 && (pgwt_drain_identify(who.pid) || --s->identify_tries == 0))
 		s->identify_tries = 0;
-	while ((n = pgwt_tring_read(r, pid, s->conv.next_pos, in, PGWT_DRAIN_BATCH,
-								&next, &st)) > 0)
+	while ((n = pgwt_tring_read_owner(r, &who, s->conv.next_pos, in, PGWT_DRAIN_BATCH,
+									  &next, &st)) > 0)
 	{
 		size_t		m = pgwt_trace_convert(&s->conv, in, n, out);
 
@@ -267,6 +328,8 @@ pgwt_drain_ring(int i, pgwt_tring_rec *in, pgwt_record *out,
 			}
 		}
 		s->conv.next_pos = next;
+		/* a held ring's head moves on: read what is there now */
+		(void) pgwt_tring_owner_of(r, &who, &base, &head);
 	}
 	/* lost positions were skipped by the read: resume after them */
 	if (next > s->conv.next_pos)
@@ -274,7 +337,41 @@ pgwt_drain_ring(int i, pgwt_tring_rec *in, pgwt_record *out,
 	pgwt_tring_set_drained(r, s->conv.next_pos);
 	*lost += st.overwritten + st.torn;
 	*read += st.copied;
+	/* a ring given back (or of a gone holder) is free once read to its head */
+	if (s->conv.next_pos >= head || pgwt_tpool_state(w) == PGWT_TPOOL_HELD)
+		pgwt_drain_settle_pool(i, w, s, now);
 	return written;
+}
+
+/*
+ * Processes refused a ring since the last pass: one log line per window at
+ * most (or per PGWT_EXHAUSTED_LOG_MS without a window), saying how many.
+ */
+static void
+pgwt_drain_log_exhausted(uint64 now)
+{
+	static uint64 logged_count = 0;
+	static uint64 logged_window = UINT64_MAX;
+	static uint64 logged_ns = 0;
+	uint64		count = __atomic_load_n(&pgwt_trace_shared->ring_exhausted, __ATOMIC_RELAXED);
+	uint64		window;
+
+	if (count <= logged_count)
+		return;
+	SpinLockAcquire(&pgwt_trace_shared->esc_lock);
+	window = pgwt_trace_shared->escwin.esc.windows_total;
+	SpinLockRelease(&pgwt_trace_shared->esc_lock);
+	if (window == logged_window && logged_ns != 0 &&
+		now - logged_ns < (uint64) PGWT_EXHAUSTED_LOG_MS * 1000000)
+		return;
+	ereport(LOG,
+			(errmsg("pg_wait_tracer: %llu processes found no free trace ring and were not traced",
+					(unsigned long long) (count - logged_count)),
+			 errhint("pg_wait_tracer.trace_rings (%d) bounds how many processes are traced at once.",
+					 pgwt_trace_shared->nrings)));
+	logged_count = count;
+	logged_window = window;
+	logged_ns = now;
 }
 
 /*
@@ -312,13 +409,18 @@ pgwt_drain_rings_pending(int nrings)
 	{
 		pgwt_trace_ring *r = pgwt_trace_ring_at(i);
 		PgwtDrainStream *s = &pgwt_drain_streams[i];
-		uint32		pid;
+		pgwt_tring_owner who;
 		uint64		base,
 					head;
 
-		if (!pgwt_tring_snapshot(r, &pid, &base, &head) || pid == 0)
+		/* a free ring has been read; one given back waits to be freed */
+		if (pgwt_tpool_load(pgwt_trace_pool_words(), i) == PGWT_TPOOL_FREE)
 			continue;
-		if (pid != s->pid || base != s->base || head > s->conv.next_pos)
+		if (!pgwt_tring_owner_of(r, &who, &base, &head) || who.pid == 0)
+			continue;
+		if (who.pid != s->pid || who.generation != s->generation ||
+			head > s->conv.next_pos ||
+			pgwt_tpool_state(pgwt_tpool_load(pgwt_trace_pool_words(), i)) != PGWT_TPOOL_HELD)
 			return true;
 	}
 	return false;
@@ -538,7 +640,9 @@ pgwt_trace_worker_main(Datum main_arg)
 		if (nrings > 0)
 			c.written += pgwt_drain_esc_markers(now, &c.errors);
 		for (int i = 0; i < nrings; i++)
-			c.written += pgwt_drain_ring(i, in, out, &c.lost, &c.read, &c.errors);
+			c.written += pgwt_drain_ring(i, in, out, &c.lost, &c.read, &c.errors, now);
+		if (nrings > 0)
+			pgwt_drain_log_exhausted(now);
 		now = pgwt_trace_now_ns();
 		c.written += pgwt_trace_drain_samples(pgwt_drain_dir, &sample_cursor, now, &c.lost);
 		if (c.written > 0)
@@ -561,7 +665,7 @@ pgwt_trace_worker_main(Datum main_arg)
 					errors = 0;
 
 		for (int i = 0; i < nrings; i++)
-			(void) pgwt_drain_ring(i, in, out, &lost, &read, &errors);
+			(void) pgwt_drain_ring(i, in, out, &lost, &read, &errors, pgwt_trace_now_ns());
 		pgwt_trace_names_flush(pgwt_drain_dir, &pgwt_drain_side);
 	}
 	proc_exit(0);

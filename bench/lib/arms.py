@@ -60,7 +60,9 @@ ARMS = [
         extension="pg_wait_tracer", counters_sql=_COOP_COUNTERS, expect_tier="coop"),
     Arm("coop_trace", ("18-hooks",), "coop",
         {"shared_preload_libraries": "pg_wait_tracer",
-         "pg_wait_tracer.capture": "trace"}, extension="pg_wait_tracer",
+         "pg_wait_tracer.capture": "trace",
+         # every process traced: a ring for each (the pool's default is 8)
+         "pg_wait_tracer.trace_rings": "64"}, extension="pg_wait_tracer",
         counters_sql=_COOP_COUNTERS, expect_tier="coop"),
     Arm("sampled_10hz", ("15", "18"), "sampled",
         side=(_TRACER, "--mode", "sampled", "--sample-rate", "10") + _TRACER_COMMON),

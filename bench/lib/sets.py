@@ -4,7 +4,8 @@ the repetition protocol. `make bench` runs `default` (about 30 minutes on a
 `full`; `smoke` is a one-minute check of the harness itself; `format` the
 trace format's programs alone; `sampler` the in-server sampler against
 pg_wait_sampling alone; `connect` the connection cost of exact capture
-alone; `dump` pgwt-dump end to end alone.
+alone; `dump` pgwt-dump end to end alone; `memory` the extension's shared
+memory by part alone.
 """
 
 from dataclasses import dataclass
@@ -42,6 +43,7 @@ _PROGRAMS_DEFAULT = (
     ("bench/programs/trace_overhead/trace_overhead", ("--reps", "2", "--duration", "5", "--idle-s", "5")),
     ("bench/programs/coop_instr/coop_instr", ("--workloads", "select_only,tpcb", "--reps", "2",
                                               "--tx", "300")),
+    ("bench/programs/shmem/shmem", ("--connections", "100,400", "--reps", "3")),
 )
 _PROGRAMS_FULL = (
     ("bin/pgwt-bench-watchpoint", ("--reps", "10")),
@@ -95,6 +97,11 @@ SETS = {
     "connect": BenchSet("connect", {
         "18-hooks": (("none", "coop_off", "coop_stats", "coop_trace"), ("connect",)),
     }, reps=4, duration_s=6, warmup_s=2, scale=10),
+    # the extension's shared memory by part at max_connections 100 and 400
+    # (issue #23), from pg_shmem_allocations: ~2 min
+    "memory": BenchSet("memory", {}, reps=1, duration_s=0, warmup_s=0, scale=0,
+                       programs=(("bench/programs/shmem/shmem", ("--connections", "100,400",
+                                                                 "--reps", "3")),)),
     "full": BenchSet("full", {
         "15": (("none", "pg_wait_sampling", "sampled_10hz", "sampled_100hz", "tiered_10hz", "full"),
                _ALL_WL),
@@ -115,7 +122,8 @@ PROGRAM_S_PER_REP = {"bench/programs/waitpair": 50, "bin/pgwt-bench-watchpoint":
                      "bench/programs/summary_views/run.sh": 30,
                      "bench/programs/dump_throughput/run.sh": 3,
                      "bench/programs/trace_overhead/trace_overhead": 45,
-                     "bench/programs/coop_instr/coop_instr": 110}
+                     "bench/programs/coop_instr/coop_instr": 110,
+                     "bench/programs/shmem/shmem": 25}
 
 
 def estimate_s(bset, arms_per_build):

@@ -6,9 +6,13 @@
  *		a writer thread racing reader threads, and ring -> trace directory
  *		-> reader round trips, including recovery after a writer dies;
  *		every ring marker's record id through a trace file, and the
- *		escalation markers the trace writer derives from the policy state.
+ *		escalation markers the trace writer derives from the policy state;
+ *		the pool of rings (extension/trace_pool.h): take, give back,
+ *		recycle, exhaustion, a ring handed on showing nothing of its
+ *		previous holder, and threads racing for a small pool.
  *		Run under ASan+UBSan by test/suites/55-ext-trace-unit.
  */
+#include "extension/trace_pool.h"
 #include "extension/trace_ring.h"
 #include "extension/trace_records.h"
 #include "tracefmt/tracefmt.h"
@@ -745,6 +749,122 @@ test_half_waiting(void)
 	free(r);
 }
 
+/* Take until empty, give back, recycle: the pool's states in order. */
+static void
+test_pool_states(void)
+{
+	uint64_t	w[2] = {0, 0};
+	int			a,
+				b;
+
+	a = pgwt_tpool_take(w, 2, 1, 100, 7);
+	b = pgwt_tpool_take(w, 2, 1, 101, 8);
+	CHECK(a == 1 && b == 0);	/* from the start hint on, wrapping */
+	CHECK(pgwt_tpool_take(w, 2, 0, 102, 9) == -1);	/* empty */
+	CHECK(pgwt_tpool_state(w[a]) == PGWT_TPOOL_HELD && pgwt_tpool_pid(w[a]) == 100 &&
+		  pgwt_tpool_procno(w[a]) == 7);
+	CHECK(pgwt_tpool_in_use(w, 2) == 2);
+	CHECK(pgwt_tpool_find(w, 2, 101) == b && pgwt_tpool_find(w, 2, 555) == -1);
+	CHECK(!pgwt_tpool_give_back(w, a, 101, 8));	/* not its ring */
+	CHECK(pgwt_tpool_give_back(w, a, 100, 7));
+	CHECK(pgwt_tpool_state(w[a]) == PGWT_TPOOL_RELEASED);
+	/* given back, not yet read: still no room */
+	CHECK(pgwt_tpool_take(w, 2, 0, 102, 9) == -1);
+	/* the reader frees it only from the word it saw */
+	CHECK(!pgwt_tpool_recycle(w, a, pgwt_tpool_word(100, 7, PGWT_TPOOL_HELD)));
+	CHECK(pgwt_tpool_recycle(w, a, pgwt_tpool_word(100, 7, PGWT_TPOOL_RELEASED)));
+	CHECK(pgwt_tpool_take(w, 2, 0, 102, 9) == a);
+	CHECK(pgwt_tpool_in_use(w, 2) == 2);
+}
+
+/*
+ * A ring handed on: the new holder's claim starts its stream at the head,
+ * so neither a reader of its identity nor one holding the old identity
+ * sees the other's records.
+ */
+static void
+test_pool_handover(void)
+{
+	uint64_t	w[1] = {0};
+	pgwt_trace_ring *r = ring_new(64);
+	pgwt_tring_rec out[64];
+	pgwt_tring_owner old,
+				cur;
+	pgwt_tring_read_stats st = {0};
+	uint64_t	base,
+				head,
+				next;
+
+	CHECK(pgwt_tpool_take(w, 1, 0, 10, 1) == 0);
+	pgwt_tring_claim(r, 10, 1000, 5);
+	for (uint64_t p = 0; p < 5; p++)
+		append_pos(r, p);
+	CHECK(pgwt_tring_owner_of(r, &old, &base, &head));
+	pgwt_tring_release(r);
+	CHECK(pgwt_tpool_give_back(w, 0, 10, 1));
+	CHECK(pgwt_tpool_recycle(w, 0, w[0]));
+	CHECK(pgwt_tpool_take(w, 1, 0, 11, 2) == 0);
+	pgwt_tring_claim(r, 11, 2000, 6);
+	CHECK(pgwt_tring_owner_of(r, &cur, &base, &head));
+	CHECK(cur.generation == old.generation + 1 && base == 5 && head == 5);
+	CHECK(pgwt_tring_read_owner(r, &cur, 0, out, 64, &next, &st) == 0);
+	CHECK(pgwt_tring_read_owner(r, &old, 0, out, 64, &next, &st) == 0);
+	pgwt_tring_append(r, PGWT_TRING_WAIT, 0x09000001u, 1, 2, 3);
+	CHECK(pgwt_tring_read_owner(r, &cur, 0, out, 64, &next, &st) == 1 && out[0].pos == 5);
+	CHECK(pgwt_tring_read(r, 10, 0, out, 64, &next, &st) == 0);
+	free(r);
+}
+
+#define POOL_THREADS 4
+#define POOL_RINGS 2
+#define POOL_ROUNDS 20000
+
+static uint64_t pool_words[POOL_RINGS];
+static int	pool_holder[POOL_RINGS];
+static int	pool_overlaps;
+
+static void *
+pool_racer(void *arg)
+{
+	int			me = (int) (intptr_t) arg;
+
+	for (int k = 0; k < POOL_ROUNDS; k++)
+	{
+		int			i = pgwt_tpool_take(pool_words, POOL_RINGS, me, (uint32_t) (100 + me),
+										(uint32_t) me);
+
+		if (i < 0)
+		{
+			sched_yield();
+			continue;
+		}
+		if (__atomic_exchange_n(&pool_holder[i], me + 1, __ATOMIC_ACQ_REL) != 0)
+			__atomic_fetch_add(&pool_overlaps, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&pool_holder[i], 0, __ATOMIC_RELEASE);
+		if (!pgwt_tpool_give_back(pool_words, i, (uint32_t) (100 + me), (uint32_t) me))
+			__atomic_fetch_add(&pool_overlaps, 1, __ATOMIC_RELAXED);
+		/* the "writer": free what was given back */
+		(void) pgwt_tpool_recycle(pool_words, i, pgwt_tpool_word((uint32_t) (100 + me),
+																 (uint32_t) me,
+																 PGWT_TPOOL_RELEASED));
+	}
+	return NULL;
+}
+
+/* Threads racing for a pool smaller than their number: never two holders. */
+static void
+test_pool_race(void)
+{
+	pthread_t	t[POOL_THREADS];
+
+	for (int i = 0; i < POOL_THREADS; i++)
+		pthread_create(&t[i], NULL, pool_racer, (void *) (intptr_t) i);
+	for (int i = 0; i < POOL_THREADS; i++)
+		pthread_join(t[i], NULL);
+	CHECK(pool_overlaps == 0);
+	CHECK(pgwt_tpool_in_use(pool_words, POOL_RINGS) == 0);
+}
+
 int
 main(void)
 {
@@ -763,5 +883,8 @@ main(void)
 	run("trace-ring-to-files-and-recovery", test_roundtrip_files);
 	run("trace-all-markers-to-files", test_all_markers_to_files);
 	run("trace-escalation-markers", test_esc_markers);
+	run("tpool-states", test_pool_states);
+	run("tpool-handover-shows-no-predecessor", test_pool_handover);
+	run("tpool-race", test_pool_race);
 	return t_failures ? 1 : 0;
 }
