@@ -63,3 +63,38 @@ AS 'MODULE_PATHNAME', 'pgwt_memory'
 LANGUAGE C STRICT VOLATILE;
 COMMENT ON FUNCTION pgwt_memory() IS
   'The extension''s shared memory by part, in bytes, as reserved at start';
+
+-- Section: pgwt_session_time
+-- The live twin of pgwt_history_session_time: per session, its time split
+-- into DB time (NULL for background processes), CPU*, non-idle waits and
+-- idle, with its largest wait. Rows are filtered by role as in
+-- pgwt_session_event.
+CREATE FUNCTION pgwt_session_time(
+    OUT pid int,
+    OUT backend_type text,
+    OUT usesysid oid,
+    OUT datid oid,
+    OUT backend_start timestamptz,
+    OUT session_state text,
+    OUT db_time_ms float8,
+    OUT cpu_ms float8,
+    OUT wait_ms float8,
+    OUT idle_ms float8,
+    OUT top_wait_event_type text,
+    OUT top_wait_event text,
+    OUT top_wait_ms float8,
+    OUT fidelity text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'pgwt_session_time'
+LANGUAGE C STRICT VOLATILE;
+
+CREATE VIEW pgwt_session_time AS
+  SELECT s.pid, s.backend_type, s.usesysid, r.rolname AS usename,
+         s.datid, d.datname, s.backend_start, s.session_state,
+         s.db_time_ms, s.cpu_ms, s.wait_ms, s.idle_ms,
+         s.top_wait_event_type, s.top_wait_event, s.top_wait_ms, s.fidelity
+  FROM pgwt_session_time() s
+  LEFT JOIN pg_catalog.pg_roles r ON r.oid = s.usesysid
+  LEFT JOIN pg_catalog.pg_database d ON d.oid = s.datid;
+COMMENT ON VIEW pgwt_session_time IS
+  'Per session (live or exited): DB time (NULL for background processes), CPU*, non-idle waits, idle and the largest wait';

@@ -90,6 +90,7 @@ extern void pgwt_sampler_system_event(ReturnSetInfo *rsinfo);
 extern void pgwt_sampler_event_histogram(ReturnSetInfo *rsinfo);
 extern void pgwt_sampler_time_model(ReturnSetInfo *rsinfo);
 extern void pgwt_sampler_session_event(ReturnSetInfo *rsinfo);
+extern void pgwt_sampler_session_time(ReturnSetInfo *rsinfo);
 extern void pgwt_sampler_active_rows(ReturnSetInfo *rsinfo);
 extern void pgwt_sampler_query_event(ReturnSetInfo *rsinfo);
 

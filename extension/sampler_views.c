@@ -324,6 +324,105 @@ pgwt_sampler_session_event(ReturnSetInfo *rsinfo)
 	pfree(t);
 }
 
+/* order of per-backend rows: by session (pid, start), then event */
+static int
+pgwt_sampler_cmp_session(const void *a, const void *b)
+{
+	const PgwtSampleEntry *x = *(PgwtSampleEntry *const *) a;
+	const PgwtSampleEntry *y = *(PgwtSampleEntry *const *) b;
+
+	if (x->key.id != y->key.id)
+		return x->key.id < y->key.id ? -1 : 1;
+	if (x->key.id2 != y->key.id2)
+		return x->key.id2 < y->key.id2 ? -1 : 1;
+	return x->key.event < y->key.event ? -1 : x->key.event > y->key.event;
+}
+
+/*
+ * pgwt_session_time from samples: a session's rows sorted together, then
+ * one row per session (the columns of the exact tier's; CPU* is the
+ * session's no-event samples).
+ */
+void
+pgwt_sampler_session_time(ReturnSetInfo *rsinfo)
+{
+	PgwtSampleTable *t = pgwt_sampler_copy_table(pgwt_sampler_by_backend);
+	int			nprocs;
+	PgwtSamplerProc *procs = pgwt_sampler_copy_procs(&nprocs);
+	PgwtSampleEntry **rows = palloc(sizeof(PgwtSampleEntry *) * Max(t->used, 1));
+	uint32		n = 0;
+
+	for (uint32 i = 0; i < t->size && n < t->used; i++)
+	{
+		PgwtSampleEntry *e = &pgwt_table_rows(t)[i];
+
+		if (e->used && e->samples > 0 && pgwt_sampler_can_see_role(e->userid))
+			rows[n++] = e;
+	}
+	qsort(rows, n, sizeof(*rows), pgwt_sampler_cmp_session);
+	for (uint32 i = 0; i < n;)
+	{
+		const PgwtSampleEntry *s = rows[i];
+		Datum		values[14];
+		bool		nulls[14] = {false};
+		uint64		cpu_ns = 0,
+					wait_ns = 0,
+					idle_ns = 0,
+					top_ns = 0;
+		uint32		top = 0;
+		bool		background = false;
+
+		for (; i < n && rows[i]->key.id == s->key.id && rows[i]->key.id2 == s->key.id2; i++)
+		{
+			const PgwtSampleEntry *e = rows[i];
+
+			background = background || e->background;
+			if (e->key.event == PGWT_SAMPLE_CPU_EVENT)
+				cpu_ns += e->time_ns;
+			else if (pgwt_event_is_idle(e->key.event))
+				idle_ns += e->time_ns;
+			else
+			{
+				wait_ns += e->time_ns;
+				if (e->time_ns > top_ns)
+				{
+					top_ns = e->time_ns;
+					top = e->key.event;
+				}
+			}
+		}
+		values[0] = Int32GetDatum((int32) s->key.id);
+		values[1] = pgwt_sampler_text(s->backend_type == B_INVALID ? NULL :
+									  GetBackendTypeDesc((BackendType) s->backend_type), &nulls[1]);
+		values[2] = ObjectIdGetDatum(s->userid);
+		nulls[2] = !OidIsValid(s->userid);
+		values[3] = ObjectIdGetDatum(s->dbid);
+		nulls[3] = !OidIsValid(s->dbid);
+		values[4] = TimestampTzGetDatum(s->key.id2);
+		nulls[4] = (s->key.id2 == 0);
+		values[5] = CStringGetTextDatum(pgwt_sampler_is_live(procs, nprocs, (int32) s->key.id, s->key.id2) ?
+										"live" : "exited");
+		values[6] = Float8GetDatum(pgwt_ms_of_ns(cpu_ns + wait_ns));
+		nulls[6] = background;
+		values[7] = Float8GetDatum(pgwt_ms_of_ns(cpu_ns));
+		values[8] = Float8GetDatum(pgwt_ms_of_ns(wait_ns));
+		values[9] = Float8GetDatum(pgwt_ms_of_ns(idle_ns));
+		if (top != 0)
+		{
+			values[10] = pgwt_sampler_text(pgstat_get_wait_event_type(top), &nulls[10]);
+			values[11] = pgwt_sampler_text(pgstat_get_wait_event(top), &nulls[11]);
+			values[12] = Float8GetDatum(pgwt_ms_of_ns(top_ns));
+		}
+		else
+			nulls[10] = nulls[11] = nulls[12] = true;
+		values[13] = CStringGetTextDatum(PGWT_SAMPLED);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	pfree(rows);
+	pfree(procs);
+	pfree(t);
+}
+
 void
 pgwt_sampler_active_rows(ReturnSetInfo *rsinfo)
 {

@@ -63,6 +63,7 @@ PG_FUNCTION_INFO_V1(pgwt_system_event);
 PG_FUNCTION_INFO_V1(pgwt_event_histogram);
 PG_FUNCTION_INFO_V1(pgwt_time_model);
 PG_FUNCTION_INFO_V1(pgwt_session_event);
+PG_FUNCTION_INFO_V1(pgwt_session_time);
 PG_FUNCTION_INFO_V1(pgwt_active);
 PG_FUNCTION_INFO_V1(pgwt_query_event);
 PG_FUNCTION_INFO_V1(pgwt_reset);
@@ -511,6 +512,93 @@ pgwt_session_event(PG_FUNCTION_ARGS)
 				Assert(col == 14);
 				tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 			}
+		}
+		pfree(copy);
+	}
+#endif
+	return (Datum) 0;
+}
+
+/*
+ * pgwt_session_time: one row per visible session, its time split (the
+ * identity columns of pgwt_session_event, then db_time_ms, cpu_ms,
+ * wait_ms, idle_ms, top_wait_event_type, top_wait_event, top_wait_ms,
+ * fidelity): the live twin of pgwt_history_session_time. db_time_ms is
+ * NULL for a background process (its time is never DB time).
+ */
+Datum
+pgwt_session_time(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo pg_attribute_unused() = (ReturnSetInfo *) fcinfo->resultinfo;
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (pgwt_sampler_answers())
+	{
+		pgwt_sampler_session_time(rsinfo);
+		return (Datum) 0;
+	}
+#ifdef PGWT_COOP_BUILD
+	pgwt_settle_own();
+	if (pgwt_shared != NULL)
+	{
+		PgwtSlot   *copy = palloc(sizeof(PgwtSlot));
+
+		for (int i = 0; i < pgwt_shared->nslots; i++)
+		{
+			Datum		values[14];
+			bool		nulls[14] = {false};
+			uint64		wait_ns = 0,
+						idle_ns = 0,
+						top_ns = 0;
+			uint32		top = 0;
+
+			if (pgwt_slots[i].state == PGWT_SLOT_FREE)
+				continue;
+			pgwt_slot_copy(&pgwt_slots[i], copy);
+			if (copy->state == PGWT_SLOT_FREE || !pgwt_can_see_role(copy->userid) ||
+				pgwt_slot_reset_pending(copy))
+				continue;
+			for (int j = 0; j < PGWT_SLOT_EVENTS; j++)
+			{
+				const PgwtEventStat *e = &copy->events[j];
+
+				if (e->event == 0 || e->agg.count == 0)
+					continue;
+				if (pgwt_event_is_idle(e->event))
+					idle_ns += e->agg.total_ns;
+				else
+				{
+					wait_ns += e->agg.total_ns;
+					if (e->agg.total_ns > top_ns || (e->agg.total_ns == top_ns && e->event < top))
+					{
+						top_ns = e->agg.total_ns;
+						top = e->event;
+					}
+				}
+			}
+			values[0] = Int32GetDatum(copy->pid);
+			values[1] = CStringGetTextDatum(pgwt_backend_type_name(copy));
+			values[2] = ObjectIdGetDatum(copy->userid);
+			nulls[2] = !OidIsValid(copy->userid);
+			values[3] = ObjectIdGetDatum(copy->dbid);
+			nulls[3] = !OidIsValid(copy->dbid);
+			values[4] = TimestampTzGetDatum(copy->start_time);
+			values[5] = CStringGetTextDatum(copy->state == PGWT_SLOT_LIVE ? "live" : "exited");
+			values[6] = Float8GetDatum(pgwt_ms_of_ns(copy->cpu_ns + wait_ns));
+			nulls[6] = !copy->foreground;
+			values[7] = Float8GetDatum(pgwt_ms_of_ns(copy->cpu_ns));
+			values[8] = Float8GetDatum(pgwt_ms_of_ns(wait_ns));
+			values[9] = Float8GetDatum(pgwt_ms_of_ns(idle_ns));
+			if (top != 0)
+			{
+				values[10] = pgwt_text_or_null(pgstat_get_wait_event_type(top), &nulls[10]);
+				values[11] = pgwt_text_or_null(pgstat_get_wait_event(top), &nulls[11]);
+				values[12] = Float8GetDatum(pgwt_ms_of_ns(top_ns));
+			}
+			else
+				nulls[10] = nulls[11] = nulls[12] = true;
+			values[13] = CStringGetTextDatum(PGWT_FIDELITY);
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		}
 		pfree(copy);
 	}

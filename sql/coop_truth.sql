@@ -130,4 +130,16 @@ SELECT waits AS sleeps_before FROM pgwt_session_event
 WHERE pid = pg_backend_pid() AND wait_event = 'PgSleep' \gset
 SELECT pg_sleep(0.02) IS NOT NULL AS slept, (SELECT waits FROM pgwt_session_event
        WHERE pid = pg_backend_pid() AND wait_event = 'PgSleep') > :sleeps_before AS own_wait_seen;
+-- pgwt_session_time, the live twin of pgwt_history_session_time: our own
+-- waits are the sum of our non-idle pgwt_session_event rows (ms shown with
+-- 3 decimals: each row rounds), DB time is CPU* plus waits, PgSleep the
+-- largest of them
+SELECT abs(t.wait_ms - (SELECT sum(e.total_ms) FROM pgwt_session_event e
+                        WHERE e.pid = t.pid AND e.pct_db_time IS NOT NULL)) < 0.01 AS waits_agree,
+       abs(t.db_time_ms - t.cpu_ms - t.wait_ms) < 0.01 AS db_is_cpu_plus_waits,
+       t.top_wait_event_type, t.top_wait_event, t.fidelity, t.session_state
+FROM pgwt_session_time t WHERE t.pid = pg_backend_pid();
+-- a background process has no DB time, but its own CPU* and waits
+SELECT count(*) > 0 AS checkpointer_shown, bool_and(db_time_ms IS NULL) AS no_db_time
+FROM pgwt_session_time WHERE backend_type = 'checkpointer';
 \endif

@@ -30,8 +30,8 @@ SELECT t.history::regproc AS history, c.side, c.cols
                              ('history', pg_temp.out_cols(t.history))) AS c(side, cols)
  WHERE pg_temp.out_cols(t.live) IS DISTINCT FROM pg_temp.out_cols(t.history)
  ORDER BY t.history::regproc::text, c.side DESC;
--- history functions without a live twin: only the per-session summary,
--- whose identity columns are pgwt_session_event's
+-- history functions without a live twin: none (the per-session summary has
+-- pgwt_session_time); its identity columns are pgwt_session_event's
 SELECT h.proname FROM pg_proc h
  WHERE h.proname LIKE 'pgwt\_history\_%'
    AND h.oid NOT IN (SELECT history FROM twins)

@@ -33,6 +33,12 @@ WHERE pid = pg_backend_pid() AND wait_event = 'PgSleep'
   AND sample_time > now() - interval '1 minute';
 -- this session is running this query
 SELECT state FROM pgwt_active WHERE pid = pg_backend_pid();
+-- pgwt_session_time from samples: our waits are our non-idle
+-- pgwt_session_event rows, the sleep the largest
+SELECT t.fidelity, t.top_wait_event, t.db_time_ms IS NOT NULL AS has_db_time,
+       abs(t.wait_ms - (SELECT sum(e.total_ms) FROM pgwt_session_event e
+                        WHERE e.pid = t.pid AND e.pct_db_time IS NOT NULL)) < 0.01 AS waits_agree
+FROM pgwt_session_time t WHERE t.pid = pg_backend_pid();
 -- everything is bounded and sized at start
 SELECT query_entries <= max_entries AS query_bounded,
        history_held <= history_capacity AS history_bounded,
