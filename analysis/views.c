@@ -318,6 +318,14 @@ pgwt_view_time_model(const pgwt_engine *eng, int w, pgwt_time_model *out)
 		out->sum.background_idle_ns == 0)
 		return PGWT_VIEW_NO_DATA;
 
+	for (unsigned i = 0; i < ev->n; i++)
+	{
+		uint32_t	id = (uint32_t) agg_k1(ev, ev->order[i]);
+		const pgwt_event_stat *es = agg_value(ev, ev->order[i]);
+
+		if (!pgwt_event_is_idle(id))
+			out->background_class_ns[pgwt_event_class(id)] += es->background_ns;
+	}
 	for (unsigned c = 0; c <= PGWT_CLASS_UNKNOWN; c++)
 	{
 		const pgwt_stat *st = &wa->classes[c];

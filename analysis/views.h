@@ -158,6 +158,9 @@ typedef struct pgwt_time_model
 	pgwt_window_summary sum;
 	unsigned	nclasses;			/* CPU* first, then classes by time */
 	pgwt_tm_class classes[PGWT_NCLASSES + 1];
+	/* background processes' non-idle time by class (index 0: their CPU*),
+	 * as the live time model's 'Background CPU*' and 'Background wait' */
+	uint64_t	background_class_ns[PGWT_NCLASSES + 1];
 } pgwt_time_model;
 
 typedef struct pgwt_histogram

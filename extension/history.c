@@ -456,12 +456,22 @@ pgwt_history_time_model(PG_FUNCTION_ARGS)
 						pgwt_fidelity_name(c->fidelity));
 	}
 	hist_put_tm_row(rsinfo, "Idle", NULL, tm->sum.idle_ns, -1.0, fid);
-	/* background processes apart, never a share of DB time (as pgwt_time_model) */
-	if (tm->sum.background_ns > 0 || tm->sum.background_idle_ns > 0)
+	/*
+	 * background processes apart, never a share of DB time, in the rows of
+	 * pgwt_time_model: their time, CPU*, one wait row per class, idle
+	 */
+	hist_put_tm_row(rsinfo, "Background time", NULL, tm->sum.background_ns, -1.0, fid);
+	hist_put_tm_row(rsinfo, "Background CPU*", NULL, tm->background_class_ns[0], -1.0, fid);
+	for (unsigned c = 1; c <= PGWT_CLASS_UNKNOWN; c++)
 	{
-		hist_put_tm_row(rsinfo, "Background time", NULL, tm->sum.background_ns, -1.0, fid);
-		hist_put_tm_row(rsinfo, "Background idle", NULL, tm->sum.background_idle_ns, -1.0, fid);
+		const char *name = pgwt_class_name(c);
+
+		if (tm->background_class_ns[c] == 0)
+			continue;
+		hist_put_tm_row(rsinfo, "Background wait", name ? name : "other",
+						tm->background_class_ns[c], -1.0, fid);
 	}
+	hist_put_tm_row(rsinfo, "Background idle", NULL, tm->sum.background_idle_ns, -1.0, fid);
 	hist_hold_done(h);
 	return (Datum) 0;
 }

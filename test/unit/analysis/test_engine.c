@@ -668,6 +668,9 @@ test_background_processes(void)
 	EXPECT_U64(sum.background_idle_ns, 2 * S);
 	EXPECT(pgwt_view_time_model(e, 0, &tm) == PGWT_VIEW_OK);
 	EXPECT_U64(tm.classes[0].total_ns, 200 * MS);	/* CPU* of sessions only */
+	/* the background processes' time by class, as the live time model */
+	EXPECT_U64(tm.background_class_ns[0], 200 * MS);
+	EXPECT_U64(tm.background_class_ns[EV_WALWRITE >> 24], 400 * MS);
 	EXPECT(pgwt_view_system_event(e, 0, NULL, &r) == PGWT_VIEW_OK);
 	w = find_row(&r, EV_WALWRITE);
 	EXPECT(w != NULL);
