@@ -196,6 +196,10 @@ extern const pgwt_tf_file_header *pgwt_tf_file_writer_header(const pgwt_tf_file_
 /* Reading: a file, or a directory of files in time order              */
 /* ------------------------------------------------------------------ */
 
+/* The major version of a file header's pg_version: server_version_num
+ * (150004 -> 15) or, as the seed tool writes it, the major itself (18). */
+extern uint32_t pgwt_tf_pg_major(uint32_t pg_version);
+
 typedef struct pgwt_tf_read_stats
 {
 	uint64_t	files;			/* files opened */

@@ -123,7 +123,7 @@ replay_names(const pgwt_options *o, pgwt_names *names, const pgwt_tf_reader *r)
 	/* no events side file: name by the server version in the file header */
 	if (!pg_version && pgwt_tf_reader_nfiles(r) > 0)
 		pg_version = pgwt_tf_reader_file_header(r, 0)->pg_version;
-	pgwt_names_init(names, (int) (pg_version / 10000));
+	pgwt_names_init(names, (int) pgwt_tf_pg_major(pg_version));
 	if (pgwt_names_load_dir(names, o->trace_dir, NULL, &ignored) >= 0 && ignored > 0)
 		fprintf(stderr, "pg_wait_tracer: warning: %s/%s: %llu line(s) ignored (malformed, over the bounds, or a class that is not the id's)\n",
 				o->trace_dir, PGWT_TF_EVENTS_NAME, (unsigned long long) ignored);

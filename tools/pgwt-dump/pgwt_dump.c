@@ -683,7 +683,7 @@ dump_names_init(const dump_args *a, const pgwt_tf_reader *r, pgwt_names *names)
 	int			pg_major = a->pg_major;
 
 	if (!pg_major && pgwt_tf_reader_nfiles(r) > 0)
-		pg_major = (int) (pgwt_tf_reader_file_header(r, 0)->pg_version / 10000);
+		pg_major = (int) pgwt_tf_pg_major(pgwt_tf_reader_file_header(r, 0)->pg_version);
 	if (!pgwt_names_init(names, pg_major))
 		pg_major = 0;
 	return pg_major;
