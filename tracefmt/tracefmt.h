@@ -214,6 +214,12 @@ typedef struct pgwt_tf_read_stats
 
 typedef struct pgwt_tf_reader pgwt_tf_reader;
 
+/* Input was damaged: a block skipped, a file unreadable, bytes cut off.
+ * Tools say so on stderr (pgwt_tf_read_damage_text) and exit nonzero
+ * unless told to accept it (read_damage.c). */
+extern bool pgwt_tf_read_damaged(const pgwt_tf_read_stats *rs);
+extern int	pgwt_tf_read_damage_text(const pgwt_tf_read_stats *rs, char *buf, size_t len);
+
 typedef struct pgwt_tf_read_opts
 {
 	/* Inclusive time range in record timestamps. t_start 0 and t_end

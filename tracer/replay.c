@@ -191,9 +191,16 @@ pgwt_run_replay(const pgwt_options *o)
 		goto done;
 	}
 	rs = pgwt_tf_reader_stats(pgwt_range_reader(l));
-	if (rs->blocks_bad || rs->files_bad)
-		fprintf(stderr, "pg_wait_tracer: skipped %llu bad blocks and %llu unreadable files\n",
-				(unsigned long long) rs->blocks_bad, (unsigned long long) rs->files_bad);
+	if (pgwt_tf_read_damaged(rs))
+	{
+		char		msg[256];
+
+		pgwt_tf_read_damage_text(rs, msg, sizeof(msg));
+		fprintf(stderr, "pg_wait_tracer: %s%s\n", msg,
+				o->accept_damaged ? " (accepted)" : "; --accept-damaged to accept");
+		if (!o->accept_damaged)
+			status = 1;
+	}
 	if (pgwt_range_stats_get(l)->delivered == 0)
 		fprintf(stderr, "pg_wait_tracer: no records in the selected range\n");
 

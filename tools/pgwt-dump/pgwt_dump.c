@@ -19,7 +19,9 @@
  * from different boots line up; the open escalation window first; waits cut
  * to the range, as pgwt_history_*() and --replay see them. Side files in
  * the trace directory (backends, wait-event names) add metadata.
- * Exit status: 0 done, 1 the trace could not be read, 2 bad arguments.
+ * Exit status: 0 done, 1 the trace could not be read, 2 bad arguments,
+ * 3 read, but blocks or files were damaged and skipped (said on stderr;
+ * --accept-damaged makes it 0, the counts being in the output anyway).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -779,6 +781,16 @@ main(int argc, char **argv)
 	dump_render_all(&out, &a, r, eng, pg_major, &blockers, nwin, &names, event, &queries);
 	if (dump_write_out(&out) == 0)
 		status = 0;
+	if (status == 0 && pgwt_tf_read_damaged(pgwt_tf_reader_stats(r)))
+	{
+		char		msg[256];
+
+		pgwt_tf_read_damage_text(pgwt_tf_reader_stats(r), msg, sizeof(msg));
+		fprintf(stderr, "pgwt-dump: %s%s\n", msg,
+				a.accept_damaged ? " (accepted)" : "; --accept-damaged to accept");
+		if (!a.accept_damaged)
+			status = 3;
+	}
 done:
 	pgwt_buf_free(&out);
 	free(queries.q);
