@@ -555,6 +555,15 @@ extern int	pgwt_tf_queries_read(const char *dir, pgwt_tf_query_cb cb,
 								 void *arg, uint64_t *bad);
 extern int	pgwt_tf_events_read(const char *dir, pgwt_tf_event_cb cb,
 								void *arg, uint32_t *pg_version, uint64_t *bad);
+/* The same from the seed tool's backends.jsonl, query_texts.jsonl and
+ * wait_event_names.json (seed_sidefiles.c); the readers above fall back
+ * to these when their own file is missing. */
+extern int	pgwt_tf_seed_backends_read(const char *dir, pgwt_tf_backend_cb cb,
+									   void *arg, uint64_t *bad);
+extern int	pgwt_tf_seed_queries_read(const char *dir, pgwt_tf_query_cb cb,
+									  void *arg, uint64_t *bad);
+extern int	pgwt_tf_seed_events_read(const char *dir, pgwt_tf_event_cb cb, void *arg,
+									 uint32_t *pg_version, uint64_t *bad);
 
 /*
  * Side-file retention rules (pure; applied by pgwt_tf_dir_apply_retention
