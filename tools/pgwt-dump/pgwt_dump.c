@@ -21,7 +21,8 @@
  * the trace directory (backends, wait-event names) add metadata.
  * Exit status: 0 done, 1 the trace could not be read, 2 bad arguments,
  * 3 read, but blocks or files were damaged and skipped (said on stderr;
- * --accept-damaged makes it 0, the counts being in the output anyway).
+ * --accept-damaged makes it 0, the counts being in the output's trace
+ * line or object anyway).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -781,15 +782,14 @@ main(int argc, char **argv)
 	dump_render_all(&out, &a, r, eng, pg_major, &blockers, nwin, &names, event, &queries);
 	if (dump_write_out(&out) == 0)
 		status = 0;
-	if (status == 0 && pgwt_tf_read_damaged(pgwt_tf_reader_stats(r)))
+	/* accepted, the counts are in the output's trace line or object */
+	if (status == 0 && !a.accept_damaged && pgwt_tf_read_damaged(pgwt_tf_reader_stats(r)))
 	{
 		char		msg[256];
 
 		pgwt_tf_read_damage_text(pgwt_tf_reader_stats(r), msg, sizeof(msg));
-		fprintf(stderr, "pgwt-dump: %s%s\n", msg,
-				a.accept_damaged ? " (accepted)" : "; --accept-damaged to accept");
-		if (!a.accept_damaged)
-			status = 3;
+		fprintf(stderr, "pgwt-dump: %s; --accept-damaged to accept\n", msg);
+		status = 3;
 	}
 done:
 	pgwt_buf_free(&out);
