@@ -237,6 +237,22 @@ jm_skip_nested(jm_cursor *c, int max_depth, const char **why)
 	}
 }
 
+/* Check and skip one value of any kind. */
+static int
+jm_value_skip(jm_cursor *c, const char **why)
+{
+	char		scratch[PGWT_JSON_MAX_STR];
+	double		d;
+
+	if (c->p < c->end && *c->p == '"')
+		return jm_string(c, scratch, sizeof(scratch), why);
+	if (c->p < c->end && (*c->p == '{' || *c->p == '['))
+		return jm_skip_nested(c, PGWT_JSON_MAX_DEPTH, why);
+	if (jm_word(c, "true") || jm_word(c, "false") || jm_word(c, "null"))
+		return 0;
+	return jm_number(c, &d, why);
+}
+
 static int
 jm_parse(const char *text, size_t len, pgwt_json_obj *obj, bool nested,
 		 char *err, size_t errlen)
@@ -310,9 +326,13 @@ jm_parse(const char *text, size_t len, pgwt_json_obj *obj, bool nested,
 				f->type = PGWT_JSON_NULL;
 			else
 			{
+				const char *start = c.p;
+
 				f->type = PGWT_JSON_NUMBER;
 				if (jm_number(&c, &f->num, &why) != 0)
 					goto bad;
+				/* its text too, for integers a double cannot hold */
+				snprintf(f->str, sizeof(f->str), "%.*s", (int) (c.p - start), start);
 			}
 			obj->nfields++;
 			jm_skip_ws(&c);
@@ -352,6 +372,104 @@ int
 pgwt_json_parse_nested(const char *text, size_t len, pgwt_json_obj *obj, char *err, size_t errlen)
 {
 	return jm_parse(text, len, obj, true, err, errlen);
+}
+
+int
+pgwt_json_each_string(const char *text, size_t len, pgwt_json_string_cb cb, void *arg,
+					  char *err, size_t errlen)
+{
+	jm_cursor	c = {text, text + len};
+	const char *why = NULL;
+	char		key[64];
+	char		val[PGWT_JSON_MAX_STR];
+
+	jm_skip_ws(&c);
+	if (c.p >= c.end || *c.p != '{')
+	{
+		why = "expected '{'";
+		goto bad;
+	}
+	c.p++;
+	jm_skip_ws(&c);
+	if (c.p < c.end && *c.p == '}')
+		c.p++;
+	else
+		for (;;)
+		{
+			jm_skip_ws(&c);
+			if (jm_string(&c, key, sizeof(key), &why) != 0)
+				goto bad;
+			jm_skip_ws(&c);
+			if (c.p >= c.end || *c.p != ':')
+			{
+				why = "expected ':'";
+				goto bad;
+			}
+			c.p++;
+			jm_skip_ws(&c);
+			if (c.p < c.end && *c.p == '[')
+			{
+				int			idx = 0;
+
+				c.p++;
+				jm_skip_ws(&c);
+				if (c.p < c.end && *c.p == ']')
+					c.p++;
+				else
+					for (;; idx++)
+					{
+						jm_skip_ws(&c);
+						if (c.p < c.end && *c.p == '"')
+						{
+							if (jm_string(&c, val, sizeof(val), &why) != 0)
+								goto bad;
+							if (cb(key, idx, val, arg) != 0)
+								return 1;
+						}
+						else if (jm_value_skip(&c, &why) != 0)
+							goto bad;
+						jm_skip_ws(&c);
+						if (c.p < c.end && *c.p == ',')
+						{
+							c.p++;
+							continue;
+						}
+						if (c.p < c.end && *c.p == ']')
+						{
+							c.p++;
+							break;
+						}
+						why = "expected ',' or ']'";
+						goto bad;
+					}
+			}
+			else if (jm_value_skip(&c, &why) != 0)
+				goto bad;
+			jm_skip_ws(&c);
+			if (c.p < c.end && *c.p == ',')
+			{
+				c.p++;
+				continue;
+			}
+			if (c.p < c.end && *c.p == '}')
+			{
+				c.p++;
+				break;
+			}
+			why = "expected ',' or '}'";
+			goto bad;
+		}
+	jm_skip_ws(&c);
+	if (c.p != c.end)
+	{
+		why = "trailing characters after the object";
+		goto bad;
+	}
+	return 0;
+
+bad:
+	snprintf(err, errlen, "%s at byte %ld", why, (long) (c.p - text));
+	return -1;
 }
 
 bool

@@ -59,7 +59,20 @@ int			pgwt_json_parse(const char *text, size_t len, pgwt_json_obj *obj,
 int			pgwt_json_parse_nested(const char *text, size_t len, pgwt_json_obj *obj,
 								   char *err, size_t errlen);
 
-/* An integer field (a number with no fraction, |v| <= 2^53): true if so. */
+/*
+ * Walks one object whose values may be arrays (a names table: {"IO":
+ * ["DataFileRead", ...], "pg_version": 18}): cb gets each string element
+ * of each top-level array with its key and index; other elements and
+ * values are checked and skipped. Returns 0, 1 when cb stopped it (cb
+ * returned non-zero), or -1 with a reason in err.
+ */
+typedef int (*pgwt_json_string_cb) (const char *key, int index, const char *value,
+									void *arg);
+int			pgwt_json_each_string(const char *text, size_t len, pgwt_json_string_cb cb,
+								  void *arg, char *err, size_t errlen);
+
+/* An integer field (a number with no fraction, |v| <= 2^53): true if so.
+ * A number field's str holds its text as written, for wider integers. */
 bool		pgwt_json_get_int(const pgwt_json_obj *obj, const char *key, long long *out);
 
 const pgwt_json_field *pgwt_json_get(const pgwt_json_obj *obj, const char *key);

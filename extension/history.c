@@ -257,7 +257,9 @@ hist_open(HistHold *h, const char *dir, uint64 from, uint64 to)
 	}
 }
 
-/* After a read: files whose footer was refused are worth a word. */
+/* After a read: files whose footer was refused, and damaged input (a
+ * block skipped, a file unreadable, bytes cut off: read_damage.c), are
+ * worth a word each. */
 static void
 hist_warn_footers(const char *dir, const pgwt_range_loader *rl)
 {
@@ -268,6 +270,15 @@ hist_warn_footers(const char *dir, const pgwt_range_loader *rl)
 				(errmsg("%llu trace file(s) in \"%s\" have an invalid footer",
 						(unsigned long long) st->footers_bad, dir),
 				 errdetail("A footer that lists more blocks than its file can hold, or blocks out of place, is refused; those files were read by scanning their blocks.")));
+	if (pgwt_tf_read_damaged(st))
+	{
+		char		msg[256];
+
+		pgwt_tf_read_damage_text(st, msg, sizeof(msg));
+		ereport(WARNING,
+				(errmsg("trace files in \"%s\": %s", dir, msg),
+				 errdetail("Blocks that fail validation and unreadable files are skipped; the result leaves their records out.")));
+	}
 }
 
 /*

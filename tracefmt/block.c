@@ -173,7 +173,9 @@ tf_block_header_decode(const uint8_t *in, uint16_t version, uint16_t flags,
 		return -PGWT_TF_BAD_BLOCK;
 	if (h->n < 1 || h->n > PGWT_TF_BLOCK_MAX_RECORDS)
 		return -PGWT_TF_BAD_BLOCK;
-	if (h->first_ts > h->last_ts)
+	/* the seed tool's v2/v3 headers hold the first and last records' ts,
+	 * in the order written (seed_layout.c); the payload is checked then */
+	if (h->first_ts > h->last_ts && version > 3)
 		return -PGWT_TF_BAD_BLOCK;
 	/* a sample's weight is the period in v2/v3: keep it a valid int64 */
 	if (h->type == PGWT_TF_BLOCK_SAMPLES && h->sample_period_ns > INT64_MAX)
@@ -683,6 +685,7 @@ tf_block_decode(uint16_t version, uint16_t flags, const pgwt_tf_block_header *hd
 	uint32_t	n = hdr->n;
 	bool		transitions = hdr->type == PGWT_TF_BLOCK_TRANSITIONS;
 	size_t		fixed = transitions ? 4 + 4 + 4 + 8 : 4 + 4 + 8;
+	bool		seed;
 	int			rc;
 
 	rc = tf_block_payload(version, flags, hdr, src, raw, &p);
@@ -692,8 +695,10 @@ tf_block_decode(uint16_t version, uint16_t flags, const pgwt_tf_block_header *hd
 
 	if (transitions && version >= 7)
 		return tf_decode_transitions_v7(&p, end, n, hdr->first_ts, hdr->last_ts, recs);
-	rc = tf_decode_timestamps(&p, end, n, hdr, recs);
-	if (rc < 0)
+	seed = version <= 3 && tf_seed_timestamps(&p, end, n, hdr, recs);
+	if (!seed && hdr->first_ts > hdr->last_ts)
+		return -PGWT_TF_BAD_PAYLOAD;
+	if (!seed && (rc = tf_decode_timestamps(&p, end, n, hdr, recs)) < 0)
 		return rc;
 	if (transitions && version >= 6)
 		return tf_decode_transitions_v6(&p, end, n, recs);
@@ -715,5 +720,5 @@ tf_block_decode(uint16_t version, uint16_t flags, const pgwt_tf_block_header *hd
 	/* Columns must fill the payload exactly. */
 	if (p != end)
 		return -PGWT_TF_BAD_PAYLOAD;
-	return 0;
+	return seed ? tf_seed_normalize(recs, n) : 0;
 }

@@ -13,8 +13,8 @@
  *	   (O(n log n) whatever their order) and a time range is found by binary
  *	   search: in a v4 file no block spans more than PGWT_TF_MAX_BLOCK_SPAN_NS,
  *	   so blocks holding ts >= t_start have first_ts >= t_start - span
- *	   (v2/v3 files promise no span, so the search starts at the first block
- *	   and the header's last_ts filters).
+ *	   (v2/v3 files promise no span, nor sorted blocks when the seed tool
+ *	   wrote them, so every block is read and its records filtered).
  *	 - scan: a live file (or an archive whose footer is unusable) is walked
  *	   header by header from offset 28. A live file stops at the committed
  *	   count of <path>.meta; an invalid header ends the walk (its length is
@@ -346,7 +346,8 @@ tf_file_reader_set_range(tf_file_reader *f, uint64_t t_start, uint64_t t_end)
 		if (f->hdr.version >= 4)
 			from = t_start > PGWT_TF_MAX_BLOCK_SPAN_NS ? t_start - PGWT_TF_MAX_BLOCK_SPAN_NS : 0;
 		f->pos = tf_lower_bound(f, from);
-		f->hi = t_end == UINT64_MAX ? f->idx_n : tf_lower_bound(f, t_end + 1);
+		f->hi = t_end == UINT64_MAX || f->hdr.version <= 3 ? f->idx_n
+			: tf_lower_bound(f, t_end + 1);
 		if (f->stats)
 			f->stats->blocks_skipped_range += f->pos + (f->idx_n - f->hi);
 	}
@@ -374,7 +375,9 @@ tf_read_block_at(tf_file_reader *f, uint64_t off, uint64_t limit,
 	if (limit - off - PGWT_TF_BLOCK_HEADER_SIZE < h->compressed)
 		return -PGWT_TF_TRUNCATED;
 	*len = PGWT_TF_BLOCK_HEADER_SIZE + (uint64_t) h->compressed;
-	if (h->last_ts < f->t_start || h->first_ts > f->t_end)
+	/* a v2/v3 header bounds nothing when the seed tool wrote it: its
+	 * records are filtered once decoded */
+	if (f->hdr.version > 3 && (h->last_ts < f->t_start || h->first_ts > f->t_end))
 		return 0;
 	if ((rc = tf_pread_all(f->fd, f->payload, h->compressed,
 						   (off_t) (off + PGWT_TF_BLOCK_HEADER_SIZE))) < 0)

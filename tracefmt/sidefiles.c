@@ -613,8 +613,10 @@ pgwt_tf_backends_read(const char *dir, pgwt_tf_backend_cb cb, void *arg, uint64_
 {
 	tf_cb_arg	ca = {(void *) cb, arg};
 
-	return tf_read_side(dir, PGWT_TF_BACKENDS_NAME, TF_BACKENDS_MAGIC, NULL, 0,
-						8, tf_backend_line, &ca, bad);
+	int			rc = tf_read_side(dir, PGWT_TF_BACKENDS_NAME, TF_BACKENDS_MAGIC, NULL, 0,
+								  8, tf_backend_line, &ca, bad);
+
+	return rc == -PGWT_TF_NOT_FOUND ? pgwt_tf_seed_backends_read(dir, cb, arg, bad) : rc;
 }
 
 static int
@@ -645,8 +647,10 @@ pgwt_tf_queries_read(const char *dir, pgwt_tf_query_cb cb, void *arg, uint64_t *
 {
 	tf_cb_arg	ca = {(void *) cb, arg};
 
-	return tf_read_side(dir, PGWT_TF_QUERIES_NAME, TF_QUERIES_MAGIC, NULL, 0,
-						4, tf_query_line, &ca, bad);
+	int			rc = tf_read_side(dir, PGWT_TF_QUERIES_NAME, TF_QUERIES_MAGIC, NULL, 0,
+								  4, tf_query_line, &ca, bad);
+
+	return rc == -PGWT_TF_NOT_FOUND ? pgwt_tf_seed_queries_read(dir, cb, arg, bad) : rc;
 }
 
 /* events.tsv's reader state: the caller's callback and the lines taken. */
@@ -690,6 +694,8 @@ pgwt_tf_events_read(const char *dir, pgwt_tf_event_cb cb, void *arg,
 
 	rc = tf_read_side(dir, PGWT_TF_EVENTS_NAME, TF_EVENTS_MAGIC, rest, sizeof(rest),
 					  3, tf_event_line, &ea, bad);
+	if (rc == -PGWT_TF_NOT_FOUND)
+		return pgwt_tf_seed_events_read(dir, cb, arg, pg_version, bad);
 	if (rc == 0 && pg_version)
 	{
 		if (!tf_parse_u64(rest, 10, UINT32_MAX, &v))

@@ -79,6 +79,15 @@ extern int	tf_block_decode(uint16_t version, uint16_t flags,
 							const uint8_t *src, uint8_t *raw,
 							pgwt_record *recs);
 
+/* ---- seed_layout.c: blocks of v2/v3 as the seed tool writes them ------ */
+
+/* true (and *pp past the ts column) when the block's ts deltas are in the
+ * seed's layout: the first from 0, wrapping, ending at last_ts. */
+extern bool tf_seed_timestamps(const uint8_t **pp, const uint8_t *end, uint32_t n,
+							   const pgwt_tf_block_header *hdr, pgwt_record *recs);
+/* A decoded seed block in our terms: markers converted, sorted by ts. */
+extern int	tf_seed_normalize(pgwt_record *recs, uint32_t n);
+
 /* ---- block_v7_samples.c: v7 SAMPLES columns after the ts column -------- */
 
 /* Writes them at p (weights and period checked <= INT64_MAX by the

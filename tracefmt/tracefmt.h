@@ -196,6 +196,10 @@ extern const pgwt_tf_file_header *pgwt_tf_file_writer_header(const pgwt_tf_file_
 /* Reading: a file, or a directory of files in time order              */
 /* ------------------------------------------------------------------ */
 
+/* The major version of a file header's pg_version: server_version_num
+ * (150004 -> 15) or, as the seed tool writes it, the major itself (18). */
+extern uint32_t pgwt_tf_pg_major(uint32_t pg_version);
+
 typedef struct pgwt_tf_read_stats
 {
 	uint64_t	files;			/* files opened */
@@ -209,6 +213,12 @@ typedef struct pgwt_tf_read_stats
 } pgwt_tf_read_stats;
 
 typedef struct pgwt_tf_reader pgwt_tf_reader;
+
+/* Input was damaged: a block skipped, a file unreadable, bytes cut off.
+ * Tools say so on stderr (pgwt_tf_read_damage_text) and exit nonzero
+ * unless told to accept it (read_damage.c). */
+extern bool pgwt_tf_read_damaged(const pgwt_tf_read_stats *rs);
+extern int	pgwt_tf_read_damage_text(const pgwt_tf_read_stats *rs, char *buf, size_t len);
 
 typedef struct pgwt_tf_read_opts
 {
@@ -550,6 +560,15 @@ extern int	pgwt_tf_queries_read(const char *dir, pgwt_tf_query_cb cb,
 								 void *arg, uint64_t *bad);
 extern int	pgwt_tf_events_read(const char *dir, pgwt_tf_event_cb cb,
 								void *arg, uint32_t *pg_version, uint64_t *bad);
+/* The same from the seed tool's backends.jsonl, query_texts.jsonl and
+ * wait_event_names.json (seed_sidefiles.c); the readers above fall back
+ * to these when their own file is missing. */
+extern int	pgwt_tf_seed_backends_read(const char *dir, pgwt_tf_backend_cb cb,
+									   void *arg, uint64_t *bad);
+extern int	pgwt_tf_seed_queries_read(const char *dir, pgwt_tf_query_cb cb,
+									  void *arg, uint64_t *bad);
+extern int	pgwt_tf_seed_events_read(const char *dir, pgwt_tf_event_cb cb, void *arg,
+									 uint32_t *pg_version, uint64_t *bad);
 
 /*
  * Side-file retention rules (pure; applied by pgwt_tf_dir_apply_retention

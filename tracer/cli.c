@@ -124,7 +124,7 @@ enum
 	OPT_SAMPLE_RATE = 1000, OPT_RETENTION_GB, OPT_TRACE_GROUP, OPT_REPLAY,
 	OPT_FROM, OPT_TO, OPT_DAEMON, OPT_MODE, OPT_DBNAME, OPT_USER, OPT_HOST,
 	OPT_LIGHTWEIGHT, OPT_SKIP_QID, OPT_CHECK_EXACT, OPT_FINE, OPT_SAMPLER_PRIORITY, OPT_BUDGET, OPT_METRICS_LISTEN, OPT_CPU_DISABLE,
-	OPT_QUERY_TEXT,
+	OPT_QUERY_TEXT, OPT_ACCEPT_DAMAGED,
 	OPT_ANOMALY_FIRST			/* + pgwt_cli_anomaly */
 };
 
@@ -147,6 +147,7 @@ static const struct option cli_long_opts[] = {
 	{"trace-group", required_argument, NULL, OPT_TRACE_GROUP},
 	{"query-text", required_argument, NULL, OPT_QUERY_TEXT},
 	{"replay", no_argument, NULL, OPT_REPLAY},
+	{"accept-damaged", no_argument, NULL, OPT_ACCEPT_DAMAGED},
 	{"check-exact", no_argument, NULL, OPT_CHECK_EXACT},
 	{"fine", no_argument, NULL, OPT_FINE},
 	{"from", required_argument, NULL, OPT_FROM},
@@ -335,6 +336,9 @@ cli_opt_long(int c, const char *arg, pgwt_options *o, cli_state *st,
 			o->query_text = (pgwt_query_text) k;
 			st->query_text_set = 1;
 			break;
+		case OPT_ACCEPT_DAMAGED:
+			o->accept_damaged = 1;
+			break;
 		case OPT_REPLAY:
 			o->replay = 1;
 			break;
@@ -453,6 +457,8 @@ cli_cross_check(pgwt_options *o, const cli_state *st, char *err, size_t errlen)
 		return cli_fail(err, errlen, "--check-exact tests this machine and exits: it takes no cluster, -T, --daemon or --replay");
 	if (o->daemon && o->replay)
 		return cli_fail(err, errlen, "--daemon and --replay are mutually exclusive");
+	if (o->accept_damaged && !o->replay)
+		return cli_fail(err, errlen, "--accept-damaged applies to --replay");
 	if (o->replay && !o->trace_dir)
 		return cli_fail(err, errlen, "--replay needs -T DIR");
 	if (o->replay && o->view == PGWT_VIEW_ACTIVE)
@@ -584,6 +590,8 @@ pgwt_usage(FILE *out)
 		  "Modes:\n"
 		  "      --daemon             run until stopped; re-attach after restarts\n"
 		  "      --replay -T DIR [--from T] [--to T]  views from trace files\n"
+		  "      --accept-damaged     replay: exit 0 although blocks or files could\n"
+		  "                           not be read (counted on stderr either way)\n"
 		  "      --check-exact        can the exact tier see here? Runs the hardware\n"
 		  "                           watchpoint self-test; exit 0 yes, 1 no (why)\n"
 		  "  -v, --verbose            diagnostics on stderr\n"

@@ -126,6 +126,7 @@ typedef struct pgwt_options
 	/* modes */
 	int			daemon;
 	int			replay;
+	int			accept_damaged;	/* replay: damaged input is no failure */
 	int			check_exact;	/* run the exact tier's self-test, then exit */
 	int			fine;			/* histogram: the 32 log2 ns buckets of
 								 * common/histogram.h, as SQL and

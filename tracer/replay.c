@@ -123,7 +123,7 @@ replay_names(const pgwt_options *o, pgwt_names *names, const pgwt_tf_reader *r)
 	/* no events side file: name by the server version in the file header */
 	if (!pg_version && pgwt_tf_reader_nfiles(r) > 0)
 		pg_version = pgwt_tf_reader_file_header(r, 0)->pg_version;
-	pgwt_names_init(names, (int) (pg_version / 10000));
+	pgwt_names_init(names, (int) pgwt_tf_pg_major(pg_version));
 	if (pgwt_names_load_dir(names, o->trace_dir, NULL, &ignored) >= 0 && ignored > 0)
 		fprintf(stderr, "pg_wait_tracer: warning: %s/%s: %llu line(s) ignored (malformed, over the bounds, or a class that is not the id's)\n",
 				o->trace_dir, PGWT_TF_EVENTS_NAME, (unsigned long long) ignored);
@@ -191,9 +191,16 @@ pgwt_run_replay(const pgwt_options *o)
 		goto done;
 	}
 	rs = pgwt_tf_reader_stats(pgwt_range_reader(l));
-	if (rs->blocks_bad || rs->files_bad)
-		fprintf(stderr, "pg_wait_tracer: skipped %llu bad blocks and %llu unreadable files\n",
-				(unsigned long long) rs->blocks_bad, (unsigned long long) rs->files_bad);
+	if (pgwt_tf_read_damaged(rs))
+	{
+		char		msg[256];
+
+		pgwt_tf_read_damage_text(rs, msg, sizeof(msg));
+		fprintf(stderr, "pg_wait_tracer: %s%s\n", msg,
+				o->accept_damaged ? " (accepted)" : "; --accept-damaged to accept");
+		if (!o->accept_damaged)
+			status = 1;
+	}
 	if (pgwt_range_stats_get(l)->delivered == 0)
 		fprintf(stderr, "pg_wait_tracer: no records in the selected range\n");
 

@@ -40,7 +40,9 @@ dump_usage(FILE *f)
 			"  --summaries      aggregate views of one window from the per-second\n"
 			"                   summaries beside the trace: the same answer as from\n"
 			"                   records (waits cut to the range), faster; records\n"
-			"                   where summaries are missing, partial or inexact\n");
+			"                   where summaries are missing, partial or inexact\n"
+			"  --accept-damaged exit 0 although blocks or files could not be read\n"
+			"                   (their count is in the output either way)\n");
 }
 
 static bool
@@ -194,6 +196,7 @@ dump_parse_args(int argc, char **argv, dump_args *a)
 		{"pg-version", required_argument, NULL, 'g'},
 		{"only", required_argument, NULL, 'o'},
 		{"summaries", no_argument, NULL, 's'},
+		{"accept-damaged", no_argument, NULL, 'D'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}
 	};
@@ -236,6 +239,9 @@ dump_parse_args(int argc, char **argv, dump_args *a)
 				break;
 			case 'x':
 				a->fine = true;
+				break;
+			case 'D':
+				a->accept_damaged = true;
 				break;
 			case 's':
 				a->summaries = true;

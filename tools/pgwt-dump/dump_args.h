@@ -52,6 +52,7 @@ typedef struct dump_args
 	size_t		limit;
 	bool		fine;
 	int			pg_major;			/* 0 = from the file header */
+	bool		accept_damaged;		/* damaged input is no failure */
 	int			only_kind;			/* -1 = all, else a pgwt_rec_kind */
 	bool		summaries;			/* answer from per-second summaries */
 } dump_args;

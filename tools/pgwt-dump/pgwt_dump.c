@@ -19,7 +19,10 @@
  * from different boots line up; the open escalation window first; waits cut
  * to the range, as pgwt_history_*() and --replay see them. Side files in
  * the trace directory (backends, wait-event names) add metadata.
- * Exit status: 0 done, 1 the trace could not be read, 2 bad arguments.
+ * Exit status: 0 done, 1 the trace could not be read, 2 bad arguments,
+ * 3 read, but blocks or files were damaged and skipped (said on stderr;
+ * --accept-damaged makes it 0, the counts being in the output's trace
+ * line or object anyway).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -688,7 +691,7 @@ dump_names_init(const dump_args *a, const pgwt_tf_reader *r, pgwt_names *names)
 	int			pg_major = a->pg_major;
 
 	if (!pg_major && pgwt_tf_reader_nfiles(r) > 0)
-		pg_major = (int) (pgwt_tf_reader_file_header(r, 0)->pg_version / 10000);
+		pg_major = (int) pgwt_tf_pg_major(pgwt_tf_reader_file_header(r, 0)->pg_version);
 	if (!pgwt_names_init(names, pg_major))
 		pg_major = 0;
 	return pg_major;
@@ -784,6 +787,15 @@ main(int argc, char **argv)
 	dump_render_all(&out, &a, r, eng, pg_major, &blockers, nwin, &names, event, &queries);
 	if (dump_write_out(&out) == 0)
 		status = 0;
+	/* accepted, the counts are in the output's trace line or object */
+	if (status == 0 && !a.accept_damaged && pgwt_tf_read_damaged(pgwt_tf_reader_stats(r)))
+	{
+		char		msg[256];
+
+		pgwt_tf_read_damage_text(pgwt_tf_reader_stats(r), msg, sizeof(msg));
+		fprintf(stderr, "pgwt-dump: %s; --accept-damaged to accept\n", msg);
+		status = 3;
+	}
 done:
 	pgwt_buf_free(&out);
 	free(queries.q);

@@ -38,7 +38,8 @@ PY
 json_check() {
   local name=$1 expr=$2; shift 2
   local out
-  if ! out=$("$dump" "${jdir:-$work}" --format json "$@" 2>&1); then
+  # the fixture holds one bad block on purpose (dump-damaged-status)
+  if ! out=$("$dump" "${jdir:-$work}" --format json --accept-damaged "$@" 2>&1); then
     fail "$name" "pgwt-dump exited non-zero: $(echo "$out" | tail -2 | tr '\n' ' ')"; return
   fi
   if python3 "$work/check.py" "$expr" <<<"$out" >"$work/py.out" 2>&1; then
@@ -93,7 +94,16 @@ json_check dump-windows \
   '[o["window"] for o in objs if o["view"] == "system_event"] == ["last 5s", "last 1m"] and [o["db_time_ns"] for o in objs if o["view"] == "system_event"] == [500000000, 3037000000] and [o["fidelity"] for o in objs if o["view"] == "system_event"] == ["sampled", "mixed"]' \
   --view system_event --window 5s,1m
 
-out=$("$dump" "$work" --view system_event --format csv 2>"$work/csv.err")
+# Damaged input is never silent: status 3 and the counts on stderr, unless
+# accepted (then the counts are in the output only).
+"$dump" "$work" --view system_event --format json >/dev/null 2>"$work/dmg.err"; rc=$?
+if [ $rc -eq 3 ] && grep -q 'damaged input: 2 blocks read, 1 bad blocks skipped' "$work/dmg.err"; then
+  pass dump-damaged-status
+else
+  fail dump-damaged-status "status $rc: $(tr '\n' ' ' <"$work/dmg.err")"
+fi
+
+out=$("$dump" "$work" --view system_event --format csv --accept-damaged 2>"$work/csv.err")
 if [ "$(echo "$out" | head -1)" = "window,fidelity,event,waits,total_ns,avg_ns,max_ns,pct_db,status,p50_ns,p95_ns,p99_ns" ] &&
    echo "$out" | grep -qx 'all,exact,Timeout:PgSleep,10,2000000000,200000000,200000000,65.8545,ok,160604952,196050968,196050968' &&
    echo "$out" | grep -qx 'all,sampled,IO:WALWrite,,500000000,,,16.4636,ok,,,' &&
@@ -103,7 +113,7 @@ else
   fail dump-csv "$(echo "$out" | head -3 | tr '\n' ' ')"
 fi
 
-out=$("$top/bin/pgwt-dump" "$work" 2>&1)
+out=$("$top/bin/pgwt-dump" "$work" --accept-damaged 2>&1)
 if echo "$out" | grep -q '1 bad blocks skipped' && echo "$out" | grep -q '== Time model' &&
    echo "$out" | grep -q '== Sessions' && echo "$out" | grep -q '== Query events' &&
    echo "$out" | grep -Eq 'IO:WALWrite +\? '; then
@@ -357,7 +367,7 @@ bad dump-bad-exact-view 2 "$work" --view transition
   printf 'not a line\n'
   printf '0x0a000018\tIO\ttorn'
 } >"$work/events.tsv"
-o=$("$dump" "$work" --view system_event --format csv 2>"$work/err"); rc=$?
+o=$("$dump" "$work" --view system_event --format csv --accept-damaged 2>"$work/err"); rc=$?
 e=$(grep -c . "$work/err"); w=$(grep -c 'warning: .*events.tsv: 5 line(s) ignored' "$work/err")
 if [ "$rc" = 0 ] && [ -n "$o" ] && [ "$w" = 1 ] && [ "$(grep -vc '^trace: ' "$work/err")" = 1 ] \
    && ! grep -q $'\033' <<<"$o$(cat "$work/err")"; then

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 
 #include "scenario.h"
+#include "seed_write.h"
 #include "tracefmt/tracefmt.h"
 
 typedef struct synth_out
@@ -206,7 +207,7 @@ output_bytes(const char *out_dir, const char *out_file, uint64_t *files)
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: pgwt-synth [-o DIR | -f FILE] [-V VERSION] [--no-lz4] SCENARIO|-\n");
+	fprintf(stderr, "usage: pgwt-synth [-o DIR [--seed-layout] | -f FILE] [-V VERSION] [--no-lz4] SCENARIO|-\n");
 }
 
 /* The command line. */
@@ -217,6 +218,7 @@ typedef struct synth_args
 			   *scen;
 	unsigned	version;
 	bool		no_lz4;
+	bool		seed_layout;	/* rewrite DIR the seed tool's way (v3) */
 } synth_args;
 
 /* Parses the command line into *a; 0, or the exit status (usage printed). */
@@ -243,6 +245,8 @@ synth_parse_args(int argc, char **argv, synth_args *a)
 		}
 		else if (strcmp(argv[i], "--no-lz4") == 0)
 			a->no_lz4 = true;
+		else if (strcmp(argv[i], "--seed-layout") == 0)
+			a->seed_layout = true;
 		else if (argv[i][0] == '-' && argv[i][1] != '\0')
 		{
 			usage();
@@ -256,11 +260,14 @@ synth_parse_args(int argc, char **argv, synth_args *a)
 			return 2;
 		}
 	}
-	if (!a->scen || (a->out_dir && a->out_file))
+	if (!a->scen || (a->out_dir && a->out_file) ||
+		(a->seed_layout && (!a->out_dir || a->no_lz4 || (a->version && a->version != 3))))
 	{
 		usage();
 		return 2;
 	}
+	if (a->seed_layout)
+		a->version = 3;
 	return 0;
 }
 
@@ -386,6 +393,11 @@ main(int argc, char **argv)
 		return 1;
 	}
 
+	if (a.seed_layout && synth_seed_rewrite(a.out_dir) != 0)
+	{
+		fprintf(stderr, "pgwt-synth: rewriting %s in the seed tool's layout failed\n", a.out_dir);
+		return 1;
+	}
 	bytes = output_bytes(a.out_dir, a.out_file, &files);
 	synth_print_truth(&sc, &truth, files, bytes);
 	return 0;

@@ -290,8 +290,9 @@ test_range_queries(void)
 			CHECKF(got_n >= 0, "read: %s", pgwt_tf_strerror((int) got_n));
 			CHECKF(same_records(got_n, n, a, b, v), "v%u range %llu..%llu", v,
 				   (unsigned long long) a, (unsigned long long) b);
-			/* narrow ranges do not decode the whole file */
-			if (q == 0)
+			/* narrow ranges do not decode the whole file (v2/v3 blocks
+			 * bound nothing when the seed tool wrote them: all read) */
+			if (q == 0 && v >= 4)
 				CHECK(st.blocks_skipped_range > 0 && st.blocks < 4);
 		}
 	}
