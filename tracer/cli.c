@@ -439,7 +439,7 @@ cli_cross_check(pgwt_options *o, const cli_state *st, char *err, size_t errlen)
 		return cli_fail(err, errlen, "--lightweight applies to --mode full (the scheduler tier writes transitions)");
 	if ((o->lightweight || o->skip_query_id) && o->mode != PGWT_MODE_FULL && o->mode != PGWT_MODE_TIERED &&
 		o->mode != PGWT_MODE_SCHED)
-		return cli_fail(err, errlen, "--lightweight/--skip-query-id apply to the exact tiers (--mode full, sched or tiered)");
+		return cli_fail(err, errlen, "--lightweight/--skip-query-id apply to the full tier (--mode full or tiered; --skip-query-id also to --mode sched)");
 	if (o->lightweight && o->mode == PGWT_MODE_TIERED)
 		return cli_fail(err, errlen, "--lightweight applies to --mode full (escalation windows write transitions)");
 	if (o->lightweight && o->trace_dir)
