@@ -172,7 +172,7 @@ ws_qid_source(ws_t *s)
 {
 	if (!s->cfg.skip_query_id && s->cfg.attach.be_var && s->cfg.attach.qid_offset >= 0)
 		s->k.set_qid_source(s->k.h, s->cfg.attach.be_var, s->cfg.attach.qid_offset,
-								  s->cfg.attach.xact_offset);
+							s->cfg.attach.xact_offset);
 	else
 		s->k.set_qid_source(s->k.h, 0, -1, -1);
 }
