@@ -22,7 +22,7 @@ static const char *const cli_view_names[] = {
 static const char *const cli_sort_names[] = {"wait_time", "db_time", "pid", "event"};
 static const char *const cli_format_names[] = {"auto", "tui", "text", "json", "csv"};
 
-static const char *const cli_mode_names[] = {"tiered", "sampled", "full", "coop"};
+static const char *const cli_mode_names[] = {"tiered", "sampled", "full", "coop", "sched"};
 static const char *const cli_query_text_names[] = {"normalized", "none"};
 
 /* --anomaly-* flags: name, range; order of pgwt_cli_anomaly */
@@ -433,14 +433,17 @@ cli_cross_check(pgwt_options *o, const cli_state *st, char *err, size_t errlen)
 
 	if (st->mode)
 	{
-		if ((k = cli_lookup(st->mode, cli_mode_names, 4)) < 0)
-			return cli_fail(err, errlen, "--mode: unknown mode '%s' (tiered, sampled, full, coop)", st->mode);
+		if ((k = cli_lookup(st->mode, cli_mode_names, 5)) < 0)
+			return cli_fail(err, errlen, "--mode: unknown mode '%s' (tiered, sampled, full, sched, coop)", st->mode);
 		o->mode = (pgwt_mode) k;
 	}
 	if (o->mode == PGWT_MODE_COOP)
 		return cli_fail(err, errlen, "--mode coop: the cooperative tier runs inside PostgreSQL: it needs the pg_wait_tracer extension on a server with the wait-event hooks, not this external tracer");
-	if ((o->lightweight || o->skip_query_id) && o->mode != PGWT_MODE_FULL && o->mode != PGWT_MODE_TIERED)
-		return cli_fail(err, errlen, "--lightweight/--skip-query-id apply to the full tier (--mode full or tiered)");
+	if (o->lightweight && o->mode == PGWT_MODE_SCHED)
+		return cli_fail(err, errlen, "--lightweight applies to --mode full (the scheduler tier writes transitions)");
+	if ((o->lightweight || o->skip_query_id) && o->mode != PGWT_MODE_FULL && o->mode != PGWT_MODE_TIERED &&
+		o->mode != PGWT_MODE_SCHED)
+		return cli_fail(err, errlen, "--lightweight/--skip-query-id apply to the full tier (--mode full or tiered; --skip-query-id also to --mode sched)");
 	if (o->lightweight && o->mode == PGWT_MODE_TIERED)
 		return cli_fail(err, errlen, "--lightweight applies to --mode full (escalation windows write transitions)");
 	if (o->lightweight && o->trace_dir)
@@ -546,6 +549,8 @@ pgwt_usage(FILE *out)
 		  "Capture:\n"
 		  "      --mode MODE          tiered (default: sampled, escalating to exact\n"
 		  "                           windows), sampled, full (exact watchpoints),\n"
+		  "                           sched (exact blocking waits from the\n"
+		  "                           scheduler's tracepoints: no debug registers),\n"
 		  "                           coop (the extension's tier: refused here)\n"
 		  "      --sample-rate HZ     1-1000, default 10\n"
 		  "      --sampler-priority P  SCHED_FIFO priority (1-99) while the sampler\n"

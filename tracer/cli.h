@@ -46,7 +46,8 @@ typedef enum pgwt_mode
 	PGWT_MODE_TIERED = 0,		/* sampled, escalating to full in windows */
 	PGWT_MODE_SAMPLED,
 	PGWT_MODE_FULL,
-	PGWT_MODE_COOP				/* refused: lives in the extension */
+	PGWT_MODE_COOP,				/* refused: lives in the extension */
+	PGWT_MODE_SCHED				/* exact blocking waits from the scheduler */
 } pgwt_mode;
 
 #define PGWT_CLI_BUDGET_UNLIMITED (-1)
@@ -146,6 +147,13 @@ extern int	pgwt_options_parse(int argc, char **argv, pgwt_options *o,
 
 extern const char *pgwt_view_name(pgwt_view v);
 extern const char *pgwt_mode_name(pgwt_mode m);
+
+/* The modes whose one source is exact from the start (no windows). */
+static inline int
+pgwt_mode_always_exact(pgwt_mode m)
+{
+	return m == PGWT_MODE_FULL || m == PGWT_MODE_SCHED;
+}
 extern const char *pgwt_cli_sort_name(pgwt_cli_sort s);
 
 extern void pgwt_usage(FILE *out);

@@ -335,14 +335,15 @@ live_attach(live_ctx *c, const pgwt_cluster *cl, char *err, size_t errlen)
 	pgwt_session_connect(&c->sess, c->o, pgwt_mono_ns(), c->o->verbose);
 	live_classify_now(c);
 	/* full: watch once the query id offset is known (or known unknowable) */
-	if (c->o->mode == PGWT_MODE_FULL)
+	if (c->o->mode == PGWT_MODE_FULL || c->o->mode == PGWT_MODE_SCHED)
 		pgwt_watch_source_enable(c->sess.watch, true, pgwt_mono_ns(), live_emit, c);
 	live_tier_session(c);
 	if (c->o->verbose || c->o->daemon)
 	{
-		if (c->o->mode == PGWT_MODE_FULL)
-			fprintf(stderr, "pg_wait_tracer: attached to postmaster %d (PostgreSQL %d, %s), full tier, %d backends watched\n",
-					cl->pid, cl->pg_major, cl->pgdata, (int) c->metrics.backends_watched);
+		if (c->o->mode == PGWT_MODE_FULL || c->o->mode == PGWT_MODE_SCHED)
+			fprintf(stderr, "pg_wait_tracer: attached to postmaster %d (PostgreSQL %d, %s), %s tier, %d backends watched\n",
+					cl->pid, cl->pg_major, cl->pgdata, pgwt_mode_name(c->o->mode),
+					(int) c->metrics.backends_watched);
 		else
 			fprintf(stderr, "pg_wait_tracer: attached to postmaster %d (PostgreSQL %d, %s), %u Hz, %s\n",
 					cl->pid, cl->pg_major, cl->pgdata, c->o->sample_rate, pgwt_mode_name(c->o->mode));

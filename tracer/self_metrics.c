@@ -27,7 +27,7 @@ pgwt_self_metrics_json(FILE *out, const pgwt_self_metrics *m, uint64_t now_ns)
 			",\"wp_backends_forked_total\":%" PRIu64 ",\"wp_attached_total\":%" PRIu64
 			",\"wp_exited_unwatched_total\":%" PRIu64 ",\"wp_attached_at_zero_total\":%" PRIu64
 			",\"wp_attach_races_total\":%" PRIu64
-			",\"wp_attach_latency_us_avg\":%.1f,\"wp_attach_latency_us_max\":%.1f}",
+			",\"wp_attach_latency_us_avg\":%.1f,\"wp_attach_latency_us_max\":%.1f",
 			up_s, m->ticks_total, m->late_ticks_total, m->samples_total,
 			up_s > 0 ? (double) m->samples_total / up_s : 0.0,
 			m->sample_read_faults_total, m->backends_tracked,
@@ -41,4 +41,11 @@ pgwt_self_metrics_json(FILE *out, const pgwt_self_metrics *m, uint64_t now_ns)
 			m->wp_attached_at_zero_total, m->wp_attach_races_total,
 			m->wp_attached_total ? (double) m->wp_attach_latency_ns_sum / 1e3 / (double) m->wp_attached_total : 0.0,
 			(double) m->wp_attach_latency_ns_max / 1e3);
+	if (m->sched_on)
+		fprintf(out, ",\"sched_blocks_total\":%" PRIu64 ",\"sched_unnamed_blocks_total\":%" PRIu64
+				",\"sched_unnamed_off_ms\":%.1f,\"sched_runq_ms\":%.1f,\"sched_runq_total\":%" PRIu64,
+				m->sched_blocks_total, m->sched_unnamed_blocks_total,
+				(double) m->sched_unnamed_off_ns / 1e6, (double) m->sched_runq_ns / 1e6,
+				m->sched_runq_total);
+	fputc('}', out);
 }

@@ -44,6 +44,13 @@ typedef struct pgwt_self_metrics
 	uint64_t	wp_attach_races_total;		/* value changed during the attach */
 	uint64_t	wp_attach_latency_ns_sum;	/* fork seen -> watched */
 	uint64_t	wp_attach_latency_ns_max;
+	/* --mode sched only (shown when sched_on): the scheduler's view */
+	int			sched_on;
+	uint64_t	sched_blocks_total;			/* switch-outs not runnable */
+	uint64_t	sched_unnamed_blocks_total; /* of those, with no wait event */
+	uint64_t	sched_unnamed_off_ns;		/* their off-CPU time (in CPU*) */
+	uint64_t	sched_runq_ns;				/* runnable, waiting for a CPU */
+	uint64_t	sched_runq_total;			/* run-queue waits */
 } pgwt_self_metrics;
 
 /* One JSON object (no newline) with the counters and derived rates. */

@@ -36,6 +36,7 @@
 #include "common/process_rule.h"
 #include "tracer/esc_listen.h"
 #include "tracer/sampler.h"
+#include "tracer/sched_source.h"
 #include "tracer/watch_source.h"
 
 #define SESSION_PG_RETRY_NS 2000000000ull
@@ -76,6 +77,43 @@ pgwt_target_select(const pgwt_options *o, pgwt_cluster *c, FILE *listing,
 	return -1;
 }
 
+/*
+ * --mode sched: the scheduler tier is the only source. It is refused, with
+ * the reason, when its program cannot load or its tracepoints do not fire.
+ */
+static int
+session_open_sched(pgwt_session *s, const pgwt_options *o, const pgwt_cluster *c,
+				   pgwt_self_metrics *m, char *errbuf, size_t errlen)
+{
+	pgwt_watch_source_config wc;
+	pgwt_watch_self_test r;
+
+	memset(&wc, 0, sizeof(wc));
+	wc.postmaster_pid = c->pid;
+	wc.attach = s->attach;
+	wc.skip_query_id = o->skip_query_id;
+	wc.primary = true;
+	wc.metrics = m;
+	/* enabled by the caller once the query id offset is known */
+	s->watch = pgwt_sched_source_create(&wc, s->watch_err, sizeof(s->watch_err));
+	if (s->watch && pgwt_watch_source_self_test(s->watch, &r) != 0)
+	{
+		snprintf(s->watch_err, sizeof(s->watch_err), "%s", r.why);
+		s->watch->destroy(s->watch);
+		s->watch = NULL;
+	}
+	if (!s->watch)
+	{
+		snprintf(errbuf, errlen, "--mode sched refused: %s", s->watch_err);
+		return -1;
+	}
+	pgwt_watch_source_set_exclusions(s->watch, pgwt_esc_listen_own_backends(), &s->non_sessions);
+	s->exact_ok = true;
+	s->src = s->watch;
+	m->attaches_total++;
+	return 0;
+}
+
 int
 pgwt_session_open(pgwt_session *s, const pgwt_options *o, const pgwt_cluster *c,
 				  pgwt_self_metrics *m, char *errbuf, size_t errlen)
@@ -87,7 +125,7 @@ pgwt_session_open(pgwt_session *s, const pgwt_options *o, const pgwt_cluster *c,
 	s->server_version = c->pg_major * 10000;
 	if (pgwt_attach_resolve(c, &s->attach, errbuf, errlen) != 0)
 		return -1;
-	if (o->mode != PGWT_MODE_FULL)
+	if (o->mode != PGWT_MODE_FULL && o->mode != PGWT_MODE_SCHED)
 	{
 		memset(&cfg, 0, sizeof(cfg));
 		cfg.rate_hz = o->sample_rate;
@@ -104,6 +142,8 @@ pgwt_session_open(pgwt_session *s, const pgwt_options *o, const pgwt_cluster *c,
 		pgwt_sampler_set_exclusions(s->sampler, pgwt_esc_listen_own_backends(), &s->non_sessions);
 		s->src = s->sampler;
 	}
+	if (o->mode == PGWT_MODE_SCHED)
+		return session_open_sched(s, o, c, m, errbuf, errlen);
 	if (o->mode == PGWT_MODE_FULL || o->mode == PGWT_MODE_TIERED)
 	{
 		pgwt_watch_source_config wc;

@@ -281,10 +281,10 @@ ctl_metrics(void *arg, pgwt_metric *out, size_t max)
 	MET("trace_events_written_total", "records written to trace files", true, m->trace_records_written_total);
 	MET("trace_bytes_written_total", "bytes written to trace files", true, m->trace_bytes_written_total);
 	MET("tier", "0 sampled, 1 escalated, 2 full", false,
-		t->o->mode == PGWT_MODE_FULL ? 2 : t->window_open ? 1 : 0);
+		pgwt_mode_always_exact(t->o->mode) ? 2 : t->window_open ? 1 : 0);
 	MET("escalation_active", "an exact window is open", false, t->window_open ? 1 : 0);
 	MET("exact_available", "1 when the watchpoint self-test passed: exact windows can open", false,
-		t->o->mode == PGWT_MODE_FULL || pgwt_tiered_exact_available(t) ? 1 : 0);
+		pgwt_mode_always_exact(t->o->mode) || pgwt_tiered_exact_available(t) ? 1 : 0);
 	MET("exact_self_tests_total", "watchpoint self-tests run", true, t->self_tests_total);
 	MET("exact_self_test_failures_total", "watchpoint self-tests that saw no trap", true, t->self_test_failures_total);
 	MET("escalation_no_exact_total", "escalation requests refused: the exact tier cannot see", true, t->no_exact_denied_total);
@@ -432,13 +432,15 @@ tiered_on_notice(void *arg, const pgwt_esc_notice *n, const char *db)
 		else
 			snprintf(t->last_reason, sizeof(t->last_reason), "%s",
 					 t->o->mode == PGWT_MODE_FULL ? "already exact: --mode full" :
+					 t->o->mode == PGWT_MODE_SCHED ? "already exact: --mode sched" :
 					 "deescalate: no window open");
 	}
-	else if (t->o->mode == PGWT_MODE_FULL)
+	else if (pgwt_mode_always_exact(t->o->mode))
 	{
 		t->last_granted_s = 0;
-		snprintf(t->last_reason, sizeof(t->last_reason),
-				 "already exact: --mode full traces every transition");
+		snprintf(t->last_reason, sizeof(t->last_reason), "already exact: --mode %s traces %s",
+				 pgwt_mode_name(t->o->mode), t->o->mode == PGWT_MODE_FULL ?
+				 "every transition" : "every wait that blocks");
 	}
 	else if (t->o->mode != PGWT_MODE_TIERED)
 	{
@@ -490,7 +492,7 @@ tiered_report_state(void *arg, pgwt_esc_report *r)
 	r->budget_left_s = pgwt_esc_budget_remaining_s(&t->esc, now);
 	r->granted_s = t->last_granted_s;
 	r->request_id = t->last_request_id;
-	r->exact = t->o->mode == PGWT_MODE_FULL || pgwt_tiered_exact_available(t);
+	r->exact = pgwt_mode_always_exact(t->o->mode) || pgwt_tiered_exact_available(t);
 	/* sampled only: the reason that stays true is why */
 	r->reason = r->exact || !t->why_no_watch[0] ? t->last_reason : t->why_no_watch;
 }
@@ -760,8 +762,8 @@ pgwt_tiered_exact_available(const pgwt_tiered *t)
 const char *
 pgwt_tiered_tier(const pgwt_tiered *t)
 {
-	if (t->o->mode == PGWT_MODE_FULL)
-		return "full";
+	if (pgwt_mode_always_exact(t->o->mode))
+		return pgwt_mode_name(t->o->mode);
 	return t->window_open ? "escalated" : "sampled";
 }
 

@@ -1,10 +1,11 @@
 /*
  * watch_source.c
- *		The exact tier behind the capture interface: follows the
- *		postmaster's children and keeps a hardware write watchpoint (with
- *		the wait_watch BPF program) on each one's wait_event_info while
- *		enabled; each tick drains the kernel's ring buffer into TRANSITION
- *		records.
+ *		The exact tiers behind the capture interface: follows the
+ *		postmaster's children and traces each one while enabled, through a
+ *		kernel side (exact_kernel.h): a hardware write watchpoint on its
+ *		wait_event_info with the wait_watch BPF program (--mode full), or
+ *		the scheduler's tracepoints (sched_source.c, --mode sched). Each
+ *		tick drains the kernel's ring buffer into TRANSITION records.
  *
  * A backend can be watched only once InitProcess has pointed its
  * my_wait_event_info into its PGPROC (shared memory); before that the
@@ -47,6 +48,7 @@
 
 #include "common/clock.h"
 #include "tracer/esc_notify.h"
+#include "tracer/exact_kernel.h"
 #include "tracer/proc_events.h"
 #include "tracer/target.h"
 #include "tracer/wait_class.h"
@@ -79,7 +81,7 @@ typedef struct ws_backend
 typedef struct ws_state_t
 {
 	pgwt_watch_source_config cfg;
-	pgwt_watch *w;
+	pgwt_exact_kernel k;		/* watchpoints or the scheduler */
 	int			cnfd;			/* proc connector, -1 = /proc only */
 	bool		enabled;
 	bool		postmaster_gone;
@@ -104,6 +106,7 @@ typedef struct ws_state_t
 } ws_t;
 
 static void ws_stats(ws_t *s, pgwt_watch_stats *out);
+static void wk_close(void *h);
 
 static ws_backend *
 ws_find(ws_t *s, uint32_t pid, size_t *pos)
@@ -168,10 +171,10 @@ static void
 ws_qid_source(ws_t *s)
 {
 	if (!s->cfg.skip_query_id && s->cfg.attach.be_var && s->cfg.attach.qid_offset >= 0)
-		pgwt_watch_set_qid_source(s->w, s->cfg.attach.be_var, s->cfg.attach.qid_offset,
-								  s->cfg.attach.xact_offset);
+		s->k.set_qid_source(s->k.h, s->cfg.attach.be_var, s->cfg.attach.qid_offset,
+							s->cfg.attach.xact_offset);
 	else
-		pgwt_watch_set_qid_source(s->w, 0, -1, -1);
+		s->k.set_qid_source(s->k.h, 0, -1, -1);
 }
 
 static int
@@ -243,7 +246,7 @@ ws_unwatch(ws_t *s, ws_backend *b, ws_close how)
 	if (b->state != WS_WATCHED)
 		return;
 	if (how != WS_CLOSE_SILENT && !s->cfg.lightweight &&
-		pgwt_watch_target_get(s->w, (pid_t) b->pid, &t) == 0)
+		s->k.target_get(s->k.h, (pid_t) b->pid, &t) == 0)
 	{
 		pgwt_record r;
 
@@ -259,7 +262,7 @@ ws_unwatch(ws_t *s, ws_backend *b, ws_close how)
 			pgwt_remote_read((int) b->pid, t.query_id_addr, &r.query_id, sizeof(r.query_id));
 		ws_sink(&r, s);
 	}
-	pgwt_watch_remove(s->w, (pid_t) b->pid);
+	s->k.remove(s->k.h, (pid_t) b->pid);
 	b->state = WS_PENDING;
 	b->first_try_ns = 0;
 	s->st.watched_now--;
@@ -389,7 +392,7 @@ ws_try_attach(ws_t *s, ws_backend *b)
 		if (a->xact_offset >= 0)
 			xact_addr = ptrs[1] + (uint64_t) a->xact_offset;
 	}
-	rc = pgwt_watch_add(s->w, (pid_t) b->pid, ptrs[0], qid_addr, xact_addr, cur, err, sizeof(err));
+	rc = s->k.add(s->k.h, (pid_t) b->pid, ptrs[0], qid_addr, xact_addr, cur, err, sizeof(err));
 	if (rc != 0)
 	{
 		if (rc != -ESRCH)
@@ -406,11 +409,11 @@ ws_try_attach(ws_t *s, ws_backend *b)
 
 		if (pgwt_remote_read((int) b->pid, ptrs[0], &again, sizeof(again)) == 0 && again != cur &&
 			pgwt_wait_info_valid(again, a->pg_major) &&
-			pgwt_watch_target_get(s->w, (pid_t) b->pid, &t) == 0 && t.event == cur)
+			s->k.target_get(s->k.h, (pid_t) b->pid, &t) == 0 && t.event == cur)
 		{
 			t.event = again;
 			t.since_ns = pgwt_mono_ns();
-			pgwt_watch_target_set(s->w, (pid_t) b->pid, &t);
+			s->k.target_set(s->k.h, (pid_t) b->pid, &t);
 			s->st.attach_races++;
 			cur = again;
 		}
@@ -498,6 +501,8 @@ ws_flush(ws_t *s, pgwt_emit_fn emit, void *arg)
 		s->last_counters_ns = s->now_ns;
 		ws_stats(s, &st);
 		m->ringbuf_drops_total = st.drops;
+		if (s->k.metrics)
+			s->k.metrics(s->k.h, m);
 	}
 }
 
@@ -528,7 +533,7 @@ ws_tick(pgwt_capture_source *src, uint64_t now_ns, pgwt_emit_fn emit, void *arg)
 	s->now_ns = now_ns;
 	s->last_tick_ns = now_ns;
 	/* transitions first: they precede any exit seen below */
-	pgwt_watch_poll(s->w, 0, ws_sink, s);
+	s->k.poll(s->k.h, 0, ws_sink, s);
 	if (s->cnfd >= 0)
 	{
 		pgwt_proc_event_cb cb = {ws_on_fork, ws_on_exit, s};
@@ -591,7 +596,7 @@ ws_destroy(pgwt_capture_source *src)
 	s = src->state;
 	if (s)
 	{
-		pgwt_watch_close(s->w);
+		s->k.close(s->k.h);
 		pgwt_proc_events_close(s->cnfd);
 		free(s->be);
 		free(s->recs);
@@ -617,19 +622,19 @@ pgwt_watch_source_enable(pgwt_capture_source *src, bool on, uint64_t now_ns,
 	else if (!on && s->enabled)
 	{
 		/* keep what the kernel captured until now, then detach */
-		pgwt_watch_poll(s->w, 0, ws_sink, s);
+		s->k.poll(s->k.h, 0, ws_sink, s);
 		s->now_ns = pgwt_mono_ns();
 		for (size_t i = 0; i < s->nbe; i++)
 		{
 			ws_unwatch(s, &s->be[i], WS_CLOSE_CUT);
 			s->be[i].live_known = 0;
 		}
-		pgwt_watch_poll(s->w, 0, ws_sink, s);
+		s->k.poll(s->k.h, 0, ws_sink, s);
 		s->enabled = false;
 		s->npending_fresh = 0;
 	}
 	ws_flush(s, emit, arg);
-	return pgwt_watch_count(s->w);
+	return s->k.count(s->k.h);
 }
 
 int
@@ -658,7 +663,7 @@ pgwt_watch_source_self_test(pgwt_capture_source *src, pgwt_watch_self_test *r)
 		snprintf(r->why, sizeof(r->why), "the self-test cannot run while watching");
 		return -1;
 	}
-	return pgwt_watch_run_self_test(s->w, r);
+	return s->k.self_test(s->k.h, r);
 }
 
 int
@@ -733,7 +738,7 @@ ws_stats(ws_t *s, pgwt_watch_stats *out)
 {
 	uint64_t	c[PGWT_WC_NCOUNTERS];
 
-	pgwt_watch_counters(s->w, c);
+	s->k.counters(s->k.h, c);
 	s->st.transitions = c[PGWT_WC_TRANSITIONS];
 	s->st.same_value = c[PGWT_WC_SAME_VALUE];
 	s->st.drops = c[PGWT_WC_DROPS];
@@ -764,11 +769,14 @@ pgwt_watch_source_aggregates(pgwt_capture_source *src,
 	ws_t	   *s = src->state;
 	ws_agg_ctx	c = {fn, arg};
 
-	return pgwt_watch_aggregates(s->w, ws_agg_cb, &c);
+	if (s->k.close != wk_close)
+		return 0;				/* only the watchpoint program aggregates */
+	return pgwt_watch_aggregates(s->k.h, ws_agg_cb, &c);
 }
 
 pgwt_capture_source *
-pgwt_watch_source_create(const pgwt_watch_source_config *cfg, char *err, size_t errlen)
+pgwt_exact_source_create(const pgwt_watch_source_config *cfg, const pgwt_exact_kernel *k,
+						 char *err, size_t errlen)
 {
 	pgwt_capture_source *src = calloc(1, sizeof(*src));
 	ws_t	   *s = calloc(1, sizeof(*s));
@@ -777,24 +785,21 @@ pgwt_watch_source_create(const pgwt_watch_source_config *cfg, char *err, size_t 
 	{
 		free(src);
 		free(s);
+		k->close(k->h);
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
 	s->cfg = *cfg;
+	s->k = *k;
 	if (!s->cfg.metrics)
 		s->cfg.metrics = &s->local_metrics;
 	s->cnfd = -1;
-	src->name = "full";
+	src->name = k->tier;
 	src->state = s;
 	src->tick = ws_tick;
 	src->next_deadline = ws_next_deadline;
 	src->live = ws_live;
 	src->destroy = ws_destroy;
-	if (pgwt_watch_open(&s->w, cfg->lightweight, err, errlen) != 0)
-	{
-		ws_destroy(src);
-		return NULL;
-	}
 	ws_qid_source(s);
 	/* subscribe before listing /proc so no fork falls in between */
 	s->cnfd = pgwt_proc_events_open();
@@ -810,4 +815,83 @@ pgwt_watch_source_create(const pgwt_watch_source_config *cfg, char *err, size_t 
 	if (cfg->enabled)
 		pgwt_watch_source_enable(src, true, s->now_ns, NULL, NULL);
 	return src;
+}
+
+/* The watchpoint program behind the kernel interface. */
+static int
+wk_add(void *h, pid_t pid, uint64_t wait_addr, uint64_t qid_addr, uint64_t xact_addr,
+	   uint32_t cur, char *err, size_t errlen)
+{
+	return pgwt_watch_add(h, pid, wait_addr, qid_addr, xact_addr, cur, err, errlen);
+}
+
+static int
+wk_remove(void *h, pid_t pid)
+{
+	return pgwt_watch_remove(h, pid);
+}
+
+static int
+wk_count(void *h)
+{
+	return pgwt_watch_count(h);
+}
+
+static int
+wk_target_get(void *h, pid_t pid, struct pgwt_watch_target *out)
+{
+	return pgwt_watch_target_get(h, pid, out);
+}
+
+static int
+wk_target_set(void *h, pid_t pid, const struct pgwt_watch_target *t)
+{
+	return pgwt_watch_target_set(h, pid, t);
+}
+
+static void
+wk_set_qid_source(void *h, uint64_t be_var, int qid_offset, int xact_offset)
+{
+	pgwt_watch_set_qid_source(h, be_var, qid_offset, xact_offset);
+}
+
+static int
+wk_poll(void *h, int timeout_ms, pgwt_watch_sink sink, void *arg)
+{
+	return pgwt_watch_poll(h, timeout_ms, sink, arg);
+}
+
+static void
+wk_counters(void *h, uint64_t out[PGWT_WC_NCOUNTERS])
+{
+	pgwt_watch_counters(h, out);
+}
+
+static int
+wk_self_test(void *h, pgwt_watch_self_test *r)
+{
+	return pgwt_watch_run_self_test(h, r);
+}
+
+static void
+wk_close(void *h)
+{
+	pgwt_watch_close(h);
+}
+
+pgwt_capture_source *
+pgwt_watch_source_create(const pgwt_watch_source_config *cfg, char *err, size_t errlen)
+{
+	pgwt_exact_kernel k = {
+		.tier = "full", .add = wk_add, .remove = wk_remove, .count = wk_count,
+		.target_get = wk_target_get, .target_set = wk_target_set,
+		.set_qid_source = wk_set_qid_source, .poll = wk_poll, .counters = wk_counters,
+		.self_test = wk_self_test, .close = wk_close,
+	};
+	pgwt_watch *w = NULL;
+
+	if (pgwt_watch_open(&w, cfg->lightweight, err, errlen) != 0)
+		return NULL;
+	k.h = w;
+	return pgwt_exact_source_create(cfg, &k, err, errlen);
 }

@@ -74,6 +74,14 @@ extern bool pgwt_watch_source_enabled(pgwt_capture_source *src);
  */
 extern int	pgwt_watch_source_self_test(pgwt_capture_source *src, pgwt_watch_self_test *r);
 
+/*
+ * The same source over another kernel side (tracer/exact_kernel.h), which
+ * it owns from here on (closed on failure too): sched_source.c.
+ */
+struct pgwt_exact_kernel;
+extern pgwt_capture_source *pgwt_exact_source_create(const pgwt_watch_source_config *cfg,
+													 const struct pgwt_exact_kernel *k,
+													 char *err, size_t errlen);
 /* The same test without a cluster: loads the program, tests, unloads. */
 extern int	pgwt_exact_probe(pgwt_watch_self_test *r);
 

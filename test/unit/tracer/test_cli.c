@@ -75,6 +75,7 @@ cli_tiers(void)
 		"--anomaly-aas-min", "1.5", "--anomaly-aas-ticks", "4", "--anomaly-cpu-cusum-disable",
 		"--metrics-listen", "127.0.0.1:9187", NULL};
 	char	   *a3[] = {"x", "--escalation-budget", "0", NULL};
+	char	   *a4[] = {"x", "--mode", "sched", "--skip-query-id", "-T", "/d", NULL};
 	pgwt_options o;
 	char		err[256];
 
@@ -87,6 +88,11 @@ cli_tiers(void)
 	UNIT_CHECK(o.anomaly_cpu_disable && strcmp(o.metrics_listen, "127.0.0.1:9187") == 0);
 	UNIT_CHECK(parse(a3, &o, err) == 0);
 	UNIT_CHECK(o.escalation_budget == 0);
+	/* the scheduler tier: exact from the start, its own name */
+	UNIT_CHECK(parse(a4, &o, err) == 0);
+	UNIT_CHECK(o.mode == PGWT_MODE_SCHED && o.skip_query_id && pgwt_mode_always_exact(o.mode));
+	UNIT_CHECK(strcmp(pgwt_mode_name(o.mode), "sched") == 0);
+	UNIT_CHECK(!pgwt_mode_always_exact(PGWT_MODE_TIERED) && pgwt_mode_always_exact(PGWT_MODE_FULL));
 }
 
 static void
@@ -192,6 +198,7 @@ cli_bad_inputs(void)
 		{{"--mode", "full", "--anomaly-aas-min", "3"}, "apply to --mode tiered"},
 		{{"--metrics-listen", "127.0.0.1:9000"}, "needs -T"},
 		{{"--mode", "warp"}, "unknown mode"},
+		{{"--mode", "sched", "--lightweight"}, "the scheduler tier writes transitions"},
 		{{"--bogus"}, "unknown option --bogus"},
 		{{"--view"}, "needs a value"},
 		{{"extra"}, "unexpected argument"},

@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: PostgreSQL
+/*
+ * sched_wait.bpf.c
+ *		The scheduler's view of a backend's waits: on the sched_switch and
+ *		sched_wakeup BTF tracepoints (no tracefs, no debug registers), each
+ *		time a traced backend blocks, the wait event it blocked in is read
+ *		and the interval until it runs again is timed exactly.
+ *
+ * At switch-out the task leaving the CPU is the current one, so its own
+ * memory (wait_event_info, st_query_id) can be read with
+ * bpf_probe_read_user; at switch-in the task arriving is not current, so
+ * its record carries what was read when it blocked. Per backend the
+ * program keeps one state (the event last emitted, 0 = CPU*) and emits a
+ * transition when it changes: into the event at a blocking switch-out,
+ * back to CPU* at the next switch-in. A block with no wait event set
+ * (a page fault that reads the disk, a pipe) stays CPU* and is only
+ * counted. Time runnable but not running (woken until switched in, or
+ * preempted until switched in again) is added per backend and in total.
+ * Records go into a ring buffer without waking the consumer (it polls).
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "sched_wait.h"
+
+char		LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/*
+ * As in wait_watch.bpf.c: where a backend traced before its
+ * PgBackendStatus was known finds its query id (MyBEEntry's address and
+ * the offsets of st_query_id and st_xact_start_timestamp; -1 = not read).
+ */
+volatile __u64 be_var_addr = 0;
+volatile __s64 qid_offset = -1;
+volatile __s64 xact_offset = -1;
+
+/* The loader's self-test thread: its switch-outs are only counted. */
+volatile __u32 self_test_tid = 0;
+
+struct
+{
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct pgwt_sched_target);
+}			targets SEC(".maps");
+
+struct
+{
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4 * 1024 * 1024);
+}			events SEC(".maps");
+
+struct
+{
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PGWT_SC_NCOUNTERS);
+	__type(key, __u32);
+	__type(value, __u64);
+}			counters SEC(".maps");
+
+static __always_inline void
+count_add(__u32 which, __u64 n)
+{
+	__u64	   *v = bpf_map_lookup_elem(&counters, &which);
+
+	if (v)
+		*v += n;
+}
+
+/* Leave t's state for new_event at now: one record, billed to qid. */
+static __always_inline void
+emit(__u32 pid, struct pgwt_sched_target *t, __u64 now, __u32 new_event,
+	 __u64 qid, __u64 xact)
+{
+	struct pgwt_watch_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+
+	if (!e)
+		count_add(PGWT_SC_DROPS, 1);
+	else
+	{
+		e->ts_ns = now;
+		e->duration_ns = now - t->since_ns;
+		e->query_id = qid;
+		e->xact_key = xact;
+		e->pid = pid;
+		e->old_event = t->event;
+		e->new_event = new_event;
+		e->pad = 0;
+		bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+		count_add(PGWT_SC_TRANSITIONS, 1);
+	}
+	t->event = new_event;
+	t->since_ns = now;
+}
+
+/* prev blocks (not runnable): enter the wait event it shows, if any. */
+static __always_inline void
+on_block(__u32 pid, struct pgwt_sched_target *t, __u64 now)
+{
+	__u32		ev = 0;
+	__u64		qid = 0,
+				xact = 0;
+
+	t->off_ns = now;
+	t->queued_ns = 0;
+	count_add(PGWT_SC_BLOCKS, 1);
+	if (bpf_probe_read_user(&ev, sizeof(ev), (void *) t->wait_addr) != 0)
+	{
+		/* an exiting task has no memory left: keep the state */
+		count_add(PGWT_SC_READ_FAULTS, 1);
+		return;
+	}
+	if (ev == 0)
+		count_add(PGWT_SC_UNNAMED_BLOCKS, 1);
+	if (ev == t->event)
+		return;
+	if (!t->query_id_addr && qid_offset >= 0 && be_var_addr)
+	{
+		__u64		be = 0;
+
+		if (bpf_probe_read_user(&be, sizeof(be), (void *) be_var_addr) == 0 && be)
+		{
+			t->query_id_addr = be + qid_offset;
+			if (xact_offset >= 0)
+				t->xact_addr = be + xact_offset;
+		}
+	}
+	if (t->query_id_addr)
+		bpf_probe_read_user(&qid, sizeof(qid), (void *) t->query_id_addr);
+	if (t->xact_addr)
+		bpf_probe_read_user(&xact, sizeof(xact), (void *) t->xact_addr);
+	/* the CPU* (or attach-time) state ends here, billed to this statement */
+	emit(pid, t, now, ev, qid, xact);
+	t->query_id = qid;
+	t->xact_key = xact;
+}
+
+/* next runs again: its run-queue wait ends, and so does its wait event. */
+static __always_inline void
+on_run(__u32 pid, struct pgwt_sched_target *t, __u64 now)
+{
+	if (t->queued_ns)
+	{
+		__u64		rq = now - t->queued_ns;
+
+		t->runq_ns += rq;
+		t->runq_count++;
+		count_add(PGWT_SC_RUNQ_NS, rq);
+		count_add(PGWT_SC_RUNQ_COUNT, 1);
+		t->queued_ns = 0;
+	}
+	if (t->off_ns && t->event == 0)
+	{
+		t->unnamed_off_ns += now - t->off_ns;
+		count_add(PGWT_SC_UNNAMED_OFF_NS, now - t->off_ns);
+	}
+	t->off_ns = 0;
+	if (t->event != 0)
+		emit(pid, t, now, 0, t->query_id, t->xact_key);
+}
+
+SEC("tp_btf/sched_switch")
+int
+BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+		 unsigned int prev_state)
+{
+	__u64		now = bpf_ktime_get_ns();
+	__u32		ppid = prev->pid;
+	__u32		npid = next->pid;
+	struct pgwt_sched_target *t;
+
+	if (ppid != 0 && ppid == self_test_tid)
+		count_add(PGWT_SC_SELF_TEST, 1);
+	else if ((t = bpf_map_lookup_elem(&targets, &ppid)) != NULL)
+	{
+		/* preempted (or preempted while going to sleep): still runnable */
+		if (preempt || prev_state == 0)
+			t->queued_ns = now;
+		else
+			on_block(ppid, t, now);
+	}
+	if ((t = bpf_map_lookup_elem(&targets, &npid)) != NULL)
+		on_run(npid, t, now);
+	return 0;
+}
+
+/* A blocked backend is made runnable: its run-queue wait starts. */
+static __always_inline void
+on_wake(struct task_struct *p)
+{
+	__u32		pid = p->pid;
+	struct pgwt_sched_target *t = bpf_map_lookup_elem(&targets, &pid);
+
+	if (t && t->off_ns && !t->queued_ns)
+		t->queued_ns = bpf_ktime_get_ns();
+}
+
+SEC("tp_btf/sched_wakeup")
+int
+BPF_PROG(on_wakeup, struct task_struct *p)
+{
+	on_wake(p);
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int
+BPF_PROG(on_wakeup_new, struct task_struct *p)
+{
+	on_wake(p);
+	return 0;
+}

@@ -1,0 +1,58 @@
+/*
+ * sched_wait.h
+ *		Records shared by the scheduler BPF program (sched_wait.bpf.c) and
+ *		its user-space loader (tracer/sched_source.c). Fixed-width fields
+ *		only: compiled for the BPF target and for the host alike.
+ *
+ * The program writes struct pgwt_watch_event (wait_watch.h), the exact
+ * tier's one transition record, so both exact sources share the user-space
+ * conversion (tracer/watch/watch_record.c) and its query-id carry.
+ */
+#ifndef PGWT_BPF_SCHED_WAIT_H
+#define PGWT_BPF_SCHED_WAIT_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#include "wait_watch.h"
+
+/*
+ * One entry per traced backend (key: its pid, which is its main thread's
+ * task id). User space sets the addresses and the starting state; the
+ * program alone updates the rest. A task's switch-out and its next
+ * switch-in never run at once, so each field has one writer at a time.
+ */
+struct pgwt_sched_target
+{
+	__u64		wait_addr;		/* address of the uint32 wait_event_info */
+	__u64		query_id_addr;	/* st_query_id, 0 = not known (yet) */
+	__u64		xact_addr;		/* st_xact_start_timestamp, 0 = not read */
+	__u64		since_ns;		/* when the backend entered event */
+	__u64		query_id;		/* read when event was entered */
+	__u64		xact_key;		/* likewise */
+	__u64		off_ns;			/* blocked (switched out not runnable) at; 0 = not */
+	__u64		queued_ns;		/* runnable, waiting for a CPU since; 0 = not */
+	__u64		runq_ns;		/* run-queue time so far (wakeup or preemption -> switch-in) */
+	__u64		runq_count;
+	__u64		unnamed_off_ns; /* blocked with no wait event set (billed as CPU*) */
+	__u32		event;			/* the state last emitted; 0 = CPU* */
+	__u32		pad;
+};
+
+/* Counters in a per-CPU array, summed by user space. */
+enum pgwt_sched_counter
+{
+	PGWT_SC_TRANSITIONS = 0,	/* records pushed */
+	PGWT_SC_DROPS,				/* ring buffer full: a record lost */
+	PGWT_SC_READ_FAULTS,		/* wait_event_info unreadable at switch-out */
+	PGWT_SC_SELF_TEST,			/* switch-outs of the loader's self-test thread */
+	PGWT_SC_BLOCKS,				/* traced switch-outs not runnable */
+	PGWT_SC_UNNAMED_BLOCKS,		/* of those, with no wait event set */
+	PGWT_SC_UNNAMED_OFF_NS,		/* their off-CPU time */
+	PGWT_SC_RUNQ_NS,			/* run-queue time of traced backends */
+	PGWT_SC_RUNQ_COUNT,
+	PGWT_SC_NCOUNTERS
+};
+
+#endif							/* PGWT_BPF_SCHED_WAIT_H */
