@@ -323,6 +323,59 @@ typedef enum rd_event_kind
 	RD_QUERY
 } rd_event_kind;
 
+/* The CSV form of an event table: one line per row, a status line when none. */
+static void
+rd_event_csv(pgwt_buf *b, const pgwt_render_opts *o, const pgwt_window_summary *sum,
+			 const pgwt_event_rows *rows, pgwt_view_status st, size_t n, bool with_query,
+			 bool with_pid)
+{
+	if (o->csv_header)
+		pgwt_buf_printf(b, "window,fidelity,%s%sevent,waits,total_ns,avg_ns,max_ns,pct_db,status,p50_ns,p95_ns,p99_ns%s\n",
+						with_query ? "query_id," : "", with_pid ? "pid," : "", with_query ? ",query" : "");
+	if (n == 0)
+	{
+		pgwt_rd_csv_str(b, sum->spec.label);
+		pgwt_buf_printf(b, ",%s,%s%s,,,,,,%s,,,%s\n", pgwt_fidelity_name(sum->fidelity),
+						with_query ? "," : "", with_pid ? "," : "", pgwt_rd_status_token(st),
+						with_query ? "," : "");
+	}
+	for (size_t i = 0; i < n; i++)
+	{
+		const pgwt_event_row *r = &rows->rows[i];
+		char		name[PGWT_EVENT_NAME_MAX];
+
+		rd_event_name(o, r, name, sizeof(name));
+		pgwt_rd_csv_str(b, sum->spec.label);
+		pgwt_buf_printf(b, ",%s,", pgwt_fidelity_name(r->fidelity));
+		if (with_query)
+			pgwt_buf_printf(b, "%lld,", (long long) r->query_id);
+		if (with_pid)
+			pgwt_buf_printf(b, "%u,", r->pid);
+		pgwt_rd_csv_str(b, name);
+		rd_csv_u64_or_empty(b, r->waits_known, r->waits);
+		pgwt_buf_printf(b, ",%llu", (unsigned long long) r->total_ns);
+		rd_csv_u64_or_empty(b, r->avg_known, r->avg_ns);
+		rd_csv_u64_or_empty(b, r->max_known, r->max_ns);
+		if (r->pct_db >= 0)
+			pgwt_buf_printf(b, ",%.4f,ok", r->pct_db);
+		else
+			pgwt_buf_printf(b, ",,ok");
+		{
+			pgwt_hist_pct p[3];
+			bool		have = rd_row_pcts(r, p);
+
+			for (int k = 0; k < 3; k++)
+				rd_csv_u64_or_empty(b, have, have ? p[k].est_ns : 0);
+		}
+		if (with_query)
+		{
+			pgwt_buf_printf(b, ",");
+			pgwt_rd_csv_str(b, rd_query_text(o, r));
+		}
+		pgwt_buf_printf(b, "\n");
+	}
+}
+
 static void
 rd_event_table(pgwt_buf *b, const pgwt_render_opts *o, const char *view, const char *title,
 			   const pgwt_window_summary *sum, const pgwt_event_rows *rows,
@@ -347,51 +400,7 @@ rd_event_table(pgwt_buf *b, const pgwt_render_opts *o, const char *view, const c
 	}
 	if (o->format == PGWT_OUT_CSV)
 	{
-		if (o->csv_header)
-			pgwt_buf_printf(b, "window,fidelity,%s%sevent,waits,total_ns,avg_ns,max_ns,pct_db,status,p50_ns,p95_ns,p99_ns%s\n",
-							with_query ? "query_id," : "", with_pid ? "pid," : "", with_query ? ",query" : "");
-		if (n == 0)
-		{
-			pgwt_rd_csv_str(b, sum->spec.label);
-			pgwt_buf_printf(b, ",%s,%s%s,,,,,,%s,,,%s\n", pgwt_fidelity_name(sum->fidelity),
-							with_query ? "," : "", with_pid ? "," : "", pgwt_rd_status_token(st),
-							with_query ? "," : "");
-		}
-		for (size_t i = 0; i < n; i++)
-		{
-			const pgwt_event_row *r = &rows->rows[i];
-			char		name[PGWT_EVENT_NAME_MAX];
-
-			rd_event_name(o, r, name, sizeof(name));
-			pgwt_rd_csv_str(b, sum->spec.label);
-			pgwt_buf_printf(b, ",%s,", pgwt_fidelity_name(r->fidelity));
-			if (with_query)
-				pgwt_buf_printf(b, "%lld,", (long long) r->query_id);
-			if (with_pid)
-				pgwt_buf_printf(b, "%u,", r->pid);
-			pgwt_rd_csv_str(b, name);
-			rd_csv_u64_or_empty(b, r->waits_known, r->waits);
-			pgwt_buf_printf(b, ",%llu", (unsigned long long) r->total_ns);
-			rd_csv_u64_or_empty(b, r->avg_known, r->avg_ns);
-			rd_csv_u64_or_empty(b, r->max_known, r->max_ns);
-			if (r->pct_db >= 0)
-				pgwt_buf_printf(b, ",%.4f,ok", r->pct_db);
-			else
-				pgwt_buf_printf(b, ",,ok");
-			{
-				pgwt_hist_pct p[3];
-				bool		have = rd_row_pcts(r, p);
-
-				for (int k = 0; k < 3; k++)
-					rd_csv_u64_or_empty(b, have, have ? p[k].est_ns : 0);
-			}
-			if (with_query)
-			{
-				pgwt_buf_printf(b, ",");
-				pgwt_rd_csv_str(b, rd_query_text(o, r));
-			}
-			pgwt_buf_printf(b, "\n");
-		}
+		rd_event_csv(b, o, sum, rows, st, n, with_query, with_pid);
 		return;
 	}
 	pgwt_rd_text_title(b, title, sum);
