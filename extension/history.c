@@ -55,6 +55,7 @@
 #include "common/event_ids.h"
 #include "common/units.h"
 #include "extension/hist_sql.h"
+#include "extension/session_sql.h"
 #include "extension/trace_worker.h"
 #include "tracefmt/tracefmt.h"
 
@@ -669,19 +670,22 @@ pgwt_history_session_time(PG_FUNCTION_ARGS)
 		bool		n[14] = {false};
 		int			o = hist_session_columns(h->eng, r->pid, r->other, r->exited, v, n);
 
-		v[o] = Float8GetDatum(hist_ms(r->db_ns));
-		n[o] = r->info != NULL && r->info->background;	/* no DB time */
-		v[o + 1] = Float8GetDatum(hist_ms(r->cpu_ns));
-		v[o + 2] = Float8GetDatum(hist_ms(r->wait_ns));
-		v[o + 3] = Float8GetDatum(hist_ms(r->idle_ns));
+		const char *top_type = NULL,
+				   *top_name = NULL;
+
 		if (r->has_top_wait)
 		{
-			hist_event_names(&h->names, r->top_wait, &v[o + 4], &n[o + 4]);
-			v[o + 6] = Float8GetDatum(hist_ms(r->top_wait_ns));
+			/* named as every history row: the directory's names first */
+			top_type = pgstat_get_wait_event_type(r->top_wait);
+			top_name = pgwt_names_lookup(&h->names, r->top_wait);
+			if (top_name == NULL)
+				top_name = pgstat_get_wait_event(r->top_wait);
 		}
-		else
-			n[o + 4] = n[o + 5] = n[o + 6] = true;
-		v[o + 7] = CStringGetTextDatum(pgwt_fidelity_name(r->fidelity));
+		o = pgwt_session_time_columns(v, n, o, r->db_ns, r->info != NULL && r->info->background,
+									  r->cpu_ns, r->wait_ns, r->idle_ns, r->has_top_wait,
+									  top_type, top_name, r->top_wait_ns,
+									  pgwt_fidelity_name(r->fidelity));
+		Assert(o == 14);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, n);
 	}
 	hist_hold_done(h);

@@ -30,6 +30,7 @@
 
 #include "common/units.h"
 #include "extension/sampler.h"
+#include "extension/session_sql.h"
 
 #define PGWT_SAMPLED "sampled"
 
@@ -285,6 +286,29 @@ pgwt_sampler_is_live(const PgwtSamplerProc *procs, int n, int32 pid, TimestampTz
 	return false;
 }
 
+/*
+ * The identity columns of the per-session views (pid, backend_type,
+ * usesysid, datid, backend_start, session_state) of a per-backend row.
+ * Returns the next column.
+ */
+static int
+pgwt_sampler_identity_columns(Datum *values, bool *nulls, const PgwtSampleEntry *e,
+							  PgwtSamplerProc *procs, int nprocs)
+{
+	values[0] = Int32GetDatum((int32) e->key.id);
+	values[1] = pgwt_sampler_text(e->backend_type == B_INVALID ? NULL :
+								  GetBackendTypeDesc((BackendType) e->backend_type), &nulls[1]);
+	values[2] = ObjectIdGetDatum(e->userid);
+	nulls[2] = !OidIsValid(e->userid);
+	values[3] = ObjectIdGetDatum(e->dbid);
+	nulls[3] = !OidIsValid(e->dbid);
+	values[4] = TimestampTzGetDatum(e->key.id2);
+	nulls[4] = (e->key.id2 == 0);
+	values[5] = CStringGetTextDatum(pgwt_sampler_is_live(procs, nprocs, (int32) e->key.id, e->key.id2) ?
+									"live" : "exited");
+	return 6;
+}
+
 void
 pgwt_sampler_session_event(ReturnSetInfo *rsinfo)
 {
@@ -303,18 +327,8 @@ pgwt_sampler_session_event(ReturnSetInfo *rsinfo)
 		if (!e->used || e->key.event == PGWT_SAMPLE_CPU_EVENT || e->samples == 0 ||
 			!pgwt_sampler_can_see_role(e->userid))
 			continue;
-		values[0] = Int32GetDatum((int32) e->key.id);
-		values[1] = pgwt_sampler_text(e->backend_type == B_INVALID ? NULL :
-									  GetBackendTypeDesc((BackendType) e->backend_type), &nulls[1]);
-		values[2] = ObjectIdGetDatum(e->userid);
-		nulls[2] = !OidIsValid(e->userid);
-		values[3] = ObjectIdGetDatum(e->dbid);
-		nulls[3] = !OidIsValid(e->dbid);
-		values[4] = TimestampTzGetDatum(e->key.id2);
-		nulls[4] = (e->key.id2 == 0);
-		values[5] = CStringGetTextDatum(pgwt_sampler_is_live(procs, nprocs, (int32) e->key.id, e->key.id2) ?
-										"live" : "exited");
-		col = pgwt_sampler_event_columns(values, nulls, 6, e->key.event, e->time_ns,
+		col = pgwt_sampler_identity_columns(values, nulls, e, procs, nprocs);
+		col = pgwt_sampler_event_columns(values, nulls, col, e->key.event, e->time_ns,
 										 pgwt_sampler_db_ns(t, e->key.id, e->key.id2, true));
 		nulls[col] = true;		/* histogram: exact data only */
 		Assert(col == 14);
@@ -365,57 +379,19 @@ pgwt_sampler_session_time(ReturnSetInfo *rsinfo)
 		const PgwtSampleEntry *s = rows[i];
 		Datum		values[14];
 		bool		nulls[14] = {false};
-		uint64		cpu_ns = 0,
-					wait_ns = 0,
-					idle_ns = 0,
-					top_ns = 0;
-		uint32		top = 0;
+		PgwtSessionTally tally = {0};
 		bool		background = false;
+		int			col;
 
 		for (; i < n && rows[i]->key.id == s->key.id && rows[i]->key.id2 == s->key.id2; i++)
 		{
-			const PgwtSampleEntry *e = rows[i];
-
-			background = background || e->background;
-			if (e->key.event == PGWT_SAMPLE_CPU_EVENT)
-				cpu_ns += e->time_ns;
-			else if (pgwt_event_is_idle(e->key.event))
-				idle_ns += e->time_ns;
-			else
-			{
-				wait_ns += e->time_ns;
-				if (e->time_ns > top_ns)
-				{
-					top_ns = e->time_ns;
-					top = e->key.event;
-				}
-			}
+			background = background || rows[i]->background;
+			pgwt_session_tally_add(&tally, rows[i]->key.event == PGWT_SAMPLE_CPU_EVENT ? 0 : rows[i]->key.event,
+								   rows[i]->time_ns);
 		}
-		values[0] = Int32GetDatum((int32) s->key.id);
-		values[1] = pgwt_sampler_text(s->backend_type == B_INVALID ? NULL :
-									  GetBackendTypeDesc((BackendType) s->backend_type), &nulls[1]);
-		values[2] = ObjectIdGetDatum(s->userid);
-		nulls[2] = !OidIsValid(s->userid);
-		values[3] = ObjectIdGetDatum(s->dbid);
-		nulls[3] = !OidIsValid(s->dbid);
-		values[4] = TimestampTzGetDatum(s->key.id2);
-		nulls[4] = (s->key.id2 == 0);
-		values[5] = CStringGetTextDatum(pgwt_sampler_is_live(procs, nprocs, (int32) s->key.id, s->key.id2) ?
-										"live" : "exited");
-		values[6] = Float8GetDatum(pgwt_ms_of_ns(cpu_ns + wait_ns));
-		nulls[6] = background;
-		values[7] = Float8GetDatum(pgwt_ms_of_ns(cpu_ns));
-		values[8] = Float8GetDatum(pgwt_ms_of_ns(wait_ns));
-		values[9] = Float8GetDatum(pgwt_ms_of_ns(idle_ns));
-		if (top != 0)
-		{
-			values[10] = pgwt_sampler_text(pgstat_get_wait_event_type(top), &nulls[10]);
-			values[11] = pgwt_sampler_text(pgstat_get_wait_event(top), &nulls[11]);
-			values[12] = Float8GetDatum(pgwt_ms_of_ns(top_ns));
-		}
-		else
-			nulls[10] = nulls[11] = nulls[12] = true;
-		values[13] = CStringGetTextDatum(PGWT_SAMPLED);
+		col = pgwt_sampler_identity_columns(values, nulls, s, procs, nprocs);
+		col = pgwt_session_tally_columns(values, nulls, col, &tally, background, PGWT_SAMPLED);
+		Assert(col == 14);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	pfree(rows);

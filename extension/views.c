@@ -55,6 +55,7 @@
 
 #include "common/units.h"
 #include "extension/hist_sql.h"
+#include "extension/session_sql.h"
 #include "extension/pgwt_shared.h"
 #include "extension/pgwt_clock.h"
 #include "extension/sampler.h"
@@ -453,6 +454,27 @@ pgwt_time_model(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
+#ifdef PGWT_COOP_BUILD
+/*
+ * The identity columns of every per-session view (pid, backend_type,
+ * usesysid, datid, backend_start, session_state) of a slot copy. Returns
+ * the next column.
+ */
+static int
+pgwt_slot_identity_columns(const PgwtSlot *copy, Datum *values, bool *nulls)
+{
+	values[0] = Int32GetDatum(copy->pid);
+	values[1] = CStringGetTextDatum(pgwt_backend_type_name(copy));
+	values[2] = ObjectIdGetDatum(copy->userid);
+	nulls[2] = !OidIsValid(copy->userid);
+	values[3] = ObjectIdGetDatum(copy->dbid);
+	nulls[3] = !OidIsValid(copy->dbid);
+	values[4] = TimestampTzGetDatum(copy->start_time);
+	values[5] = CStringGetTextDatum(copy->state == PGWT_SLOT_LIVE ? "live" : "exited");
+	return 6;
+}
+#endif
+
 /*
  * pgwt_session_event: per visible session (live or exited, under the
  * identity that recorded the numbers) and event.
@@ -498,15 +520,8 @@ pgwt_session_event(PG_FUNCTION_ARGS)
 
 				if (e->event == 0 || e->agg.count == 0)
 					continue;
-				values[0] = Int32GetDatum(copy->pid);
-				values[1] = CStringGetTextDatum(pgwt_backend_type_name(copy));
-				values[2] = ObjectIdGetDatum(copy->userid);
-				nulls[2] = !OidIsValid(copy->userid);
-				values[3] = ObjectIdGetDatum(copy->dbid);
-				nulls[3] = !OidIsValid(copy->dbid);
-				values[4] = TimestampTzGetDatum(copy->start_time);
-				values[5] = CStringGetTextDatum(copy->state == PGWT_SLOT_LIVE ? "live" : "exited");
-				col = pgwt_event_columns(values, nulls, 6, e->event, &e->agg,
+				col = pgwt_slot_identity_columns(copy, values, nulls);
+				col = pgwt_event_columns(values, nulls, col, e->event, &e->agg,
 										 e->agg.total_ns, db_ns);
 				values[col] = pgwt_hist_array(e->agg.hist);
 				Assert(col == 14);
@@ -547,10 +562,8 @@ pgwt_session_time(PG_FUNCTION_ARGS)
 		{
 			Datum		values[14];
 			bool		nulls[14] = {false};
-			uint64		wait_ns = 0,
-						idle_ns = 0,
-						top_ns = 0;
-			uint32		top = 0;
+			PgwtSessionTally t = {0};
+			int			col;
 
 			if (pgwt_slots[i].state == PGWT_SLOT_FREE)
 				continue;
@@ -558,46 +571,13 @@ pgwt_session_time(PG_FUNCTION_ARGS)
 			if (copy->state == PGWT_SLOT_FREE || !pgwt_can_see_role(copy->userid) ||
 				pgwt_slot_reset_pending(copy))
 				continue;
+			t.cpu_ns = copy->cpu_ns;
 			for (int j = 0; j < PGWT_SLOT_EVENTS; j++)
-			{
-				const PgwtEventStat *e = &copy->events[j];
-
-				if (e->event == 0 || e->agg.count == 0)
-					continue;
-				if (pgwt_event_is_idle(e->event))
-					idle_ns += e->agg.total_ns;
-				else
-				{
-					wait_ns += e->agg.total_ns;
-					if (e->agg.total_ns > top_ns || (e->agg.total_ns == top_ns && e->event < top))
-					{
-						top_ns = e->agg.total_ns;
-						top = e->event;
-					}
-				}
-			}
-			values[0] = Int32GetDatum(copy->pid);
-			values[1] = CStringGetTextDatum(pgwt_backend_type_name(copy));
-			values[2] = ObjectIdGetDatum(copy->userid);
-			nulls[2] = !OidIsValid(copy->userid);
-			values[3] = ObjectIdGetDatum(copy->dbid);
-			nulls[3] = !OidIsValid(copy->dbid);
-			values[4] = TimestampTzGetDatum(copy->start_time);
-			values[5] = CStringGetTextDatum(copy->state == PGWT_SLOT_LIVE ? "live" : "exited");
-			values[6] = Float8GetDatum(pgwt_ms_of_ns(copy->cpu_ns + wait_ns));
-			nulls[6] = !copy->foreground;
-			values[7] = Float8GetDatum(pgwt_ms_of_ns(copy->cpu_ns));
-			values[8] = Float8GetDatum(pgwt_ms_of_ns(wait_ns));
-			values[9] = Float8GetDatum(pgwt_ms_of_ns(idle_ns));
-			if (top != 0)
-			{
-				values[10] = pgwt_text_or_null(pgstat_get_wait_event_type(top), &nulls[10]);
-				values[11] = pgwt_text_or_null(pgstat_get_wait_event(top), &nulls[11]);
-				values[12] = Float8GetDatum(pgwt_ms_of_ns(top_ns));
-			}
-			else
-				nulls[10] = nulls[11] = nulls[12] = true;
-			values[13] = CStringGetTextDatum(PGWT_FIDELITY);
+				if (copy->events[j].event != 0 && copy->events[j].agg.count != 0)
+					pgwt_session_tally_add(&t, copy->events[j].event, copy->events[j].agg.total_ns);
+			col = pgwt_slot_identity_columns(copy, values, nulls);
+			col = pgwt_session_tally_columns(values, nulls, col, &t, !copy->foreground, PGWT_FIDELITY);
+			Assert(col == 14);
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		}
 		pfree(copy);
