@@ -398,14 +398,22 @@ hist_run(FunctionCallInfo fcinfo, HistView view)
  * this server's.
  */
 static void
+hist_event_name_strs(const pgwt_names *dn, uint32 event, const char **type, const char **name)
+{
+	*type = event == 0 ? "CPU*" : pgstat_get_wait_event_type(event);
+	*name = event == 0 ? NULL : pgwt_names_lookup(dn, event);
+	if (event != 0 && *name == NULL)
+		*name = pgstat_get_wait_event(event);
+}
+
+/* The same as two columns (NULL where unknown). */
+static void
 hist_event_names(const pgwt_names *dn, uint32 event, Datum *values, bool *nulls)
 {
-	const char *t = event == 0 ? "CPU*" : pgstat_get_wait_event_type(event);
-	const char *e = event == 0 ? NULL : pgwt_names_lookup(dn, event);
+	const char *t,
+			   *e;
 
-	if (event != 0 && e == NULL)
-		e = pgstat_get_wait_event(event);
-
+	hist_event_name_strs(dn, event, &t, &e);
 	nulls[0] = (t == NULL);
 	nulls[1] = (e == NULL);
 	if (t)
@@ -674,13 +682,7 @@ pgwt_history_session_time(PG_FUNCTION_ARGS)
 				   *top_name = NULL;
 
 		if (r->has_top_wait)
-		{
-			/* named as every history row: the directory's names first */
-			top_type = pgstat_get_wait_event_type(r->top_wait);
-			top_name = pgwt_names_lookup(&h->names, r->top_wait);
-			if (top_name == NULL)
-				top_name = pgstat_get_wait_event(r->top_wait);
-		}
+			hist_event_name_strs(&h->names, r->top_wait, &top_type, &top_name);
 		o = pgwt_session_time_columns(v, n, o, r->db_ns, r->info != NULL && r->info->background,
 									  r->cpu_ns, r->wait_ns, r->idle_ns, r->has_top_wait,
 									  top_type, top_name, r->top_wait_ns,
