@@ -228,6 +228,36 @@ rl_inside(const pgwt_record *r, uint64_t from, uint64_t to)
 	return start >= from && end < to;
 }
 
+/*
+ * The records of a block from its start that lie before "to" once shifted
+ * to wall-clock time, shifted in place, with their earliest and latest ts:
+ * pgwt_range_next's loop for a range from 0 with no pid to follow, where
+ * every such record is handed on unchanged. Returns how many; the loop
+ * goes on from the first record at or past "to".
+ */
+static uint32_t
+rl_fast_prefix(pgwt_record *buf, uint32_t n, uint64_t shift, uint64_t to,
+			   uint64_t *first, uint64_t *last)
+{
+	uint64_t	lo = *first,
+				hi = *last;
+	uint32_t	i;
+
+	for (i = 0; i < n; i++)
+	{
+		uint64_t	ts = buf[i].ts_ns + shift;
+
+		if (ts >= to)
+			break;
+		buf[i].ts_ns = ts;
+		lo = ts < lo ? ts : lo;
+		hi = ts > hi ? ts : hi;
+	}
+	*first = lo;
+	*last = hi;
+	return i;
+}
+
 int
 pgwt_range_next(pgwt_range_loader *l, pgwt_range_batch *b)
 {
@@ -246,6 +276,7 @@ pgwt_range_next(pgwt_range_loader *l, pgwt_range_batch *b)
 		l->prime_pending = false;
 		b->recs = &l->prime;
 		b->n = 1;
+		b->first_ts = b->last_ts = l->prime.ts_ns;
 		return 1;
 	}
 	if (l->searching && (l->pending == 0 || l->srd == NULL))
@@ -263,9 +294,12 @@ pgwt_range_next(pgwt_range_loader *l, pgwt_range_batch *b)
 	 * transition's start cannot precede 0): one comparison */
 	from_start = l->from == 0;
 	shift = pgwt_tf_to_realtime(blk.file, 0);	/* wraps like the mapping */
-	first = l->st.first_rt;
-	last = l->st.last_rt;
-	for (uint32_t i = 0; i < blk.n; i++)
+	first = UINT64_MAX;
+	last = 0;
+	/* a whole dump from 0 with nothing to follow: the shift and one test */
+	n = from_start && !track && !l->searching ?
+		rl_fast_prefix(l->buf, blk.n, shift, l->to, &first, &last) : 0;
+	for (uint32_t i = n; i < blk.n; i++)
 	{
 		pgwt_record *o = &l->buf[n];
 
@@ -290,12 +324,16 @@ pgwt_range_next(pgwt_range_loader *l, pgwt_range_batch *b)
 			last = o->ts_ns;
 		n++;
 	}
-	l->st.first_rt = first;
-	l->st.last_rt = last;
+	if (first < l->st.first_rt)
+		l->st.first_rt = first;
+	if (last > l->st.last_rt)
+		l->st.last_rt = last;
 	l->st.delivered += n;
 	b->recs = l->buf;
 	b->n = n;
 	b->file = blk.file;
+	b->first_ts = first;
+	b->last_ts = last;
 	return 1;
 }
 

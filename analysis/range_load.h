@@ -82,6 +82,8 @@ typedef struct pgwt_range_batch
 	const pgwt_record *recs;
 	uint32_t	n;
 	const pgwt_tf_file_header *file;	/* NULL for the open window's ESC_START */
+	uint64_t	first_ts,		/* the earliest and latest ts in recs (n > 0) */
+				last_ts;
 } pgwt_range_batch;
 
 /*

@@ -174,13 +174,22 @@ dump_read(pgwt_range_loader *l, pgwt_engine *eng, dump_trace *tr, const char *pa
 					batch[n++] = blk.recs[i];
 			recs = batch;
 		}
-		for (uint32_t i = 0; i < n; i++)
+		if (only_kind < 0)
 		{
-			if (recs[i].ts_ns < tr->first_rt)
-				tr->first_rt = recs[i].ts_ns;
-			if (recs[i].ts_ns > tr->last_rt)
-				tr->last_rt = recs[i].ts_ns;
+			/* the loader knows the batch's bounds */
+			if (n > 0 && blk.first_ts < tr->first_rt)
+				tr->first_rt = blk.first_ts;
+			if (n > 0 && blk.last_ts > tr->last_rt)
+				tr->last_rt = blk.last_ts;
 		}
+		else
+			for (uint32_t i = 0; i < n; i++)
+			{
+				if (recs[i].ts_ns < tr->first_rt)
+					tr->first_rt = recs[i].ts_ns;
+				if (recs[i].ts_ns > tr->last_rt)
+					tr->last_rt = recs[i].ts_ns;
+			}
 		tr->records += n;
 		if (eng && bl && bl->next < bl->n)
 		{
