@@ -755,28 +755,96 @@ pgwt_engine_pending(const pgwt_engine *eng)
 }
 
 /*
- * The big tables ((query, event), (pid, event)) miss the cache on most
- * records; prefetching the slots of a record a few places ahead overlaps
- * those misses with the work on the current one.
+ * Whether a batch can take engine_add_fast: one window and no exact
+ * analysis, the case of pgwt-dump's default view and of each history
+ * function.
  */
-#define ENGINE_PREFETCH_AHEAD 8
+static inline bool
+engine_fast_ok(const pgwt_engine *eng)
+{
+	return eng->nwindows == 1 && eng->exact == NULL;
+}
+
+/*
+ * The batch loop for one window: a transition out of a wait (no marker,
+ * no first sighting) wholly inside the window whose key the cache has
+ * seen before is billed here, its counters kept in registers until the
+ * batch ends; anything else goes through engine_add_one. The result is
+ * what engine_add_one gives record by record: the counters and the
+ * window's extent are sums, minima and maxima, and the acc of a key is
+ * added to the tables at the same moments (key_sync).
+ */
+static void
+engine_add_fast(pgwt_engine *eng, const pgwt_record *recs, size_t n)
+{
+	window_agg *wa = &eng->win[0];
+	uint64_t	from = wa->spec.from_ns,
+				to = wa->spec.to_ns;
+	uint64_t	fast = 0,
+				first = UINT64_MAX,
+				last = 0;
+
+	for (size_t i = 0; i < n; i++)
+	{
+		const pgwt_record *r = &recs[i];
+		uint64_t	end = r->ts_ns,
+					dur = r->duration_ns;
+		key_cache  *k;
+		unsigned	nb,
+					ub;
+
+		if (__builtin_expect(r->kind != PGWT_REC_TRANSITION || PGWT_IS_MARKER(r->new_event) ||
+							 r->old_event >= PGWT_MARKER_FIRST || dur > end ||
+							 end - dur < from || end >= to, 0))
+		{
+			engine_add_one(eng, r);
+			continue;
+		}
+		k = window_keys(wa, r->pid, r->old_event, r->query_id);
+		if (__builtin_expect(!k->valid || k->fresh, 0))
+		{
+			engine_add_one(eng, r);
+			continue;
+		}
+		if (end > eng->max_ts_seen)
+			eng->max_ts_seen = end;
+		pgwt_hist_buckets(dur, &nb, &ub);
+		k->event_stat->hist_us[ub]++;
+		k->event_stat->hist_ns[nb]++;
+		if (wa->key_histograms)
+		{
+			((pgwt_key_stat *) k->session_event)->hist_ns[nb]++;
+			if (!k->background)
+				((pgwt_key_stat *) k->query_event)->hist_ns[nb]++;
+		}
+		if (__builtin_expect(r->new_event == PGWT_EVENT_EXIT, 0))
+			k->session->exited = true;
+		stat_exact(&k->acc, dur, true, dur);
+		k->dirty = true;
+		fast++;
+		if (dur > 0)
+		{
+			first = end - dur < first ? end - dur : first;
+			last = end > last ? end : last;
+		}
+		if (eng->max_ts_seen >= eng->drain_at)
+			engine_drain(eng);
+	}
+	eng->counters.records += fast;
+	eng->counters.transitions += fast;
+	wa->exact_records += fast;
+	if (first != UINT64_MAX)
+		window_cover(wa, first, last);
+}
 
 void
 pgwt_engine_add_many(pgwt_engine *eng, const pgwt_record *recs, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
+	if (engine_fast_ok(eng))
 	{
-		if (i + ENGINE_PREFETCH_AHEAD < n)
-		{
-			const pgwt_record *a = &recs[i + ENGINE_PREFETCH_AHEAD];
-			uint32_t	ev = a->kind == PGWT_REC_SAMPLE ? a->new_event : a->old_event;
-
-			for (int w = 0; w < eng->nwindows; w++)
-			{
-				agg_prefetch(&eng->win[w].query_events, a->query_id, ev);
-				agg_prefetch(&eng->win[w].session_events, a->pid, ev);
-			}
-		}
-		engine_add_one(eng, &recs[i]);
+		engine_add_fast(eng, recs, n);
+		return;
 	}
+	for (size_t i = 0; i < n; i++)
+		engine_add_one(eng, &recs[i]);
 }

@@ -85,6 +85,25 @@ pgwt_hist_us_bucket(uint64_t ns)
 	return b;
 }
 
+/*
+ * Both layouts' buckets of one duration from one count of leading zeros,
+ * for a reader that fills both per wait (the analysis engine). With the
+ * low 10 bits set, lg >= 9 and the us bucket is lg - 8, or lg - 9 below
+ * the bound 1000 * 2^(lg - 9): that puts ns < 1000 in bucket 0 and
+ * [1000, 1024) in bucket 1, as pgwt_hist_us_bucket does. Where lg - 9
+ * reaches 54 the bound wraps, but b is then past the clamp either way.
+ */
+static inline void
+pgwt_hist_buckets(uint64_t ns, unsigned *ns_bucket, unsigned *us_bucket)
+{
+	unsigned	lg = (unsigned) (63 - __builtin_clzll(ns | ((UINT64_C(1) << PGWT_HIST_NS_FIRST_SHIFT) - 1)));
+	unsigned	b = lg - (PGWT_HIST_NS_FIRST_SHIFT - 1);
+	unsigned	u = lg - 8 - (ns < (UINT64_C(1000) << (lg - 9)));
+
+	*ns_bucket = b < PGWT_HIST_NS_BUCKETS ? b : PGWT_HIST_NS_BUCKETS - 1;
+	*us_bucket = u < PGWT_HIST_US_BUCKETS ? u : PGWT_HIST_US_BUCKETS - 1;
+}
+
 /* ns layout: bounds of bucket b in ns. */
 static inline void
 pgwt_hist_ns_bounds(unsigned b, uint64_t *lo_ns, uint64_t *hi_ns)

@@ -71,6 +71,48 @@ test_us_edges(void)
  * buckets tile [0, unbounded) without gap, and the microsecond display
  * agrees with the ns bounds.
  */
+/*
+ * pgwt_hist_buckets gives both layouts' buckets of every duration near a
+ * bound of either layout, at the ends and at every power of two (and one
+ * below and above), as the two one-layout functions do.
+ */
+static void
+test_both_buckets(void)
+{
+	int			ok = 1;
+	uint64_t	probes[3 * 64 + 3 * 48 + 4];
+	unsigned	np = 0;
+
+	for (unsigned s = 0; s < 64; s++)
+	{
+		probes[np++] = (UINT64_C(1) << s) - 1;
+		probes[np++] = UINT64_C(1) << s;
+		probes[np++] = (UINT64_C(1) << s) + 1;
+	}
+	for (unsigned b = 0; b < PGWT_HIST_US_BUCKETS + 32; b++)
+	{
+		uint64_t	bound = b < 54 ? UINT64_C(1000) << b : UINT64_MAX - b;
+
+		probes[np++] = bound - 1;
+		probes[np++] = bound;
+		probes[np++] = bound + 1;
+	}
+	probes[np++] = 0;
+	probes[np++] = 999;
+	probes[np++] = UINT64_MAX;
+	probes[np++] = UINT64_MAX - 1;
+	for (unsigned i = 0; i < np; i++)
+	{
+		unsigned	nb,
+					ub;
+
+		pgwt_hist_buckets(probes[i], &nb, &ub);
+		CHECK(nb == pgwt_hist_ns_bucket(probes[i]));
+		CHECK(ub == pgwt_hist_us_bucket(probes[i]));
+	}
+	hist_report("histogram-both-buckets", ok);
+}
+
 static void
 check_layout(pgwt_hist_layout layout, const char *name)
 {
@@ -253,6 +295,7 @@ main(void)
 {
 	test_ns_edges();
 	test_us_edges();
+	test_both_buckets();
 	check_layout(PGWT_HIST_LAYOUT_NS, "histogram-ns-bounds");
 	check_layout(PGWT_HIST_LAYOUT_US, "histogram-us-bounds");
 	test_sweep();
