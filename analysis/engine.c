@@ -483,19 +483,21 @@ window_keys_fill(window_agg *wa, key_cache *c, uint32_t pid, uint32_t ev, uint64
 static void window_bill_exact_direct(window_agg *wa, key_cache *k, uint32_t ev, uint64_t ns,
 									 bool counted, uint64_t full_ns);
 
-/* Bill ns of event ev (a wait that ended here if counted) to one window. */
+/* Bill ns of event ev (a wait that ended here if counted) to one
+ * window, under key k (window_keys of r's pid and query and ev). */
 static inline __attribute__((always_inline)) void
-window_bill_exact(window_agg *wa, const pgwt_record *r, uint32_t ev, uint64_t ns,
-				  bool counted, uint64_t full_ns)
+window_bill_exact_key(window_agg *wa, key_cache *k, const pgwt_record *r, uint32_t ev,
+					  uint64_t ns, bool counted, uint64_t full_ns)
 {
-	key_cache  *k = window_keys(wa, r->pid, ev, r->query_id);
 	pgwt_event_stat *es = k->event_stat;
 
 	if (counted)
 	{
-		unsigned	b = pgwt_hist_ns_bucket(full_ns);
+		unsigned	b,
+					u;
 
-		es->hist_us[pgwt_hist_us_bucket(full_ns)]++;
+		pgwt_hist_buckets(full_ns, &b, &u);
+		es->hist_us[u]++;
 		es->hist_ns[b]++;
 		if (wa->key_histograms)
 		{
@@ -520,6 +522,13 @@ window_bill_exact(window_agg *wa, const pgwt_record *r, uint32_t ev, uint64_t ns
 	 * round of cache misses at eviction */
 	k->fresh = false;
 	window_bill_exact_direct(wa, k, ev, ns, counted, full_ns);
+}
+
+static inline __attribute__((always_inline)) void
+window_bill_exact(window_agg *wa, const pgwt_record *r, uint32_t ev, uint64_t ns,
+				  bool counted, uint64_t full_ns)
+{
+	window_bill_exact_key(wa, window_keys(wa, r->pid, ev, r->query_id), r, ev, ns, counted, full_ns);
 }
 
 /* A new key, or one folded into "other" somewhere: bill every table now. */
@@ -767,12 +776,11 @@ engine_fast_ok(const pgwt_engine *eng)
 
 /*
  * The batch loop for one window: a transition out of a wait (no marker,
- * no first sighting) wholly inside the window whose key the cache has
- * seen before is billed here, its counters kept in registers until the
- * batch ends; anything else goes through engine_add_one. The result is
- * what engine_add_one gives record by record: the counters and the
- * window's extent are sums, minima and maxima, and the acc of a key is
- * added to the tables at the same moments (key_sync).
+ * no first sighting) wholly inside the window is billed here, without
+ * the window loop and its clipping, its counters and the window's extent
+ * kept in registers until the batch ends (sums, minima and maxima, so
+ * the result is what engine_add_one gives record by record); anything
+ * else goes through engine_add_one.
  */
 static void
 engine_add_fast(pgwt_engine *eng, const pgwt_record *recs, size_t n)
@@ -789,9 +797,6 @@ engine_add_fast(pgwt_engine *eng, const pgwt_record *recs, size_t n)
 		const pgwt_record *r = &recs[i];
 		uint64_t	end = r->ts_ns,
 					dur = r->duration_ns;
-		key_cache  *k;
-		unsigned	nb,
-					ub;
 
 		if (__builtin_expect(r->kind != PGWT_REC_TRANSITION || PGWT_IS_MARKER(r->new_event) ||
 							 r->old_event >= PGWT_MARKER_FIRST || dur > end ||
@@ -800,28 +805,11 @@ engine_add_fast(pgwt_engine *eng, const pgwt_record *recs, size_t n)
 			engine_add_one(eng, r);
 			continue;
 		}
-		k = window_keys(wa, r->pid, r->old_event, r->query_id);
-		if (__builtin_expect(!k->valid || k->fresh, 0))
-		{
-			engine_add_one(eng, r);
-			continue;
-		}
+		/* engine_add_one's steps for such a record, in its order */
+		fast++;
 		if (end > eng->max_ts_seen)
 			eng->max_ts_seen = end;
-		pgwt_hist_buckets(dur, &nb, &ub);
-		k->event_stat->hist_us[ub]++;
-		k->event_stat->hist_ns[nb]++;
-		if (wa->key_histograms)
-		{
-			((pgwt_key_stat *) k->session_event)->hist_ns[nb]++;
-			if (!k->background)
-				((pgwt_key_stat *) k->query_event)->hist_ns[nb]++;
-		}
-		if (__builtin_expect(r->new_event == PGWT_EVENT_EXIT, 0))
-			k->session->exited = true;
-		stat_exact(&k->acc, dur, true, dur);
-		k->dirty = true;
-		fast++;
+		window_bill_exact(wa, r, r->old_event, dur, true, dur);
 		if (dur > 0)
 		{
 			first = end - dur < first ? end - dur : first;
@@ -832,7 +820,6 @@ engine_add_fast(pgwt_engine *eng, const pgwt_record *recs, size_t n)
 	}
 	eng->counters.records += fast;
 	eng->counters.transitions += fast;
-	wa->exact_records += fast;
 	if (first != UINT64_MAX)
 		window_cover(wa, first, last);
 }

@@ -9,6 +9,7 @@
 #include "unit.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #define MS 1000000ull
 #define S  1000000000ull
@@ -773,10 +774,110 @@ test_bad_config(void)
 	EXPECT(pgwt_engine_create(NULL, &w, 9, &err) == NULL);
 }
 
+/* Two event-row lists hold the same rows, histograms by content. */
+static bool
+same_rows(const pgwt_event_rows *a, const pgwt_event_rows *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (size_t i = 0; i < a->n; i++)
+	{
+		pgwt_event_row x = a->rows[i],
+					y = b->rows[i];
+
+		if ((x.hist_ns == NULL) != (y.hist_ns == NULL) ||
+			(x.hist_ns && memcmp(x.hist_ns, y.hist_ns, PGWT_HIST_NS_BUCKETS * sizeof(uint64_t)) != 0))
+			return false;
+		x.hist_ns = y.hist_ns = NULL;
+		if (x.event != y.event || x.pid != y.pid || x.query_id != y.query_id ||
+			x.other != y.other || x.idle != y.idle || x.fidelity != y.fidelity ||
+			x.waits != y.waits || x.total_ns != y.total_ns || x.exact_ns != y.exact_ns ||
+			x.sampled_ns != y.sampled_ns || x.avg_ns != y.avg_ns || x.max_ns != y.max_ns ||
+			x.max_known != y.max_known || x.pct_db != y.pct_db || x.exited != y.exited)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * pgwt_engine_add_many's loop for one window (engine_add_fast) gives what
+ * pgwt_engine_add gives record by record: a pseudo-random stream of
+ * transitions (some crossing the window's start or end, some into exit),
+ * markers, idle waits and samples, more keys than the cache has ways for,
+ * through both, every view and counter compared.
+ */
+static void
+test_batch_equals_single(void)
+{
+	pgwt_engine_config cfg = {.key_histograms = true, .max_query_events = 64};
+	pgwt_engine *one = one_window(2 * S, 40 * S, &cfg);
+	pgwt_engine *many = one_window(2 * S, 40 * S, &cfg);
+	static const uint32_t evs[] = {0, EV_DATAFILEREAD, EV_WALWRITE, EV_LOCK_XID, EV_CLIENTREAD};
+	static pgwt_record rs[20000];
+	uint64_t	seed = 12345,
+				t = 1 * S;
+	pgwt_window_summary sa,
+				sb;
+	pgwt_event_rows ra,
+				rb;
+
+	for (size_t i = 0; i < 20000; i++)
+	{
+		uint64_t	x;
+
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		x = seed >> 16;
+		t += 1 + (x & 0xFFFFF);
+		if (x % 97 == 0)
+			rs[i] = tr((uint32_t) (x % 7) + 1, t, 0, PGWT_MARKER_IDLE, 0, 0);
+		else if (x % 89 == 0)
+			rs[i] = tr((uint32_t) (x % 7) + 1, t, EV_DATAFILEREAD, PGWT_EVENT_EXIT, x % 5000, 3);
+		else if (x % 11 == 0)
+			rs[i] = smp((uint32_t) (x % 7) + 1, t, evs[(x >> 8) % 5], 10 * MS, (x >> 12) % 30);
+		else
+			rs[i] = tr((uint32_t) (x % 7) + 1, t, evs[(x >> 8) % 5], 0,
+					   (x >> 20) % 7 == 0 ? 3 * S : (x >> 4) % 2000000, (x >> 12) % 30);
+	}
+	for (size_t i = 0; i < 20000; i++)
+		pgwt_engine_add(one, &rs[i]);
+	for (size_t i = 0; i < 20000; i += 1000)
+		pgwt_engine_add_many(many, rs + i, 1000);
+	pgwt_engine_flush(one);
+	pgwt_engine_flush(many);
+	EXPECT(memcmp(pgwt_engine_counters_get(one), pgwt_engine_counters_get(many),
+				  sizeof(pgwt_engine_counters)) == 0);
+	pgwt_view_summary(one, 0, &sa);
+	pgwt_view_summary(many, 0, &sb);
+	EXPECT(sa.exact_records > 10000 && sa.sample_records > 1000);
+	EXPECT(sa.exact_records == sb.exact_records && sa.sample_records == sb.sample_records &&
+		   sa.data_first_ns == sb.data_first_ns && sa.data_last_ns == sb.data_last_ns &&
+		   sa.db_ns == sb.db_ns && sa.cpu_ns == sb.cpu_ns && sa.wait_ns == sb.wait_ns &&
+		   sa.idle_ns == sb.idle_ns && sa.backends == sb.backends &&
+		   sa.other_query_event_records == sb.other_query_event_records);
+	EXPECT(pgwt_view_system_event(one, 0, NULL, &ra) == PGWT_VIEW_OK);
+	EXPECT(pgwt_view_system_event(many, 0, NULL, &rb) == PGWT_VIEW_OK);
+	EXPECT(same_rows(&ra, &rb));
+	pgwt_event_rows_free(&ra);
+	pgwt_event_rows_free(&rb);
+	EXPECT(pgwt_view_session_events(one, 0, NULL, &ra) == PGWT_VIEW_OK);
+	EXPECT(pgwt_view_session_events(many, 0, NULL, &rb) == PGWT_VIEW_OK);
+	EXPECT(same_rows(&ra, &rb));
+	pgwt_event_rows_free(&ra);
+	pgwt_event_rows_free(&rb);
+	EXPECT(pgwt_view_query_event(one, 0, NULL, &ra) == PGWT_VIEW_OK);
+	EXPECT(pgwt_view_query_event(many, 0, NULL, &rb) == PGWT_VIEW_OK);
+	EXPECT(ra.n > 0 && same_rows(&ra, &rb));
+	pgwt_event_rows_free(&ra);
+	pgwt_event_rows_free(&rb);
+	pgwt_engine_free(one);
+	pgwt_engine_free(many);
+}
+
 int
 main(void)
 {
 	RUN(test_sleep_system_event);
+	RUN(test_batch_equals_single);
 	RUN(test_sleep_time_model);
 	RUN(test_sleep_histogram);
 	RUN(test_window_clipping);
