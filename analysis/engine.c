@@ -782,12 +782,19 @@ engine_fast_ok(const pgwt_engine *eng)
  * the result is what engine_add_one gives record by record); anything
  * else goes through engine_add_one.
  */
+/* engine_add_one out of line: keeps the fast loop's registers its own */
+static __attribute__((noinline)) void
+engine_add_slow(pgwt_engine *eng, const pgwt_record *r)
+{
+	engine_add_one(eng, r);
+}
+
 static void
 engine_add_fast(pgwt_engine *eng, const pgwt_record *recs, size_t n)
 {
 	window_agg *wa = &eng->win[0];
 	uint64_t	from = wa->spec.from_ns,
-				to = wa->spec.to_ns;
+				span = wa->spec.to_ns - wa->spec.from_ns;
 	uint64_t	fast = 0,
 				first = UINT64_MAX,
 				last = 0;
@@ -798,11 +805,12 @@ engine_add_fast(pgwt_engine *eng, const pgwt_record *recs, size_t n)
 		uint64_t	end = r->ts_ns,
 					dur = r->duration_ns;
 
+		/* from <= end - dur and end < to, as one range test and one more */
 		if (__builtin_expect(r->kind != PGWT_REC_TRANSITION || PGWT_IS_MARKER(r->new_event) ||
-							 r->old_event >= PGWT_MARKER_FIRST || dur > end ||
-							 end - dur < from || end >= to, 0))
+							 r->old_event >= PGWT_MARKER_FIRST ||
+							 end - from >= span || dur > end - from, 0))
 		{
-			engine_add_one(eng, r);
+			engine_add_slow(eng, r);
 			continue;
 		}
 		/* engine_add_one's steps for such a record, in its order */
