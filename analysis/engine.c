@@ -795,7 +795,7 @@ engine_add_fast(pgwt_engine *eng, const pgwt_record *recs, size_t n)
 	window_agg *wa = &eng->win[0];
 	uint64_t	from = wa->spec.from_ns,
 				span = wa->spec.to_ns - wa->spec.from_ns;
-	uint64_t	fast = 0,
+	uint64_t	slow = 0,
 				first = UINT64_MAX,
 				last = 0;
 
@@ -811,10 +811,10 @@ engine_add_fast(pgwt_engine *eng, const pgwt_record *recs, size_t n)
 							 end - from >= span || dur > end - from, 0))
 		{
 			engine_add_slow(eng, r);
+			slow++;
 			continue;
 		}
 		/* engine_add_one's steps for such a record, in its order */
-		fast++;
 		if (end > eng->max_ts_seen)
 			eng->max_ts_seen = end;
 		window_bill_exact(wa, r, r->old_event, dur, true, dur);
@@ -826,8 +826,8 @@ engine_add_fast(pgwt_engine *eng, const pgwt_record *recs, size_t n)
 		if (eng->max_ts_seen >= eng->drain_at)
 			engine_drain(eng);
 	}
-	eng->counters.records += fast;
-	eng->counters.transitions += fast;
+	eng->counters.records += n - slow;
+	eng->counters.transitions += n - slow;
 	if (first != UINT64_MAX)
 		window_cover(wa, first, last);
 }
