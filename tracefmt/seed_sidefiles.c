@@ -20,9 +20,10 @@
 #define TF_SEED_NAMES_MAX	(1024 * 1024)
 
 /* The seed's process type names and the backend_type text ours use
- * (common/process_rule.h); a name of neither list is kept as it is. */
+ * (common/process_rule.h); a name of neither list is kept as it is.
+ * to_seed: ours to the seed's, else the seed's to ours. */
 static const char *
-tf_seed_type(const char *t)
+tf_seed_type_map(const char *t, bool to_seed)
 {
 	static const char *const map[][2] = {
 		{"client", "client backend"},
@@ -39,9 +40,21 @@ tf_seed_type(const char *t)
 	size_t		i;
 
 	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
-		if (strcmp(t, map[i][0]) == 0)
-			return map[i][1];
+		if (strcmp(t, map[i][to_seed ? 1 : 0]) == 0)
+			return map[i][to_seed ? 0 : 1];
 	return t;
+}
+
+static const char *
+tf_seed_type(const char *t)
+{
+	return tf_seed_type_map(t, false);
+}
+
+const char *
+pgwt_tf_seed_type_name(const char *backend_type)
+{
+	return tf_seed_type_map(backend_type, true);
 }
 
 typedef int (*tf_seed_line_fn) (const pgwt_json_obj *o, void *arg);
