@@ -50,8 +50,9 @@ tf_seed_w_esc(const pgwt_record *r)
 bool
 tf_seed_w_keeps(const pgwt_record *r)
 {
-	return r->kind != PGWT_REC_TRANSITION || r->new_event < PGWT_MARKER_FIRST ||
-		r->new_event > TF_SEED_W_MARKER_LAST || r->new_event == PGWT_EVENT_EXIT;
+	/* ours beyond the seed's last marker, up to our last; exit is no marker */
+	return r->kind != PGWT_REC_TRANSITION || r->new_event <= TF_SEED_W_MARKER_LAST ||
+		r->new_event > PGWT_MARKER_LAST;
 }
 
 /* One record's columns as the seed writes them. */
