@@ -95,6 +95,13 @@ extern int	tf_seed_block_encode(uint16_t version, uint16_t flags, uint16_t type,
 								 uint32_t n, uint8_t *raw, uint8_t *out,
 								 pgwt_tf_block_header *hdr);
 extern bool tf_seed_w_keeps(const pgwt_record *r);
+/* seed_json_text.c: the string value of key in one flat JSON object line
+ * (line[*len] a NUL) decoded into out (cap bytes, NUL included; longer
+ * texts cut at a character boundary, *truncated set), and replaced by ""
+ * in the line (*len shrinks). 0; 1 no such key; -1 malformed; -2 no
+ * memory. */
+extern int	tf_seed_take_text(char *line, size_t *len, const char *key, char *out,
+							  size_t cap, bool *truncated);
 extern int	tf_seed_meta_store_at(int dirfd, const char *name, uint64_t count, int mode,
 								  long gid);
 
