@@ -185,8 +185,10 @@ tf_sw_file(int dirfd, const char *dir, const char *name, int kind)
 		}
 		free(t);
 	}
+	/* nothing of ours to write from: the seed keeps an empty backends or
+	 * query file (its directories show one); no names file */
 	if (rc == -PGWT_TF_NOT_FOUND)
-		rc = 1;					/* nothing of ours to write from */
+		rc = kind == 2 ? 1 : 0;
 	if (rc == 0)
 		rc = w.rc;
 	free(w.line);
