@@ -25,6 +25,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -224,6 +225,49 @@ tf_refresh_live(tf_file_reader *f)
 	return 0;
 }
 
+/*
+ * A live file with no .meta at all (the seed tool's writer had not renamed
+ * its first count into place, or the count was lost) is read to its last
+ * complete block, as with ignore_meta; a .meta that exists but does not
+ * parse still commits nothing (docs/TRACE_FORMAT.md 6.1).
+ */
+static bool
+tf_file_reader_meta_present(const char *path)
+{
+	char		meta[4096];
+	struct stat st;
+
+	if (snprintf(meta, sizeof(meta), "%s%s", path, PGWT_TF_META_SUFFIX) >= (int) sizeof(meta))
+		return true;
+	return lstat(meta, &st) == 0 || errno != ENOENT;
+}
+
+/*
+ * The bytes from off to the end are a footer of the blocks walked so far
+ * (a current.trace finished in place, without .meta): N entries and N,
+ * each entry the first_ts and offset of a block read. Not damage.
+ */
+static bool
+tf_tail_is_footer(tf_file_reader *f, uint64_t off)
+{
+	uint8_t		b[16];
+	uint32_t	n,
+				i;
+
+	if (f->size < off + 4 || tf_pread_all(f->fd, b, 4, (off_t) (f->size - 4)) < 0)
+		return false;
+	n = tf_get_u32(b);
+	if (n != f->idx_n || f->size - off != 4 + (uint64_t) n * 16)
+		return false;
+	for (i = 0; i < n; i++)
+	{
+		if (tf_pread_all(f->fd, b, 16, (off_t) (off + (uint64_t) i * 16)) < 0 ||
+			tf_get_u64(b) != f->idx_ts[i] || tf_get_u64(b + 8) != f->idx_off[i])
+			return false;
+	}
+	return true;
+}
+
 int
 tf_file_reader_open(const char *path, bool live, bool ignore_meta,
 					pgwt_tf_read_stats *stats, tf_file_reader **out)
@@ -241,7 +285,7 @@ tf_file_reader_open(const char *path, bool live, bool ignore_meta,
 	}
 	f->stats = stats;
 	f->live = live;
-	f->use_meta = live && !ignore_meta;
+	f->use_meta = live && !ignore_meta && tf_file_reader_meta_present(path);
 	f->t_end = UINT64_MAX;
 	f->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (f->fd < 0)
@@ -455,6 +499,11 @@ tf_file_reader_next(tf_file_reader *f, pgwt_record *recs, uint32_t *n,
 					return rc;
 				/* Header unusable or block cut: the walk cannot go on. An
 				 * uncommitted tail of a live file is simply not there yet. */
+				if (f->live && !f->use_meta && tf_tail_is_footer(f, off))
+				{
+					f->scan_stopped = true;
+					return 0;
+				}
 				if (f->live && !f->use_meta && rc == -PGWT_TF_TRUNCATED)
 				{
 					f->stats->bytes_truncated += f->scan_limit - off;

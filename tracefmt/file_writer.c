@@ -27,6 +27,10 @@
  * through a temporary file that replaces, not follows, what it renames
  * over.
  *
+ * With opts.seed_layout the file is what the seed tool reads: v3 (or v2)
+ * blocks in its layout (seed_writer.c), the major version in the header,
+ * a bare count in .meta written through .meta.tmp + rename, no summary.
+ *
  * A writer object belongs to one thread; it has no shared state.
  */
 #include <errno.h>
@@ -117,7 +121,9 @@ tf_writer_start(pgwt_tf_file_writer *w)
 
 	tf_file_header_encode(&w->hdr, buf);
 	rc = tf_write_all(w->fd, buf, sizeof(buf));
-	if (rc == 0 && w->opts.write_meta)
+	if (rc == 0 && w->opts.write_meta && w->opts.seed_layout)
+		rc = tf_seed_meta_store_at(w->dirfd, w->name, 0, w->opts.mode, w->opts.group_gid);
+	else if (rc == 0 && w->opts.write_meta)
 		rc = tf_meta_create_at(w->dirfd, w->name, 0, w->opts.mode, w->opts.group_gid,
 							   &w->meta_fd);
 	if (rc < 0)
@@ -176,6 +182,18 @@ tf_file_writer_create_at(int dirfd, const char *name, const char *path,
 		return -PGWT_TF_NOMEM;
 	}
 	w->opts = *opts;
+	if (w->opts.seed_layout)
+	{
+		if (w->opts.version == 0)
+			w->opts.version = 3;
+		if (w->opts.version > 3)
+		{
+			tf_writer_free(w);
+			return -PGWT_TF_INVAL;
+		}
+		w->opts.no_summary = true;	/* the seed's summaries are its own */
+		w->opts.pg_version = pgwt_tf_pg_major(w->opts.pg_version);
+	}
 	if (w->opts.version == 0)
 		w->opts.version = PGWT_TF_VERSION;
 	if (w->opts.mode == 0)
@@ -269,9 +287,14 @@ tf_write_block(pgwt_tf_file_writer *w, uint16_t type)
 		return -PGWT_TF_IO;
 	if (!pb->sorted)
 		tf_sort_records(pb->recs, pb->n);
-	rc = tf_block_encode(w->hdr.version, w->hdr.flags, type, w->sample_period_ns,
-						 pb->recs, pb->n, w->raw,
-						 w->out + PGWT_TF_BLOCK_HEADER_SIZE, &hdr);
+	if (w->opts.seed_layout)
+		rc = tf_seed_block_encode(w->hdr.version, w->hdr.flags, type, w->sample_period_ns,
+								  pb->recs, pb->n, w->raw,
+								  w->out + PGWT_TF_BLOCK_HEADER_SIZE, &hdr);
+	else
+		rc = tf_block_encode(w->hdr.version, w->hdr.flags, type, w->sample_period_ns,
+							 pb->recs, pb->n, w->raw,
+							 w->out + PGWT_TF_BLOCK_HEADER_SIZE, &hdr);
 	if (rc < 0)
 		return rc;
 	tf_block_header_encode(&hdr, w->out);
@@ -319,6 +342,13 @@ tf_commit(pgwt_tf_file_writer *w)
 {
 	int			rc;
 
+	if (w->opts.seed_layout && w->opts.write_meta && w->meta_count != w->stats.blocks)
+	{
+		if ((rc = tf_seed_meta_store_at(w->dirfd, w->name, w->stats.blocks, w->opts.mode,
+										w->opts.group_gid)) == 0)
+			w->meta_count = w->stats.blocks;
+		return rc;
+	}
 	if (w->meta_fd < 0 || w->meta_count == w->stats.blocks)
 		return 0;
 	if ((rc = tf_meta_store_at(&w->meta_fd, w->dirfd, w->name, w->stats.blocks,
@@ -344,6 +374,11 @@ pgwt_tf_file_writer_append(pgwt_tf_file_writer *w, const pgwt_record *rec)
 	{
 		w->stats.rejected++;
 		return -PGWT_TF_INVAL;
+	}
+	if (w->opts.seed_layout && !tf_seed_w_keeps(rec))
+	{
+		w->stats.seed_left_out++;
+		return 0;
 	}
 	pb = &w->pending[rec->kind];
 	if (pb->n > 0)
@@ -439,7 +474,7 @@ pgwt_tf_file_writer_finish(pgwt_tf_file_writer *w)
 		rc = -PGWT_TF_IO;
 	if (close(w->fd) < 0 && rc == 0)
 		rc = -PGWT_TF_IO;
-	if (rc == 0 && w->meta_fd >= 0)
+	if (rc == 0 && (w->meta_fd >= 0 || (w->opts.seed_layout && w->opts.write_meta)))
 	{
 		/* The footer now describes the file; .meta only served readers
 		 * of the live file. */

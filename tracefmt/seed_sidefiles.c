@@ -14,15 +14,19 @@
 #include <string.h>
 
 #include "common/json_min.h"
-#include "tracefmt/tracefmt.h"
+#include "tracefmt/tf_internal.h"
 
 #define TF_SEED_LINE_MAX	8192
+/* A query text as the seed stored it: up to track_activity_query_size
+ * (1 MB at most), each byte at most 6 escaped, and the line's keys. */
+#define TF_SEED_QUERY_LINE_MAX	(6 * 1024 * 1024 + 1024)
 #define TF_SEED_NAMES_MAX	(1024 * 1024)
 
 /* The seed's process type names and the backend_type text ours use
- * (common/process_rule.h); a name of neither list is kept as it is. */
+ * (common/process_rule.h); a name of neither list is kept as it is.
+ * to_seed: ours to the seed's, else the seed's to ours. */
 static const char *
-tf_seed_type(const char *t)
+tf_seed_type_map(const char *t, bool to_seed)
 {
 	static const char *const map[][2] = {
 		{"client", "client backend"},
@@ -39,18 +43,32 @@ tf_seed_type(const char *t)
 	size_t		i;
 
 	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
-		if (strcmp(t, map[i][0]) == 0)
-			return map[i][1];
+		if (strcmp(t, map[i][to_seed ? 1 : 0]) == 0)
+			return map[i][to_seed ? 0 : 1];
 	return t;
 }
 
+static const char *
+tf_seed_type(const char *t)
+{
+	return tf_seed_type_map(t, false);
+}
+
+const char *
+pgwt_tf_seed_type_name(const char *backend_type)
+{
+	return tf_seed_type_map(backend_type, true);
+}
+
 typedef int (*tf_seed_line_fn) (const pgwt_json_obj *o, void *arg);
+/* Before the parse: may take a long value out of the line (-1 = bad). */
+typedef int (*tf_seed_pre_fn) (char *line, size_t *len, void *arg);
 
 /* Each line of dir/name as a flat JSON object into fn; -1 from fn or a
  * line that does not parse counts as bad. */
 static int
 tf_seed_read_jsonl(const char *dir, const char *name, tf_seed_line_fn fn, void *arg,
-				   uint64_t *bad)
+				   uint64_t *bad, size_t max_line, tf_seed_pre_fn pre)
 {
 	char		path[4096];
 	FILE	   *fp;
@@ -78,7 +96,7 @@ tf_seed_read_jsonl(const char *dir, const char *name, tf_seed_line_fn fn, void *
 	{
 		char		err[128];
 
-		if (len == 0 || line[len - 1] != '\n' || len > TF_SEED_LINE_MAX)
+		if (len == 0 || line[len - 1] != '\n' || (size_t) len > max_line)
 		{
 			nbad++;				/* torn or overlong */
 			continue;
@@ -86,6 +104,21 @@ tf_seed_read_jsonl(const char *dir, const char *name, tf_seed_line_fn fn, void *
 		line[--len] = '\0';
 		if (len == 0)
 			continue;
+		if (pre)
+		{
+			size_t		l = (size_t) len;
+
+			if ((rc = pre(line, &l, arg)) == -1)
+			{
+				nbad++;
+				rc = 0;
+				continue;
+			}
+			if (rc < 0)
+				break;
+			rc = 0;
+			len = (ssize_t) l;
+		}
 		if (pgwt_json_parse(line, (size_t) len, o, err, sizeof(err)) != 0)
 		{
 			nbad++;
@@ -185,21 +218,43 @@ pgwt_tf_seed_backends_read(const char *dir, pgwt_tf_backend_cb cb, void *arg,
 {
 	tf_seed_cb	ca = {(void *) cb, arg};
 
-	return tf_seed_read_jsonl(dir, "backends.jsonl", tf_seed_backend_line, &ca, bad);
+	return tf_seed_read_jsonl(dir, "backends.jsonl", tf_seed_backend_line, &ca, bad,
+							  TF_SEED_LINE_MAX, NULL);
+}
+
+/* A query line's text, taken out before the parse (seed_json_text.c). */
+typedef struct tf_seed_qarg
+{
+	tf_seed_cb	ca;
+	bool		has_text;
+	bool		truncated;
+	char		text[PGWT_TF_QUERY_TEXT_MAX + 1];
+} tf_seed_qarg;
+
+static int
+tf_seed_query_pre(char *line, size_t *len, void *a)
+{
+	tf_seed_qarg *qa = a;
+	int			rc = tf_seed_take_text(line, len, "t", qa->text, sizeof(qa->text),
+									   &qa->truncated);
+
+	qa->has_text = rc == 0;
+	return rc == -2 ? -PGWT_TF_NOMEM : rc < 0 ? -1 : 0;
 }
 
 static int
 tf_seed_query_line(const pgwt_json_obj *o, void *a)
 {
-	tf_seed_cb *ca = a;
+	tf_seed_qarg *qa = a;
 	uint64_t	qid;
-	const pgwt_json_field *t = pgwt_json_get(o, "t");
 	int			rc;
 
-	if (!tf_seed_u64(o, "q", &qid) || !t || t->type != PGWT_JSON_STRING)
+	if (!tf_seed_u64(o, "q", &qid) || !qa->has_text)
 		return -1;
-	/* the seed stores the statement as it ran, literals included */
-	rc = ((pgwt_tf_query_cb) ca->cb) (qid, PGWT_TF_QUERY_FULL, false, t->str, ca->arg);
+	/* the seed stores the statement as it ran, literals included; one
+	 * longer than ours keep is cut and says so (the caller shows it) */
+	rc = ((pgwt_tf_query_cb) qa->ca.cb) (qid, PGWT_TF_QUERY_FULL, qa->truncated, qa->text,
+										 qa->ca.arg);
 	return rc == -1 ? -2 : rc;
 }
 
@@ -207,9 +262,17 @@ int
 pgwt_tf_seed_queries_read(const char *dir, pgwt_tf_query_cb cb, void *arg,
 						  uint64_t *bad)
 {
-	tf_seed_cb	ca = {(void *) cb, arg};
+	tf_seed_qarg *qa = calloc(1, sizeof(*qa));
+	int			rc;
 
-	return tf_seed_read_jsonl(dir, "query_texts.jsonl", tf_seed_query_line, &ca, bad);
+	if (!qa)
+		return -PGWT_TF_NOMEM;
+	qa->ca.cb = (void *) cb;
+	qa->ca.arg = arg;
+	rc = tf_seed_read_jsonl(dir, "query_texts.jsonl", tf_seed_query_line, qa, bad,
+							TF_SEED_QUERY_LINE_MAX, tf_seed_query_pre);
+	free(qa);
+	return rc;
 }
 
 /* Class names of the seed's table and their class bytes. */

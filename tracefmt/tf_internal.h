@@ -87,6 +87,23 @@ extern bool tf_seed_timestamps(const uint8_t **pp, const uint8_t *end, uint32_t 
 							   const pgwt_tf_block_header *hdr, pgwt_record *recs);
 /* A decoded seed block in our terms: markers converted, sorted by ts. */
 extern int	tf_seed_normalize(pgwt_record *recs, uint32_t n);
+/* seed_writer.c: a block in the seed's own layout (version 2 or 3; recs
+ * sorted, markers it does not know left out by the caller: keeps() says
+ * which it knows), and its bare live count through .meta.tmp + rename. */
+extern int	tf_seed_block_encode(uint16_t version, uint16_t flags, uint16_t type,
+								 uint64_t sample_period_ns, const pgwt_record *recs,
+								 uint32_t n, uint8_t *raw, uint8_t *out,
+								 pgwt_tf_block_header *hdr);
+extern bool tf_seed_w_keeps(const pgwt_record *r);
+/* seed_json_text.c: the string value of key in one flat JSON object line
+ * (line[*len] a NUL) decoded into out (cap bytes, NUL included; longer
+ * texts cut at a character boundary, *truncated set), and replaced by ""
+ * in the line (*len shrinks). 0; 1 no such key; -1 malformed; -2 no
+ * memory. */
+extern int	tf_seed_take_text(char *line, size_t *len, const char *key, char *out,
+							  size_t cap, bool *truncated);
+extern int	tf_seed_meta_store_at(int dirfd, const char *name, uint64_t count, int mode,
+								  long gid);
 
 /* ---- block_v7_samples.c: v7 SAMPLES columns after the ts column -------- */
 

@@ -148,6 +148,8 @@ typedef struct pgwt_tf_writer_stats
 	uint64_t	bytes;			/* file bytes written */
 	uint64_t	rejected;		/* records refused (bad kind) */
 	uint64_t	summary_failed; /* 1 when the summary stopped (I/O error) */
+	uint64_t	seed_left_out;	/* seed_layout: markers the seed tool does not
+								 * know (0xFFFFFFF8..FC), not written */
 } pgwt_tf_writer_stats;
 
 typedef struct pgwt_tf_file_writer pgwt_tf_file_writer;
@@ -171,6 +173,10 @@ typedef struct pgwt_tf_file_opts
 	 * past it is refused (-PGWT_TF_FULL). 0 = PGWT_TF_SIDE_MAX_DEFAULT;
 	 * the directory writer derives it from its retention_bytes. */
 	uint64_t	side_max_bytes;
+	/* Write what the seed tool reads (docs/TRACE_FORMAT.md 7.2): version
+	 * 3 (2 if asked), its block layout, the major version in the header,
+	 * a bare count in .meta, no summary. */
+	bool		seed_layout;
 } pgwt_tf_file_opts;
 
 /* Create path (must not exist). */
@@ -569,6 +575,12 @@ extern int	pgwt_tf_seed_queries_read(const char *dir, pgwt_tf_query_cb cb,
 									  void *arg, uint64_t *bad);
 extern int	pgwt_tf_seed_events_read(const char *dir, pgwt_tf_event_cb cb, void *arg,
 									 uint32_t *pg_version, uint64_t *bad);
+/* The seed's name of a process type ("client" for "client backend"). */
+extern const char *pgwt_tf_seed_type_name(const char *backend_type);
+/* Writes backends.jsonl, query_texts.jsonl and wait_event_names.json from
+ * the directory's own side files (seed_sidefiles_write.c), each through
+ * a .tmp and rename, so the seed tool finds its own; 0 or -PGWT_TF_*. */
+extern int	pgwt_tf_seed_sidefiles_write(const char *dir);
 
 /*
  * Side-file retention rules (pure; applied by pgwt_tf_dir_apply_retention

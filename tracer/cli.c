@@ -124,7 +124,7 @@ enum
 	OPT_SAMPLE_RATE = 1000, OPT_RETENTION_GB, OPT_TRACE_GROUP, OPT_REPLAY,
 	OPT_FROM, OPT_TO, OPT_DAEMON, OPT_MODE, OPT_DBNAME, OPT_USER, OPT_HOST,
 	OPT_LIGHTWEIGHT, OPT_SKIP_QID, OPT_CHECK_EXACT, OPT_FINE, OPT_SAMPLER_PRIORITY, OPT_BUDGET, OPT_METRICS_LISTEN, OPT_CPU_DISABLE,
-	OPT_QUERY_TEXT, OPT_ACCEPT_DAMAGED,
+	OPT_QUERY_TEXT, OPT_ACCEPT_DAMAGED, OPT_SEED_FORMAT,
 	OPT_ANOMALY_FIRST			/* + pgwt_cli_anomaly */
 };
 
@@ -146,6 +146,7 @@ static const struct option cli_long_opts[] = {
 	{"retention-gb", required_argument, NULL, OPT_RETENTION_GB},
 	{"trace-group", required_argument, NULL, OPT_TRACE_GROUP},
 	{"query-text", required_argument, NULL, OPT_QUERY_TEXT},
+	{"seed-format", no_argument, NULL, OPT_SEED_FORMAT},
 	{"replay", no_argument, NULL, OPT_REPLAY},
 	{"accept-damaged", no_argument, NULL, OPT_ACCEPT_DAMAGED},
 	{"check-exact", no_argument, NULL, OPT_CHECK_EXACT},
@@ -336,6 +337,9 @@ cli_opt_long(int c, const char *arg, pgwt_options *o, cli_state *st,
 			o->query_text = (pgwt_query_text) k;
 			st->query_text_set = 1;
 			break;
+		case OPT_SEED_FORMAT:
+			o->seed_format = 1;
+			break;
 		case OPT_ACCEPT_DAMAGED:
 			o->accept_damaged = 1;
 			break;
@@ -482,6 +486,8 @@ cli_cross_check(pgwt_options *o, const cli_state *st, char *err, size_t errlen)
 		return cli_fail(err, errlen, "--retention-gb/--trace-group need -T DIR");
 	if (st->query_text_set && (!o->trace_dir || o->replay))
 		return cli_fail(err, errlen, "--query-text applies to recording (-T DIR without --replay)");
+	if (o->seed_format && (!o->trace_dir || o->replay))
+		return cli_fail(err, errlen, "--seed-format applies to recording (-T DIR without --replay)");
 	if (st->windows)
 	{
 		if (cli_parse_windows(st->windows, o, err, errlen) != 0)
@@ -592,6 +598,8 @@ pgwt_usage(FILE *out)
 		  "      --trace-group GROUP  group owning the files (default dba, if it exists)\n"
 		  "      --query-text MODE    normalized (default: texts with every literal\n"
 		  "                           replaced by ?) or none (query ids only, no text)\n"
+		  "      --seed-format        write what the seed tool reads (v3 in its layout,\n"
+		  "                           its JSON side files beside ours)\n"
 		  "Modes:\n"
 		  "      --daemon             run until stopped; re-attach after restarts\n"
 		  "      --replay -T DIR [--from T] [--to T]  views from trace files\n"

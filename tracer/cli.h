@@ -124,6 +124,7 @@ typedef struct pgwt_options
 	double		retention_gb;	/* 0 = no cap */
 	const char *trace_group;	/* NULL = default "dba" when it exists */
 	pgwt_query_text query_text;
+	int			seed_format;	/* --seed-format: files the seed tool reads */
 	/* modes */
 	int			daemon;
 	int			replay;

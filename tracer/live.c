@@ -563,6 +563,7 @@ live_open_outputs(live_ctx *c)
 		ro.sample_period_ns = 1000000000ull / c->o->sample_rate;
 		ro.metrics = &c->metrics;
 		ro.no_query_text = c->o->query_text == PGWT_QUERY_TEXT_NONE;
+		ro.seed_format = c->o->seed_format;
 		if (pgwt_recorder_open(c->o->trace_dir, &ro, &c->rec, err, sizeof(err)) != 0)
 		{
 			fprintf(stderr, "pg_wait_tracer: %s\n", err);

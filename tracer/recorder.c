@@ -41,6 +41,7 @@ struct pgwt_recorder
 	int			dirfd;			/* the writer's (checked) directory */
 	pgwt_tf_file_opts side;		/* side files: mode, group, bound */
 	bool		no_query_text;	/* --query-text none */
+	bool		seed_format;	/* --seed-format (docs/TRACE_FORMAT.md 7.2) */
 	pgwt_self_metrics *metrics;
 	uint64_t	last_flush_ns;
 	uint64_t	last_retention_ns;
@@ -115,6 +116,8 @@ pgwt_recorder_open(const char *dir, const pgwt_recorder_opts *opts,
 	r->no_query_text = opts->no_query_text;
 	r->dopts.file.pg_version = opts->pg_version;
 	r->dopts.file.write_meta = true;
+	r->dopts.file.seed_layout = opts->seed_format;
+	r->seed_format = opts->seed_format;
 	r->dopts.file.group_gid = gid;
 	r->dopts.retention_hours = opts->retention_hours;
 	r->dopts.retention_bytes = (uint64_t) (opts->retention_gb * 1073741824.0);
@@ -276,12 +279,17 @@ pgwt_recorder_periodic(pgwt_recorder *r, uint64_t now_ns)
 			rc = pgwt_tf_dir_flush(r->w);
 		if (rc >= 0)
 			rc = rec_write_events(r);
+		if (rc >= 0 && r->seed_format &&
+			pgwt_tf_dir_writer_stats(r->w)->rotations != before_rot)
+			rc = pgwt_tf_seed_sidefiles_write(r->dir);
 		rec_account_bytes(r);
 		r->last_flush_ns = now_ns;
 	}
 	if (rc >= 0 && now_ns - r->last_retention_ns >= REC_RETENTION_NS)
 	{
 		rc = pgwt_tf_dir_apply_retention(r->w);
+		if (rc >= 0 && r->seed_format)
+			rc = pgwt_tf_seed_sidefiles_write(r->dir);
 		r->last_retention_ns = now_ns;
 	}
 	return rc < 0 ? rc : 0;
@@ -365,6 +373,8 @@ pgwt_recorder_close(pgwt_recorder *r)
 		if (rc >= 0)
 			rc = rc2;
 	}
+	if (rc >= 0 && r->seed_format)
+		rc = pgwt_tf_seed_sidefiles_write(r->dir);
 	free(r->queries);
 	free(r->dir);
 	free(r);

@@ -28,6 +28,9 @@ typedef struct pgwt_recorder_opts
 	uint64_t	sample_period_ns;
 	pgwt_self_metrics *metrics;
 	bool		no_query_text;	/* --query-text none: ids only, no text */
+	bool		seed_format;	/* --seed-format: what the seed tool reads,
+								 * its JSON side files rewritten at each
+								 * rotation, every minute and at close */
 } pgwt_recorder_opts;
 
 /*

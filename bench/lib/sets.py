@@ -4,8 +4,9 @@ the repetition protocol. `make bench` runs `default` (about 30 minutes on a
 `full`; `smoke` is a one-minute check of the harness itself; `format` the
 trace format's programs alone; `sampler` the in-server sampler against
 pg_wait_sampling alone; `connect` the connection cost of exact capture
-alone; `dump` pgwt-dump end to end alone; `memory` the extension's shared
-memory by part alone.
+alone; `dump` pgwt-dump end to end alone; `seed_read` pgwt-dump on the
+seed tool's layout against ours; `memory` the extension's shared memory by
+part alone.
 """
 
 from dataclasses import dataclass
@@ -85,6 +86,10 @@ SETS = {
     # beside decoding alone: ~1 min
     "dump": BenchSet("dump", {}, reps=8, duration_s=0, warmup_s=0, scale=0,
                      programs=(("bench/programs/dump_throughput/run.sh", ("--reps", "8")),)),
+    # pgwt-dump on 10M records in the seed tool's layout against our own
+    # format (issue #22), the same records written three ways: ~3 min
+    "seed_read": BenchSet("seed_read", {}, reps=3, duration_s=0, warmup_s=0, scale=0,
+                          programs=(("bench/programs/seed_read/run.sh", ("--reps", "3")),)),
     "smoke": BenchSet("smoke", {"15": (("none", "pg_wait_sampling", "sampled_10hz"), ("select_only",)),
                                 "18-hooks": (("none", "coop_stats"), ("lwlock",))},
                       reps=3, duration_s=3, warmup_s=1, scale=2),
@@ -121,6 +126,7 @@ PROGRAM_S_PER_REP = {"bench/programs/waitpair": 50, "bin/pgwt-bench-watchpoint":
                      "bench/programs/tracer_full": 60,
                      "bench/programs/summary_views/run.sh": 30,
                      "bench/programs/dump_throughput/run.sh": 3,
+                     "bench/programs/seed_read/run.sh": 50,
                      "bench/programs/trace_overhead/trace_overhead": 45,
                      "bench/programs/coop_instr/coop_instr": 110,
                      "bench/programs/shmem/shmem": 25}

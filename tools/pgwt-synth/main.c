@@ -207,7 +207,12 @@ output_bytes(const char *out_dir, const char *out_file, uint64_t *files)
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: pgwt-synth [-o DIR [--seed-layout] | -f FILE] [-V VERSION] [--no-lz4] SCENARIO|-\n");
+	fprintf(stderr, "usage: pgwt-synth [-o DIR [--seed-layout] | -f FILE] [-V VERSION] [--no-lz4]\n"
+			"                  [--seed-format] SCENARIO|-\n"
+			"  --seed-format  write what the seed tool reads (v3 in its layout, its\n"
+			"                 JSON side files beside ours)\n"
+			"  --seed-layout  test generator: the same rewritten as its writer does,\n"
+			"                 records out of order inside blocks, JSON side files only\n");
 }
 
 /* The command line. */
@@ -219,6 +224,7 @@ typedef struct synth_args
 	unsigned	version;
 	bool		no_lz4;
 	bool		seed_layout;	/* rewrite DIR the seed tool's way (v3) */
+	bool		seed_format;	/* write what the seed tool reads */
 } synth_args;
 
 /* Parses the command line into *a; 0, or the exit status (usage printed). */
@@ -247,6 +253,8 @@ synth_parse_args(int argc, char **argv, synth_args *a)
 			a->no_lz4 = true;
 		else if (strcmp(argv[i], "--seed-layout") == 0)
 			a->seed_layout = true;
+		else if (strcmp(argv[i], "--seed-format") == 0)
+			a->seed_format = true;
 		else if (argv[i][0] == '-' && argv[i][1] != '\0')
 		{
 			usage();
@@ -261,7 +269,8 @@ synth_parse_args(int argc, char **argv, synth_args *a)
 		}
 	}
 	if (!a->scen || (a->out_dir && a->out_file) ||
-		(a->seed_layout && (!a->out_dir || a->no_lz4 || (a->version && a->version != 3))))
+		(a->seed_layout && (!a->out_dir || a->no_lz4 || (a->version && a->version != 3))) ||
+		(a->seed_format && a->version && a->version > 3))
 	{
 		usage();
 		return 2;
@@ -288,6 +297,7 @@ synth_open_output(const synth_args *a, const syn_scenario *sc, synth_out *o,
 	memset(dopts, 0, sizeof(*dopts));
 	dopts->file.version = (uint16_t) a->version;
 	dopts->file.no_lz4 = a->no_lz4;
+	dopts->file.seed_layout = a->seed_format;
 	dopts->file.pg_version = sc->pg_version;
 	dopts->file.group_gid = -1;
 	dopts->file.clock.realtime_ns = synth_real;
@@ -393,6 +403,12 @@ main(int argc, char **argv)
 		return 1;
 	}
 
+	if (a.seed_format && a.out_dir && (rc = pgwt_tf_seed_sidefiles_write(a.out_dir)) < 0)
+	{
+		fprintf(stderr, "pgwt-synth: writing the seed tool's side files in %s: %s\n",
+				a.out_dir, pgwt_tf_strerror(rc));
+		return 1;
+	}
 	if (a.seed_layout && synth_seed_rewrite(a.out_dir) != 0)
 	{
 		fprintf(stderr, "pgwt-synth: rewriting %s in the seed tool's layout failed\n", a.out_dir);

@@ -215,120 +215,6 @@ fail:
 	return -1;
 }
 
-static int
-sw_backend(const pgwt_tf_backend *b, void *arg)
-{
-	fprintf((FILE *) arg, "{\"pid\":%u,\"type\":\"%s\",\"user\":\"%s\",\"db\":\"%s\"}\n",
-			b->pid, strcmp(b->type, "client backend") == 0 ? "client" : b->type,
-			b->user, b->database);
-	return 0;
-}
-
-static int
-sw_query(uint64_t id, pgwt_tf_query_mode mode, bool truncated, const char *text, void *arg)
-{
-	(void) mode;
-	(void) truncated;
-	/* synthetic texts hold no quote or backslash */
-	fprintf((FILE *) arg, "{\"q\":%llu,\"t\":\"%s\",\"ts\":1000000000}\n",
-			(unsigned long long) id, text);
-	return 0;
-}
-
-static int
-sw_side(const char *dir, const char *json, const char *tsv, bool backends)
-{
-	char		p[4096];
-	FILE	   *f;
-	int			rc;
-
-	snprintf(p, sizeof(p), "%s/%s", dir, json);
-	if (!(f = fopen(p, "we")))
-		return -1;
-	rc = backends ? pgwt_tf_backends_read(dir, sw_backend, f, NULL)
-		: pgwt_tf_queries_read(dir, sw_query, f, NULL);
-	if (fclose(f) != 0 || (rc < 0 && rc != -PGWT_TF_NOT_FOUND))
-		return -1;
-	snprintf(p, sizeof(p), "%s/%s", dir, tsv);
-	unlink(p);
-	return 0;
-}
-
-/* wait_event_names.json: per class, names by event number ("" = none). */
-#define SW_NAMES	64
-typedef struct sw_names
-{
-	uint32_t	id[SW_NAMES];
-	char		cls[SW_NAMES][PGWT_TF_FIELD_MAX];
-	char		name[SW_NAMES][PGWT_TF_FIELD_MAX];
-	int			n;
-} sw_names;
-
-static int
-sw_event(const pgwt_tf_event_name *e, void *arg)
-{
-	sw_names   *t = arg;
-
-	if (t->n < SW_NAMES && (e->id & 0xFFFFFF) < 4096)
-	{
-		t->id[t->n] = e->id;
-		snprintf(t->cls[t->n], PGWT_TF_FIELD_MAX, "%s", e->class_name);
-		snprintf(t->name[t->n], PGWT_TF_FIELD_MAX, "%s", e->name);
-		t->n++;
-	}
-	return 0;
-}
-
-static int
-sw_names_json(const char *dir)
-{
-	static sw_names t;
-	char		p[4096];
-	uint32_t	pgv = 0;
-	FILE	   *f;
-	int			i,
-				k;
-
-	t.n = 0;
-	if (pgwt_tf_events_read(dir, sw_event, &t, &pgv, NULL) < 0)
-		return 0;				/* no names: none to write */
-	snprintf(p, sizeof(p), "%s/wait_event_names.json", dir);
-	if (!(f = fopen(p, "we")))
-		return -1;
-	fputs("{\n", f);
-	for (i = 0; i < t.n; i++)
-	{
-		uint32_t	max = 0;
-		bool		first_of_class = true;
-
-		for (k = 0; k < i; k++)
-			if (strcmp(t.cls[k], t.cls[i]) == 0)
-				first_of_class = false;
-		if (!first_of_class)
-			continue;
-		for (k = i; k < t.n; k++)
-			if (strcmp(t.cls[k], t.cls[i]) == 0 && (t.id[k] & 0xFFFFFF) > max)
-				max = t.id[k] & 0xFFFFFF;
-		fprintf(f, "  \"%s\": [", t.cls[i]);
-		for (uint32_t e = 0; e <= max; e++)
-		{
-			const char *nm = "";
-
-			for (k = i; k < t.n; k++)
-				if (strcmp(t.cls[k], t.cls[i]) == 0 && (t.id[k] & 0xFFFFFF) == e)
-					nm = t.name[k];
-			fprintf(f, "%s\"%s\"", e ? ", " : "", nm);
-		}
-		fputs("],\n", f);
-	}
-	fprintf(f, "  \"pg_version\": %u\n}\n", pgwt_tf_pg_major(pgv));
-	if (fclose(f) != 0)
-		return -1;
-	snprintf(p, sizeof(p), "%s/%s", dir, PGWT_TF_EVENTS_NAME);
-	unlink(p);
-	return 0;
-}
-
 int
 synth_seed_rewrite(const char *dir)
 {
@@ -354,11 +240,21 @@ synth_seed_rewrite(const char *dir)
 			rc = sw_file(p, false);
 	}
 	closedir(d);
+	/* the seed's JSON side files (the product's writer), and not ours */
 	if (rc == 0)
-		rc = sw_side(dir, "backends.jsonl", PGWT_TF_BACKENDS_NAME, true);
+		rc = pgwt_tf_seed_sidefiles_write(dir);
 	if (rc == 0)
-		rc = sw_side(dir, "query_texts.jsonl", PGWT_TF_QUERIES_NAME, false);
-	if (rc == 0)
-		rc = sw_names_json(dir);
+	{
+		const char *const ours[] = {PGWT_TF_BACKENDS_NAME, PGWT_TF_QUERIES_NAME,
+		PGWT_TF_EVENTS_NAME};
+
+		for (int k = 0; k < 3; k++)
+		{
+			char		p[4096];
+
+			snprintf(p, sizeof(p), "%s/%s", dir, ours[k]);
+			unlink(p);
+		}
+	}
 	return rc;
 }
