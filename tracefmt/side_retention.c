@@ -11,6 +11,7 @@
  *		blockers.tsv  observations older than the horizon are dropped
  *		              (CLOCK_MONOTONIC, so only when no reboot lies between
  *		              the oldest retained file and the live one).
+ *		windows.tsv   the same rule, on each window's start.
  *		queries.tsv   writers mark each new trace file ("#file" lines) and
  *		              write a text again in every file that uses it, so the
  *		              segments before the file preceding the oldest retained
@@ -560,6 +561,12 @@ tf_side_apply_retention(int dirfd, const pgwt_tf_file_opts *opts,
 	same_boot = now_mono >= h_mono && now_rt >= h_rt &&
 		now_mono - h_mono + 60000000000ull >= now_rt - h_rt;
 	if ((rc = tf_side_rewrite(dirfd, PGWT_TF_BLOCKERS_NAME, opts,
+							  same_boot ? tf_side_keep_blockers_fn : NULL, &h_mono,
+							  max_bytes, trimmed)) < 0)
+		return (int) rc;
+	*dropped += (uint64_t) rc;
+	/* windows.tsv opens with the same CLOCK_MONOTONIC field: the same rule */
+	if ((rc = tf_side_rewrite(dirfd, PGWT_TF_WINDOWS_NAME, opts,
 							  same_boot ? tf_side_keep_blockers_fn : NULL, &h_mono,
 							  max_bytes, trimmed)) < 0)
 		return (int) rc;

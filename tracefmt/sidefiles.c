@@ -29,6 +29,7 @@
 #include "tracefmt/tf_internal.h"
 
 #define TF_BACKENDS_MAGIC	"#pgwt-backends\t1"
+#define TF_WINDOWS_MAGIC	"#pgwt-windows\t1"
 #define TF_QUERIES_MAGIC	"#pgwt-queries\t1"
 #define TF_EVENTS_MAGIC		"#pgwt-events\t1"
 /* Longest line a reader accepts (an escaped text doubles at most). */
@@ -703,4 +704,51 @@ pgwt_tf_events_read(const char *dir, pgwt_tf_event_cb cb, void *arg,
 		*pg_version = (uint32_t) v;
 	}
 	return rc;
+}
+
+/* windows.tsv: start_mono_ns, start_rt_ns, source (8.5). */
+int
+pgwt_tf_window_append_at(int dirfd, const pgwt_tf_file_opts *opts, const pgwt_tf_window *w)
+{
+	tf_line    *l = calloc(1, sizeof(*l));
+	int			rc;
+
+	if (!l)
+		return -PGWT_TF_NOMEM;
+	l->len = (size_t) snprintf(l->buf, sizeof(l->buf), "%" PRIu64 "\t%" PRIu64 "\t%s",
+							   w->start_mono_ns, w->start_rt_ns,
+							   pgwt_tf_exact_source_name(w->source));
+	rc = tf_append_line(dirfd, PGWT_TF_WINDOWS_NAME, TF_WINDOWS_MAGIC, opts, l);
+	free(l);
+	return rc;
+}
+
+static int
+tf_window_line(char **f, int nf, void *a)
+{
+	tf_cb_arg  *ca = a;
+	pgwt_tf_window w;
+	size_t		n = strlen(f[2]);
+	int			rc;
+
+	(void) nf;
+	if (!tf_parse_u64(f[0], 10, UINT64_MAX, &w.start_mono_ns) ||
+		!tf_parse_u64(f[1], 10, UINT64_MAX, &w.start_rt_ns) || n == 0 || n > 16)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (f[2][i] < 'a' || f[2][i] > 'z')
+			return -1;
+	/* a source this reader does not know is a window all the same */
+	w.source = pgwt_tf_exact_source_parse(f[2]);
+	rc = ((pgwt_tf_window_cb) ca->cb) (&w, ca->arg);
+	return rc == -1 ? -2 : rc;
+}
+
+int
+pgwt_tf_windows_read(const char *dir, pgwt_tf_window_cb cb, void *arg, uint64_t *bad)
+{
+	tf_cb_arg	ca = {(void *) cb, arg};
+
+	return tf_read_side(dir, PGWT_TF_WINDOWS_NAME, TF_WINDOWS_MAGIC, NULL, 0, 3,
+						tf_window_line, &ca, bad);
 }

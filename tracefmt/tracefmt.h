@@ -459,6 +459,60 @@ typedef struct pgwt_tf_event_name
 	const char *name;
 } pgwt_tf_event_name;
 
+/*
+ * windows.tsv (docs/TRACE_FORMAT.md 8.5): which exact source each
+ * escalation window of the external tracer used, one line per window
+ * opened (its first ESC_START). A window without a line (a directory
+ * written before the file existed, or by the extension) has source
+ * UNKNOWN; readers say "unknown", never guess.
+ */
+#define PGWT_TF_WINDOWS_NAME	"windows.tsv"
+
+typedef enum pgwt_tf_exact_source
+{
+	PGWT_TF_XSRC_UNKNOWN = 0,
+	PGWT_TF_XSRC_WATCH,			/* hardware watchpoints (the full tier) */
+	PGWT_TF_XSRC_SCHED,			/* the scheduler's tracepoints */
+	PGWT_TF_XSRC_COUNT
+} pgwt_tf_exact_source;
+
+typedef struct pgwt_tf_window
+{
+	uint64_t	start_mono_ns;	/* the ESC_START's ts (CLOCK_MONOTONIC) */
+	uint64_t	start_rt_ns;	/* the same instant, CLOCK_REALTIME */
+	pgwt_tf_exact_source source;
+} pgwt_tf_window;
+
+/* The windows of a range, by source (windows_side.c). */
+typedef struct pgwt_tf_window_sources
+{
+	bool		present;		/* windows.tsv was there */
+	uint64_t	windows;		/* lines whose start lies in the range */
+	uint64_t	by_source[PGWT_TF_XSRC_COUNT];
+	uint64_t	bad;			/* lines that did not parse */
+} pgwt_tf_window_sources;
+
+/* "watch", "sched", "unknown"; and back (anything else: UNKNOWN). */
+extern const char *pgwt_tf_exact_source_name(pgwt_tf_exact_source s);
+extern pgwt_tf_exact_source pgwt_tf_exact_source_parse(const char *name);
+/* Count w into s when its start lies in [from_rt, to_rt) (to_rt 0: open). */
+extern void pgwt_tf_window_sources_add(pgwt_tf_window_sources *s, const pgwt_tf_window *w,
+									   uint64_t from_rt, uint64_t to_rt);
+/* One line without LF: "exact windows: 2, source sched" (or the mix);
+ * empty when the file is absent. Returns the length. */
+extern size_t pgwt_tf_window_sources_text(const pgwt_tf_window_sources *s, char *buf,
+										  size_t len);
+/* Reads dir's windows.tsv into s for [from_rt, to_rt); absent: 0, present
+ * false; else 0 or -PGWT_TF_* */
+extern int	pgwt_tf_window_sources_load(const char *dir, uint64_t from_rt, uint64_t to_rt,
+										pgwt_tf_window_sources *s);
+typedef int (*pgwt_tf_window_cb) (const pgwt_tf_window *w, void *arg);
+extern int	pgwt_tf_windows_read(const char *dir, pgwt_tf_window_cb cb, void *arg,
+								 uint64_t *bad);
+/* One line per window opened; within the side-file bound. */
+extern int	pgwt_tf_window_append_at(int dirfd, const pgwt_tf_file_opts *opts,
+									 const pgwt_tf_window *w);
+
 /* Appenders open, append one line, and close (side files are small and
  * rarely written). Files are created 0640 with opts' group. A line that
  * would take the file past opts->side_max_bytes is refused with

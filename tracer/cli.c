@@ -23,6 +23,7 @@ static const char *const cli_sort_names[] = {"wait_time", "db_time", "pid", "eve
 static const char *const cli_format_names[] = {"auto", "tui", "text", "json", "csv"};
 
 static const char *const cli_mode_names[] = {"tiered", "sampled", "full", "coop", "sched"};
+static const char *const cli_exact_names[] = {"auto", "watch", "sched"};
 static const char *const cli_query_text_names[] = {"normalized", "none"};
 
 /* --anomaly-* flags: name, range; order of pgwt_cli_anomaly */
@@ -52,6 +53,12 @@ const char *
 pgwt_mode_name(pgwt_mode m)
 {
 	return cli_mode_names[m];
+}
+
+const char *
+pgwt_exact_choice_name(pgwt_exact_choice c)
+{
+	return cli_exact_names[c];
 }
 
 const char *
@@ -124,7 +131,7 @@ enum
 	OPT_SAMPLE_RATE = 1000, OPT_RETENTION_GB, OPT_TRACE_GROUP, OPT_REPLAY,
 	OPT_FROM, OPT_TO, OPT_DAEMON, OPT_MODE, OPT_DBNAME, OPT_USER, OPT_HOST,
 	OPT_LIGHTWEIGHT, OPT_SKIP_QID, OPT_CHECK_EXACT, OPT_FINE, OPT_SAMPLER_PRIORITY, OPT_BUDGET, OPT_METRICS_LISTEN, OPT_CPU_DISABLE,
-	OPT_QUERY_TEXT, OPT_ACCEPT_DAMAGED, OPT_SEED_FORMAT,
+	OPT_QUERY_TEXT, OPT_ACCEPT_DAMAGED, OPT_SEED_FORMAT, OPT_EXACT_SOURCE,
 	OPT_ANOMALY_FIRST			/* + pgwt_cli_anomaly */
 };
 
@@ -150,6 +157,7 @@ static const struct option cli_long_opts[] = {
 	{"replay", no_argument, NULL, OPT_REPLAY},
 	{"accept-damaged", no_argument, NULL, OPT_ACCEPT_DAMAGED},
 	{"check-exact", no_argument, NULL, OPT_CHECK_EXACT},
+	{"exact-source", required_argument, NULL, OPT_EXACT_SOURCE},
 	{"fine", no_argument, NULL, OPT_FINE},
 	{"from", required_argument, NULL, OPT_FROM},
 	{"to", required_argument, NULL, OPT_TO},
@@ -204,6 +212,7 @@ typedef struct cli_state
 {
 	const char *windows;
 	const char *mode;
+	const char *exact_source;
 	bool		interval_set;
 	bool		query_text_set;
 } cli_state;
@@ -364,6 +373,9 @@ cli_opt_long(int c, const char *arg, pgwt_options *o, cli_state *st,
 		case OPT_MODE:
 			st->mode = arg;
 			break;
+		case OPT_EXACT_SOURCE:
+			st->exact_source = arg;
+			break;
 		case OPT_SAMPLE_RATE:
 			if (cli_long(arg, 1, 1000, &v))
 				return cli_fail(err, errlen, "--sample-rate: Hz from 1 to 1000, got '%s'", arg);
@@ -440,6 +452,15 @@ cli_cross_check(pgwt_options *o, const cli_state *st, char *err, size_t errlen)
 		if ((k = cli_lookup(st->mode, cli_mode_names, 5)) < 0)
 			return cli_fail(err, errlen, "--mode: unknown mode '%s' (tiered, sampled, full, sched, coop)", st->mode);
 		o->mode = (pgwt_mode) k;
+	}
+	if (st->exact_source)
+	{
+		if ((k = cli_lookup(st->exact_source, cli_exact_names, 3)) < 0)
+			return cli_fail(err, errlen, "--exact-source: unknown source '%s' (auto, watch, sched)", st->exact_source);
+		if (o->mode != PGWT_MODE_TIERED)
+			return cli_fail(err, errlen, "--exact-source chooses the escalation windows' source: it applies to --mode tiered (--mode %s has %s)",
+							cli_mode_names[o->mode], o->mode == PGWT_MODE_SAMPLED ? "no exact windows" : "one source");
+		o->exact_source = (pgwt_exact_choice) k;
 	}
 	if (o->mode == PGWT_MODE_COOP)
 		return cli_fail(err, errlen, "--mode coop: the cooperative tier runs inside PostgreSQL: it needs the pg_wait_tracer extension on a server with the wait-event hooks, not this external tracer");
@@ -567,6 +588,10 @@ pgwt_usage(FILE *out)
 		  "                           normal scheduling\n"
 		  "      --lightweight        full: per-event aggregates in the kernel only\n"
 		  "      --skip-query-id      full tier: do not read query ids\n"
+		  "      --exact-source SRC   tiered: the escalation windows' exact source:\n"
+		  "                           auto (default: watchpoints where their self-test\n"
+		  "                           passes, else the scheduler's tracepoints),\n"
+		  "                           watch or sched\n"
 		  "      --escalation-budget S  tiered: exact seconds per rolling hour\n"
 		  "                           (default 300; 0 = off; unlimited)\n"
 		  "      --anomaly-aas-factor K, --anomaly-aas-ticks N, --anomaly-aas-min A,\n"

@@ -52,6 +52,18 @@ typedef enum pgwt_mode
 
 #define PGWT_CLI_BUDGET_UNLIMITED (-1)
 
+/*
+ * --exact-source: the exact tier of tiered mode's escalation windows. AUTO
+ * takes the watchpoints where their self-test passes, else the scheduler's
+ * tracepoints (which see every wait that blocks, no debug registers).
+ */
+typedef enum pgwt_exact_choice
+{
+	PGWT_EXACT_AUTO = 0,
+	PGWT_EXACT_WATCH,
+	PGWT_EXACT_SCHED
+} pgwt_exact_choice;
+
 /* --query-text: what of a query the trace directory keeps beside its id. */
 typedef enum pgwt_query_text
 {
@@ -98,6 +110,7 @@ typedef struct pgwt_options
 	int			sampler_priority;	/* SCHED_FIFO priority of the sampler's
 									 * wake-up and read; 0 = normal
 									 * scheduling; -1 = auto (1 as root) */
+	pgwt_exact_choice exact_source; /* tiered: the windows' source */
 	long long	escalation_budget;	/* s per rolling hour; 0 off; -1 unlimited */
 	double		anomaly[PGWT_CLI_AN_COUNT];
 	unsigned	anomaly_set;	/* bit i: anomaly[i] was given */
@@ -148,6 +161,7 @@ extern int	pgwt_options_parse(int argc, char **argv, pgwt_options *o,
 
 extern const char *pgwt_view_name(pgwt_view v);
 extern const char *pgwt_mode_name(pgwt_mode m);
+extern const char *pgwt_exact_choice_name(pgwt_exact_choice c);
 
 /* The modes whose one source is exact from the start (no windows). */
 static inline int

@@ -578,6 +578,7 @@ live_open_outputs(live_ctx *c)
 		fprintf(stderr, "pg_wait_tracer: %s\n", err);
 		return 1;
 	}
+	pgwt_tiered_set_side_opts(c->tier, c->rec ? pgwt_recorder_side_opts(c->rec) : NULL);
 	live_tier_session(c);
 	/* blockers.tsv in the directory the recorder opened and checked */
 	if (pgwt_blockers_init_at(&c->blk, LIVE_BLOCKERS_NS, c->rec ? pgwt_recorder_dirfd(c->rec) : -1,

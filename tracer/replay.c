@@ -222,11 +222,18 @@ pgwt_run_replay(const pgwt_options *o)
 	out.source = "replay";
 	out.format = o->format == PGWT_FORMAT_JSON ? PGWT_FORMAT_JSON : PGWT_FORMAT_TEXT;
 	{
-		char		note[128];
+		char		note[320],
+					xline[160];
+		pgwt_tf_window_sources xs;
 
-		snprintf(note, sizeof(note), "Files: %u    Records: %llu",
+		/* which exact source the range's windows used (windows.tsv) */
+		if (pgwt_tf_window_sources_load(o->trace_dir, rfrom, rto == UINT64_MAX ? 0 : rto, &xs) < 0)
+			memset(&xs, 0, sizeof(xs));
+		pgwt_tf_window_sources_text(&xs, xline, sizeof(xline));
+		snprintf(note, sizeof(note), "Files: %u    Records: %llu%s%s",
 				 pgwt_tf_reader_nfiles(pgwt_range_reader(l)),
-				 (unsigned long long) pgwt_range_stats_get(l)->delivered);
+				 (unsigned long long) pgwt_range_stats_get(l)->delivered,
+				 xline[0] ? "    " : "", xline);
 		if (pgwt_output_view(&out, c.eng, note) != 0)
 			status = 1;
 	}

@@ -37,6 +37,7 @@
 #include "tracer/esc_listen.h"
 #include "tracer/sampler.h"
 #include "tracer/sched_source.h"
+#include "tracer/tier_stats.h"
 #include "tracer/watch_source.h"
 
 #define SESSION_PG_RETRY_NS 2000000000ull
@@ -114,6 +115,81 @@ session_open_sched(pgwt_session *s, const pgwt_options *o, const pgwt_cluster *c
 	return 0;
 }
 
+/* One exact source of tiered mode, created disabled and self-tested. */
+static pgwt_capture_source *
+session_exact_try(pgwt_session *s, const pgwt_options *o, const pgwt_cluster *c,
+				  pgwt_self_metrics *m, pgwt_tf_exact_source which, bool *ok,
+				  char *why, size_t whylen)
+{
+	pgwt_watch_source_config wc;
+	pgwt_capture_source *src;
+	pgwt_watch_self_test r;
+
+	memset(&wc, 0, sizeof(wc));
+	wc.postmaster_pid = c->pid;
+	wc.attach = s->attach;
+	wc.skip_query_id = o->skip_query_id;
+	wc.metrics = m;
+	*ok = false;
+	/* enabled by the caller once the query id offset is known */
+	src = which == PGWT_TF_XSRC_SCHED ? pgwt_sched_source_create(&wc, why, whylen) :
+		pgwt_watch_source_create(&wc, why, whylen);
+	if (!src)
+		return NULL;
+	/* a tier that cannot see must not report what it did not see */
+	pgwt_watch_source_set_exclusions(src, pgwt_esc_listen_own_backends(), &s->non_sessions);
+	*ok = pgwt_watch_source_self_test(src, &r) == 0;
+	if (!*ok)
+		snprintf(why, whylen, "%s", r.why);
+	return src;
+}
+
+/*
+ * Tiered: the escalation windows' source, tried in --exact-source's order
+ * (tier_stats.h). A source whose self-test fails is passed over for the
+ * next; when all fail the first stays, tested again before each window,
+ * and watch_err says why.
+ */
+static void
+session_open_tiered_exact(pgwt_session *s, const pgwt_options *o, const pgwt_cluster *c,
+						  pgwt_self_metrics *m)
+{
+	pgwt_tf_exact_source order[2];
+	int			n = pgwt_exact_order(o->exact_source, order);
+	char		why[256];
+
+	s->watch = NULL;
+	s->exact_ok = false;
+	s->watch_err[0] = '\0';
+	for (int i = 0; i < n && !s->exact_ok; i++)
+	{
+		bool		ok;
+		pgwt_capture_source *src = session_exact_try(s, o, c, m, order[i], &ok, why, sizeof(why));
+
+		if (ok || !s->watch)
+		{
+			if (s->watch)
+				s->watch->destroy(s->watch);
+			s->watch = src;
+			s->exact_ok = ok;
+		}
+		else if (src)
+			src->destroy(src);
+		if (!ok)
+			snprintf(s->watch_err + strlen(s->watch_err), sizeof(s->watch_err) - strlen(s->watch_err),
+					 "%s%s%s%s", s->watch_err[0] ? "; " : "",
+					 n > 1 ? pgwt_tf_exact_source_name(order[i]) : "", n > 1 ? ": " : "", why);
+	}
+	if (s->exact_ok && s->watch_err[0] && (o->daemon || o->verbose))
+		fprintf(stderr, "pg_wait_tracer: escalation windows use the scheduler's tracepoints (%s)\n",
+				s->watch_err);
+	if (s->exact_ok)
+		s->watch_err[0] = '\0';
+	else if (o->daemon || o->verbose)
+		fprintf(stderr, "pg_wait_tracer: sampled only, escalation to exact windows refused: %s\n",
+				s->watch_err);
+}
+
 int
 pgwt_session_open(pgwt_session *s, const pgwt_options *o, const pgwt_cluster *c,
 				  pgwt_self_metrics *m, char *errbuf, size_t errlen)
@@ -144,7 +220,9 @@ pgwt_session_open(pgwt_session *s, const pgwt_options *o, const pgwt_cluster *c,
 	}
 	if (o->mode == PGWT_MODE_SCHED)
 		return session_open_sched(s, o, c, m, errbuf, errlen);
-	if (o->mode == PGWT_MODE_FULL || o->mode == PGWT_MODE_TIERED)
+	if (o->mode == PGWT_MODE_TIERED)
+		session_open_tiered_exact(s, o, c, m);
+	else if (o->mode == PGWT_MODE_FULL)
 	{
 		pgwt_watch_source_config wc;
 

@@ -56,3 +56,34 @@ pgwt_esc_marker(pgwt_record *r, bool start, uint64_t ts_ns, uint32_t reason_code
 	r->duration_ns = length_ns;
 	r->cpu_ns = PGWT_CPU_UNKNOWN;
 }
+
+int
+pgwt_exact_order(pgwt_exact_choice c, pgwt_tf_exact_source order[2])
+{
+	switch (c)
+	{
+		case PGWT_EXACT_WATCH:
+			order[0] = PGWT_TF_XSRC_WATCH;
+			return 1;
+		case PGWT_EXACT_SCHED:
+			order[0] = PGWT_TF_XSRC_SCHED;
+			return 1;
+		case PGWT_EXACT_AUTO:
+			break;
+	}
+	order[0] = PGWT_TF_XSRC_WATCH;
+	order[1] = PGWT_TF_XSRC_SCHED;
+	return 2;
+}
+
+pgwt_tf_exact_source
+pgwt_exact_source_of(const char *capture_name)
+{
+	if (!capture_name)
+		return PGWT_TF_XSRC_UNKNOWN;
+	if (strcmp(capture_name, "full") == 0)
+		return PGWT_TF_XSRC_WATCH;
+	if (strcmp(capture_name, "sched") == 0)
+		return PGWT_TF_XSRC_SCHED;
+	return PGWT_TF_XSRC_UNKNOWN;
+}

@@ -6,9 +6,15 @@
  *		ESC_START/ESC_END markers, and answers the control socket.
  *
  * A window: ESC_START (reason code, granted length) is emitted, then every
- * backend gets its watchpoint; at the end the watchpoints are drained and
- * removed, then ESC_END (reason code, actual length). Samples inside the
- * window are superseded by the exact transitions in the analysis engine.
+ * backend is traced by the exact source; at the end its records are drained
+ * and the backends released, then ESC_END (reason code, actual length).
+ * Samples inside the window are superseded by the exact transitions in the
+ * analysis engine.
+ *
+ * The exact source is the session's (--exact-source: watchpoints, or the
+ * scheduler's tracepoints where those never fire). Each window's source is
+ * said in the log and the status, and one windows.tsv line per window
+ * opened records it beside the trace (docs/TRACE_FORMAT.md 8.5).
  *
  * A request while a window is open extends it: a new ESC_START marker
  * (the request's reason, the length granted from now) inside the open
@@ -39,6 +45,7 @@
 #include "tracer/esc_listen.h"
 #include "tracer/tier_stats.h"
 #include "tracer/watch_source.h"
+#include "tracefmt/tracefmt.h"
 
 struct pgwt_tiered
 {
@@ -52,6 +59,10 @@ struct pgwt_tiered
 	pgwt_control *ctl;
 	pgwt_control_ops ops;
 	pgwt_capture_source *watch;
+	pgwt_tf_exact_source source;	/* watch's kind */
+	int			dirfd;			/* the trace directory (windows.tsv), or -1 */
+	const pgwt_tf_file_opts *side_opts;
+	uint64_t	windows_tsv_errors;
 	bool		exact_ok;		/* watch passed its last self-test */
 	char		why_no_watch[256];
 	uint64_t	self_test_ns;	/* when the last one ran (0 never) */
@@ -111,6 +122,27 @@ tiered_code(pgwt_esc_reason r)
 	}
 }
 
+/* windows.tsv: this window's source, keyed by its ESC_START's time. */
+static void
+tiered_note_window(pgwt_tiered *t, uint64_t now)
+{
+	struct timespec rt;
+	pgwt_tf_window w;
+	int			rc;
+
+	if (t->dirfd < 0)
+		return;
+	clock_gettime(CLOCK_REALTIME, &rt);
+	w.start_mono_ns = now;
+	w.start_rt_ns = (uint64_t) rt.tv_sec * 1000000000ull + (uint64_t) rt.tv_nsec -
+		(pgwt_mono_ns() - now);
+	w.source = t->source;
+	rc = pgwt_tf_window_append_at(t->dirfd, t->side_opts, &w);
+	if (rc < 0 && t->windows_tsv_errors++ == 0)
+		fprintf(stderr, "pg_wait_tracer: %s: %s: the windows' exact source is not recorded\n",
+				PGWT_TF_WINDOWS_NAME, pgwt_tf_strerror(rc));
+}
+
 static void
 tiered_open_window(pgwt_tiered *t, uint64_t now, pgwt_esc_reason reason, int64_t granted_s)
 {
@@ -123,11 +155,12 @@ tiered_open_window(pgwt_tiered *t, uint64_t now, pgwt_esc_reason reason, int64_t
 	tiered_report_soon(t);
 	pgwt_esc_marker(&mk, true, now, t->window_code, (uint64_t) granted_s * 1000000000ull);
 	t->emit(t->emit_arg, &mk, 1);
+	tiered_note_window(t, now);
 	pgwt_watch_source_enable(t->watch, true, now, t->emit, t->emit_arg);
 	if (t->o->verbose || t->o->daemon)
-		fprintf(stderr, "pg_wait_tracer: exact window opened (%s, %lld s), %d backends watched\n",
+		fprintf(stderr, "pg_wait_tracer: exact window opened (%s, %lld s, source %s), %d backends watched\n",
 				pgwt_esc_reason_name(reason), (long long) granted_s,
-				t->m ? (int) t->m->backends_watched : -1);
+				pgwt_tf_exact_source_name(t->source), t->m ? (int) t->m->backends_watched : -1);
 }
 
 static void
@@ -185,9 +218,9 @@ tiered_exact_ready(pgwt_tiered *t, uint64_t now)
 	else
 		t->why_no_watch[0] = '\0';
 	if (was != t->exact_ok)
-		fprintf(stderr, "pg_wait_tracer: %s%s\n", t->exact_ok ?
-				"the watchpoint self-test passes again: exact windows are available" :
-				"exact windows are no longer available, sampled only: ",
+		fprintf(stderr, "pg_wait_tracer: %s%s%s\n", pgwt_tf_exact_source_name(t->source),
+				t->exact_ok ? " self-test passes again: exact windows are available" :
+				": exact windows are no longer available, sampled only: ",
 				t->exact_ok ? "" : r.why);
 	return t->exact_ok;
 }
@@ -239,6 +272,13 @@ ctl_status(void *arg, pgwt_json_out *out)
 
 	pgwt_json_str(out, "mode", pgwt_mode_name(t->o->mode));
 	pgwt_json_str(out, "tier", pgwt_tiered_tier(t));
+	if (t->o->mode == PGWT_MODE_TIERED)
+	{
+		/* the windows' source: the one chosen and tested, or none */
+		pgwt_json_str(out, "exact_source_choice", pgwt_exact_choice_name(t->o->exact_source));
+		pgwt_json_str(out, "exact_source", pgwt_tiered_exact_available(t) ?
+					  pgwt_tf_exact_source_name(t->source) : "none");
+	}
 	pgwt_json_bool(out, "escalation_supported", pgwt_tiered_exact_available(t));
 	/* tiered whose exact tier cannot see: it says so, and why */
 	pgwt_json_bool(out, "sampled_only", t->o->mode == PGWT_MODE_TIERED && !pgwt_tiered_exact_available(t));
@@ -285,8 +325,10 @@ ctl_metrics(void *arg, pgwt_metric *out, size_t max)
 	MET("escalation_active", "an exact window is open", false, t->window_open ? 1 : 0);
 	MET("exact_available", "1 when the watchpoint self-test passed: exact windows can open", false,
 		pgwt_mode_always_exact(t->o->mode) || pgwt_tiered_exact_available(t) ? 1 : 0);
-	MET("exact_self_tests_total", "watchpoint self-tests run", true, t->self_tests_total);
-	MET("exact_self_test_failures_total", "watchpoint self-tests that saw no trap", true, t->self_test_failures_total);
+	MET("exact_source", "the escalation windows' exact source: 0 none, 1 watchpoints, 2 the scheduler's tracepoints", false,
+		pgwt_tiered_exact_available(t) ? (int) t->source : 0);
+	MET("exact_self_tests_total", "exact-source self-tests run", true, t->self_tests_total);
+	MET("exact_self_test_failures_total", "exact-source self-tests that saw nothing", true, t->self_test_failures_total);
 	MET("escalation_no_exact_total", "escalation requests refused: the exact tier cannot see", true, t->no_exact_denied_total);
 	MET("escalation_seconds_remaining", "seconds left in the open window", false, pgwt_esc_seconds_remaining(&t->esc, now));
 	MET("escalation_budget_remaining_s", "exact seconds left this rolling hour (-1 unlimited)", false, pgwt_esc_budget_remaining_s(&t->esc, now));
@@ -517,6 +559,7 @@ pgwt_tiered_create(pgwt_tiered **out, const pgwt_options *o, int trace_dirfd,
 	t->m = metrics;
 	t->emit = emit;
 	t->emit_arg = arg;
+	t->dirfd = o->trace_dir ? trace_dirfd : -1;
 	t->start_ns = pgwt_mono_ns();
 	pgwt_esc_init(&t->esc, o->mode == PGWT_MODE_TIERED ?
 				  (o->escalation_budget < 0 ? PGWT_BUDGET_UNLIMITED : o->escalation_budget) : 0);
@@ -606,6 +649,7 @@ pgwt_tiered_set_session(pgwt_tiered *t, pgwt_capture_source *watch, bool exact_o
 			pgwt_esc_listen_set_cluster(t->listen, NULL);
 	}
 	t->watch = watch;
+	t->source = watch ? pgwt_exact_source_of(watch->name) : PGWT_TF_XSRC_UNKNOWN;
 	t->exact_ok = watch != NULL && exact_ok;
 	if (watch && exact_ok)
 		t->why_no_watch[0] = '\0';
@@ -616,8 +660,8 @@ pgwt_tiered_set_session(pgwt_tiered *t, pgwt_capture_source *watch, bool exact_o
 				 "the exact tier is not available");
 	if (pg_pid && t->o->mode == PGWT_MODE_TIERED && !t->window_open)
 		snprintf(t->last_reason, sizeof(t->last_reason), "%s%.250s",
-				 t->exact_ok ? "attached: exact windows on request" : "attached, sampled only: ",
-				 t->exact_ok ? "" : t->why_no_watch);
+				 t->exact_ok ? "attached: exact windows on request, source " : "attached, sampled only: ",
+				 t->exact_ok ? pgwt_tf_exact_source_name(t->source) : t->why_no_watch);
 	/* tested at attach: the next test is due before a window or in a minute */
 	if (watch)
 	{
@@ -745,6 +789,12 @@ pgwt_tiered_service(pgwt_tiered *t, int timeout_ms)
 		if (pgwt_mono_ns() >= deadline)
 			break;
 	}
+}
+
+void
+pgwt_tiered_set_side_opts(pgwt_tiered *t, const pgwt_tf_file_opts *opts)
+{
+	t->side_opts = opts;
 }
 
 bool

@@ -43,6 +43,10 @@ void		pgwt_tiered_set_session(pgwt_tiered *t, pgwt_capture_source *watch,
 									bool exact_ok, const char *why_unavailable,
 									int pg_pid, int pg_major, uint64_t now_ns);
 
+/* The trace directory's side-file options (windows.tsv's bound and mode). */
+struct pgwt_tf_file_opts;
+void		pgwt_tiered_set_side_opts(pgwt_tiered *t, const struct pgwt_tf_file_opts *opts);
+
 /* Can an exact window open now? (false: sampled only, see the status) */
 bool		pgwt_tiered_exact_available(const pgwt_tiered *t);
 

@@ -231,8 +231,12 @@ dump_fmt_rt(uint64_t ns, char *buf, size_t len)
 
 static void
 dump_trace_info(pgwt_buf *b, const dump_args *a, const pgwt_tf_reader *r, const pgwt_engine *eng,
-				int pg_major, const dump_blockers *bl)
+				int pg_major, const dump_blockers *bl, const pgwt_tf_window_sources *xs)
 {
+	char		xline[160];
+
+	/* which exact source the range's windows used: windows.tsv, when there */
+	pgwt_tf_window_sources_text(xs, xline, sizeof(xline));
 	const pgwt_tf_read_stats *rs = pgwt_tf_reader_stats(r);
 	const pgwt_engine_counters *ec = pgwt_engine_counters_get(eng);
 
@@ -243,7 +247,7 @@ dump_trace_info(pgwt_buf *b, const dump_args *a, const pgwt_tf_reader *r, const 
 						"\"records\":%llu,\"transitions\":%llu,\"samples\":%llu,\"markers\":%llu,"
 						"\"superseded_samples\":%llu,\"samples_forced\":%llu,\"bad_records\":%llu,\"pg_major\":%d,"
 						"\"blocker_obs\":%llu,\"blocker_lines_bad\":%llu,\"late_intervals\":%llu,"
-						"\"forced_intervals\":%llu}\n",
+						"\"forced_intervals\":%llu",
 						(unsigned long long) rs->files, (unsigned long long) rs->files_bad,
 						(unsigned long long) rs->blocks, (unsigned long long) rs->blocks_bad,
 						(unsigned long long) rs->footers_bad, (unsigned long long) rs->bytes_truncated,
@@ -254,6 +258,13 @@ dump_trace_info(pgwt_buf *b, const dump_args *a, const pgwt_tf_reader *r, const 
 						(unsigned long long) ec->blocker_obs, (unsigned long long) (bl->bad + bl->dropped),
 						(unsigned long long) ec->late_intervals,
 						(unsigned long long) ec->forced_intervals);
+		if (xs->present)
+			pgwt_buf_printf(b, ",\"exact_windows\":%llu,\"exact_sources\":{\"watch\":%llu,\"sched\":%llu,\"unknown\":%llu}",
+							(unsigned long long) xs->windows,
+							(unsigned long long) xs->by_source[PGWT_TF_XSRC_WATCH],
+							(unsigned long long) xs->by_source[PGWT_TF_XSRC_SCHED],
+							(unsigned long long) xs->by_source[PGWT_TF_XSRC_UNKNOWN]);
+		pgwt_buf_printf(b, "}\n");
 		return;
 	}
 	{
@@ -278,6 +289,12 @@ dump_trace_info(pgwt_buf *b, const dump_args *a, const pgwt_tf_reader *r, const 
 			else
 				snprintf(line + len - 1, sizeof(line) - len + 1, "; blockers.tsv: %llu lines skipped\n",
 						 (unsigned long long) (bl->bad + bl->dropped));
+		}
+		if (xline[0])
+		{
+			size_t		len = strlen(line);
+
+			snprintf(line + len - 1, sizeof(line) - len + 1, "; %s\n", xline);
 		}
 		if (a->format == PGWT_OUT_CSV)
 			fputs(line, stderr);	/* keep the CSV itself one table */
@@ -593,16 +610,43 @@ done:
 	return rc;
 }
 
+/*
+ * The windows' exact sources (windows.tsv beside the trace) over the
+ * range the windows cover; an unreadable file counts as absent.
+ */
+static void
+dump_exact_sources(const char *path, const struct stat *sb, const pgwt_window_spec *specs,
+				   int nwin, pgwt_tf_window_sources *xs)
+{
+	char	   *dir = strdup(path);
+	uint64_t	from = specs[0].from_ns,
+				to = specs[0].to_ns;
+
+	memset(xs, 0, sizeof(*xs));
+	if (!dir)
+		return;
+	for (int i = 1; i < nwin; i++)
+	{
+		from = specs[i].from_ns < from ? specs[i].from_ns : from;
+		to = specs[i].to_ns > to ? specs[i].to_ns : to;
+	}
+	if (pgwt_tf_window_sources_load(S_ISDIR(sb->st_mode) ? dir : dirname(dir), from,
+									to == UINT64_MAX ? 0 : to, xs) < 0)
+		memset(xs, 0, sizeof(*xs));
+	free(dir);
+}
+
 /* Every window's view into out (columns side by side where asked). */
 static void
 dump_render_all(pgwt_buf *out, const dump_args *a, const pgwt_tf_reader *r,
 				const pgwt_engine *eng, int pg_major, const dump_blockers *blockers,
-				int nwin, const pgwt_names *names, uint32_t event, dump_queries *queries)
+				int nwin, const pgwt_names *names, uint32_t event, dump_queries *queries,
+				const pgwt_tf_window_sources *xs)
 {
 	bool		columns = a->format == PGWT_OUT_TEXT && nwin > 1 &&
 		(a->view == DV_SUMMARY || a->view == DV_TIME_MODEL);
 
-	dump_trace_info(out, a, r, eng, pg_major, blockers);
+	dump_trace_info(out, a, r, eng, pg_major, blockers, xs);
 	if (columns)
 		dump_time_model_columns(out, eng, nwin, names);
 	for (int w = 0; w < nwin; w++)
@@ -729,6 +773,7 @@ main(int argc, char **argv)
 	int			status = 1;
 	dump_queries queries = {0};
 	dump_blockers blockers = {0};
+	pgwt_tf_window_sources xs = {0};
 	bool		use_sum;
 
 	if ((rc = dump_parse_args(argc, argv, &a)) != 0)
@@ -770,6 +815,7 @@ main(int argc, char **argv)
 	pg_major = dump_names_init(&a, r, &names);
 	if (dump_load_side(&a, &sb, r, eng, &names, &queries, &blockers) != 0)
 		goto done;
+	dump_exact_sources(a.path, &sb, specs, nwin, &xs);
 
 	if (a.event && !pgwt_event_parse(&names, a.event, &event))
 	{
@@ -793,7 +839,7 @@ main(int argc, char **argv)
 	dump_blockers_feed(eng, &blockers, UINT64_MAX);
 	pgwt_engine_flush(eng);
 
-	dump_render_all(&out, &a, r, eng, pg_major, &blockers, nwin, &names, event, &queries);
+	dump_render_all(&out, &a, r, eng, pg_major, &blockers, nwin, &names, event, &queries, &xs);
 	if (dump_write_out(&out) == 0)
 		status = 0;
 	/* accepted, the counts are in the output's trace line or object */

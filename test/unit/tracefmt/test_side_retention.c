@@ -3,7 +3,7 @@
  *		Side files follow the directory's retention (injected clock): the
  *		pure rules for backends and blockers lines, then a directory aged
  *		over eight synthetic hours by age and by size, checking that what
- *		is left of backends.tsv, blockers.tsv and queries.tsv is exactly
+ *		is left of backends.tsv, blockers.tsv, windows.tsv and queries.tsv is exactly
  *		what can describe the retained archives (query texts by the "#file"
  *		marks the writer puts at each new trace file).
  */
@@ -227,6 +227,11 @@ test_directory_ages_side_files(void)
 		if (h == 0)				/* used in the first hour only */
 			CHECK_RC(pgwt_tf_query_append(dir, &o.file, PGWT_TF_QUERY_FULL, 7, "SELECT 7"));
 		append_blocker(dir, tft_now_mono + 2);
+		{
+			pgwt_tf_window w = {tft_now_mono + 3, tft_now_rt + 3, PGWT_TF_XSRC_SCHED};
+
+			CHECK_RC(pgwt_tf_window_append_at(pgwt_tf_dir_writer_fd(d), &o.file, &w));
+		}
 		CHECK_RC(pgwt_tf_dir_append(d, &r));
 		tft_now_rt += HOUR_NS;
 		tft_now_mono += HOUR_NS;
@@ -243,6 +248,13 @@ test_directory_ages_side_files(void)
 	CHECK(c.min_start100 <= h_rt && c.min_start100 > h_rt - HOUR_NS);
 	/* blockers: nothing before the horizon, the rest kept */
 	CHECKF(blockers_lines(dir, &min_ts) == 3 && min_ts >= h_mono, "min %" PRIu64, min_ts);
+	/* windows.tsv: the same rule on each window's start */
+	{
+		pgwt_tf_window_sources ws;
+
+		CHECK_RC(pgwt_tf_window_sources_load(dir, 0, 0, &ws));
+		CHECKF(ws.present && ws.windows == 3 && ws.bad == 0, "windows %" PRIu64, ws.windows);
+	}
 	/*
 	 * queries: hours 5-7 are retained, hour 4 is the grace segment: its
 	 * text and theirs stay, one each (4); hours 0-3 (8 texts, query 7, the
@@ -250,7 +262,7 @@ test_directory_ages_side_files(void)
 	 */
 	CHECK(pgwt_tf_queries_read(dir, count_query, &q, &bad) >= 0 && bad == 0);
 	CHECKF(q == 4, "queries %d", q);
-	CHECKF(pgwt_tf_dir_writer_stats(d)->side_lines_dropped == 4 + 5 + (9 + 3 + 4),
+	CHECKF(pgwt_tf_dir_writer_stats(d)->side_lines_dropped == 4 + 5 + 5 + (9 + 3 + 4),
 		   "dropped %" PRIu64, pgwt_tf_dir_writer_stats(d)->side_lines_dropped);
 	CHECK_RC(pgwt_tf_dir_close(d));
 

@@ -161,6 +161,28 @@ cli_query_text(void)
 	UNIT_CHECK(parse(b4, &o, err) == -1 && strstr(err, "got ''"));
 }
 
+/* --exact-source: auto by default, tiered only, one of three names. */
+static void
+cli_exact_source(void)
+{
+	char	   *a1[] = {"x", NULL};
+	char	   *a2[] = {"x", "--exact-source", "sched", NULL};
+	char	   *a3[] = {"x", "--mode", "tiered", "--exact-source", "watch", NULL};
+	char	   *b1[] = {"x", "--exact-source", "full", NULL};
+	char	   *b2[] = {"x", "--mode", "sched", "--exact-source", "sched", NULL};
+	char	   *b3[] = {"x", "--mode", "sampled", "--exact-source", "auto", NULL};
+	pgwt_options o;
+	char		err[256];
+
+	UNIT_CHECK(parse(a1, &o, err) == 0 && o.exact_source == PGWT_EXACT_AUTO);
+	UNIT_CHECK(parse(a2, &o, err) == 0 && o.exact_source == PGWT_EXACT_SCHED);
+	UNIT_CHECK(parse(a3, &o, err) == 0 && o.exact_source == PGWT_EXACT_WATCH);
+	UNIT_CHECK(strcmp(pgwt_exact_choice_name(PGWT_EXACT_AUTO), "auto") == 0);
+	UNIT_CHECK(parse(b1, &o, err) == -1 && strstr(err, "--exact-source: unknown source 'full' (auto, watch, sched)"));
+	UNIT_CHECK(parse(b2, &o, err) == -1 && strstr(err, "applies to --mode tiered (--mode sched has one source)"));
+	UNIT_CHECK(parse(b3, &o, err) == -1 && strstr(err, "(--mode sampled has no exact windows)"));
+}
+
 /* Every bad input fails with a message naming the problem. */
 static void
 cli_bad_inputs(void)
@@ -245,4 +267,5 @@ run_cli_tests(void)
 	UNIT_RUN(cli_tiers);
 	UNIT_RUN(cli_bad_inputs);
 	UNIT_RUN(cli_query_text);
+	UNIT_RUN(cli_exact_source);
 }

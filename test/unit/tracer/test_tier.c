@@ -67,10 +67,27 @@ tier_markers(void)
 	UNIT_CHECK(r.new_event == PGWT_MARKER_ESC_END && r.old_event == 4 && r.duration_ns == 7);
 }
 
+/* --exact-source's order, and the source behind a capture source's name. */
+static void
+tier_exact_order(void)
+{
+	pgwt_tf_exact_source o[2] = {PGWT_TF_XSRC_UNKNOWN, PGWT_TF_XSRC_UNKNOWN};
+
+	UNIT_CHECK(pgwt_exact_order(PGWT_EXACT_AUTO, o) == 2 && o[0] == PGWT_TF_XSRC_WATCH &&
+			   o[1] == PGWT_TF_XSRC_SCHED);
+	UNIT_CHECK(pgwt_exact_order(PGWT_EXACT_WATCH, o) == 1 && o[0] == PGWT_TF_XSRC_WATCH);
+	UNIT_CHECK(pgwt_exact_order(PGWT_EXACT_SCHED, o) == 1 && o[0] == PGWT_TF_XSRC_SCHED);
+	UNIT_CHECK(pgwt_exact_source_of("full") == PGWT_TF_XSRC_WATCH);
+	UNIT_CHECK(pgwt_exact_source_of("sched") == PGWT_TF_XSRC_SCHED);
+	UNIT_CHECK(pgwt_exact_source_of("sampled") == PGWT_TF_XSRC_UNKNOWN);
+	UNIT_CHECK(pgwt_exact_source_of(NULL) == PGWT_TF_XSRC_UNKNOWN);
+}
+
 void
 run_tier_tests(void)
 {
 	UNIT_RUN(tier_load);
 	UNIT_RUN(tier_lock_class);
 	UNIT_RUN(tier_markers);
+	UNIT_RUN(tier_exact_order);
 }
