@@ -11,9 +11,9 @@
  * so any number of backends can be traced at once.
  *
  * The query-id carry (common/query_carry.h) is applied as events are
- * drained, with one carry per slot of a table indexed by pid: two live
- * backends whose pids share a slot reset each other's carry (a raw id is
- * then billed), which needs pids 16384 apart.
+ * drained, with one carry per traced pid, found by the pid itself
+ * (pgwt_carry_table): made at the add, forgotten at the removal; an event
+ * drained after its backend left bills the raw id.
  *
  * Single-threaded: the daemon loop owns it. The program updates the
  * targets concurrently; user space writes a target only to add it, to
@@ -39,7 +39,6 @@
 #include "tracer/watch/watch_record.h"
 #include "sched_wait.skel.h"
 
-#define SK_CARRY_SLOTS	16384
 #define SK_SELF_TEST_SLEEPS 8
 
 typedef struct sk_t
@@ -50,7 +49,7 @@ typedef struct sk_t
 	int			ncpus;
 	pgwt_watch_sink sink;		/* valid only inside sk_poll */
 	void	   *sink_arg;
-	PgwtQidCarry carry[SK_CARRY_SLOTS];
+	pgwt_carry_table carry;
 } sk_t;
 
 static int
@@ -70,7 +69,7 @@ sk_on_event(void *ctx, void *data, size_t size)
 
 	if (size < sizeof(*e))
 		return 0;
-	pgwt_watch_event_to_record(e, &k->carry[e->pid % SK_CARRY_SLOTS], &rec);
+	pgwt_watch_event_to_record(e, pgwt_carry_table_get(&k->carry, e->pid, false), &rec);
 	k->sink(&rec, k->sink_arg);
 	return 0;
 }
@@ -112,7 +111,9 @@ sk_add(void *h, pid_t pid, uint64_t wait_addr, uint64_t qid_addr, uint64_t xact_
 				 e == E2BIG ? " (16384 backends traced)" : "");
 		return -e;
 	}
-	memset(&k->carry[key % SK_CARRY_SLOTS], 0, sizeof(PgwtQidCarry));
+	/* a pid the kernel gave again starts with an empty carry */
+	pgwt_carry_table_forget(&k->carry, key);
+	pgwt_carry_table_get(&k->carry, key, true);
 	k->ntargets++;
 	return 0;
 }
@@ -125,6 +126,7 @@ sk_remove(void *h, pid_t pid)
 
 	if (bpf_map_delete_elem(sk_fd(k), &key) != 0)
 		return -errno;
+	pgwt_carry_table_forget(&k->carry, key);
 	k->ntargets--;
 	return 0;
 }
