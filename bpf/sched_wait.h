@@ -40,6 +40,13 @@ struct pgwt_sched_target
 	__u32		pad;
 };
 
+/*
+ * The state of a backend runnable but not running: the reserved event id
+ * PGWT_EVENT_CPU_RUNQUEUE of common/event_ids.h (which the BPF target
+ * cannot include; sched_source.c asserts they are equal).
+ */
+#define PGWT_SCHED_RUNQUEUE		0x00000001u
+
 /* Counters in a per-CPU array, summed by user space. */
 enum pgwt_sched_counter
 {
