@@ -36,7 +36,8 @@ struct pgwt_sched_target
 	__u64		runq_ns;		/* run-queue time so far (wakeup or preemption -> switch-in) */
 	__u64		runq_count;
 	__u64		unnamed_off_ns; /* blocked with no wait event set (billed as CPU*) */
-	__u32		event;			/* the state last emitted; 0 = CPU* */
+	__u32		event;			/* the state last emitted: 0 on CPU,
+								 * PGWT_SCHED_RUNQUEUE, or a wait event */
 	__u32		pad;
 };
 
@@ -57,7 +58,8 @@ enum pgwt_sched_counter
 	PGWT_SC_BLOCKS,				/* traced switch-outs not runnable */
 	PGWT_SC_UNNAMED_BLOCKS,		/* of those, with no wait event set */
 	PGWT_SC_UNNAMED_OFF_NS,		/* their off-CPU time */
-	PGWT_SC_RUNQ_NS,			/* run-queue time of traced backends */
+	PGWT_SC_RUNQ_NS,			/* run-queue time of traced backends (the
+								 * status counts the records' instead) */
 	PGWT_SC_RUNQ_COUNT,
 	PGWT_SC_NCOUNTERS
 };
