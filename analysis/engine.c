@@ -393,7 +393,7 @@ key_sync(window_agg *wa, key_cache *c)
 		if (!c->background)
 			stat_add(&wa->classes[c->class_index], a);
 		stat_add(&c->session->db, a);
-		if (c->event == PGWT_EVENT_NONE)
+		if (pgwt_event_is_cpu(c->event))
 			stat_add(&c->session->cpu, a);
 	}
 	stat_add(c->session_event, a);
@@ -547,7 +547,7 @@ window_bill_exact_direct(window_agg *wa, key_cache *k, uint32_t ev, uint64_t ns,
 		if (!k->background)
 			stat_exact(&wa->classes[pgwt_event_class(ev)], ns, counted, full_ns);
 		stat_exact(&k->session->db, ns, counted, full_ns);
-		if (ev == PGWT_EVENT_NONE)
+		if (pgwt_event_is_cpu(ev))
 			stat_exact(&k->session->cpu, ns, counted, full_ns);
 	}
 	stat_exact(&es->st, ns, counted, full_ns);
@@ -580,7 +580,7 @@ window_bill_sample(window_agg *wa, const pgwt_record *r)
 		if (!k->background)
 			stat_sampled(&wa->classes[pgwt_event_class(ev)], ns);
 		stat_sampled(&k->session->db, ns);
-		if (ev == PGWT_EVENT_NONE)
+		if (pgwt_event_is_cpu(ev))
 			stat_sampled(&k->session->cpu, ns);
 	}
 	stat_sampled(&k->event_stat->st, ns);

@@ -419,7 +419,7 @@ xa_sweep_one(pgwt_engine *eng, const xa_interval *iv)
 	}
 	xa_retire(ev, iv->s);
 	/* interference: waits, not CPU time */
-	if (iv->event != PGWT_EVENT_NONE)
+	if (!pgwt_event_is_cpu(iv->event))
 		for (unsigned i = 0; i < ev->nactive; i++)
 		{
 			const xa_interval *o = &ev->active[i];
@@ -438,7 +438,7 @@ xa_sweep_one(pgwt_engine *eng, const xa_interval *iv)
 		ev->active[ev->nactive++] = *iv;
 	else
 		eng->counters.concurrent_overflow++;
-	if (iv->event != PGWT_EVENT_NONE)
+	if (!pgwt_event_is_cpu(iv->event))
 		xa_bursts(eng, ev, iv);
 }
 

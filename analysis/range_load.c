@@ -106,7 +106,7 @@ rl_track(pgwt_range_loader *l, const pgwt_record *r)
 	else
 		/* into a wait: not CPU* (the coop tier writes no EXIT, so a backend
 		 * gone after its last wait would look busy for ever), not idle */
-		open = r->new_event != PGWT_EVENT_NONE && r->new_event != PGWT_EVENT_EXIT &&
+		open = !pgwt_event_is_cpu(r->new_event) && r->new_event != PGWT_EVENT_EXIT &&
 			!pgwt_event_is_idle(r->new_event);
 	if ((p = rl_find(l, r->pid, true)) == NULL)
 		return;					/* out of memory: that pid is not searched */

@@ -123,7 +123,7 @@ sum_bill_session(window_agg *wa, uint32_t pid, uint32_t ev, const pgwt_tf_sum_st
 	else
 	{
 		sum_stat_add(&ss->db, st);
-		if (ev == PGWT_EVENT_NONE)
+		if (pgwt_event_is_cpu(ev))
 			sum_stat_add(&ss->cpu, st);
 	}
 	sum_stat_add(pgwt_agg_get(&wa->session_events, pid, ev), st);
@@ -165,7 +165,7 @@ sum_range_crossing(pgwt_engine *eng, const pgwt_tf_sum_crossing *c, uint64_t sec
 	uint64_t	start = sec >= c->ns ? sec - c->ns : 0;
 	pgwt_record r;
 
-	if (start >= to || (started_inside && (start < from || c->event == PGWT_EVENT_NONE ||
+	if (start >= to || (started_inside && (start < from || pgwt_event_is_cpu(c->event) ||
 											pgwt_event_is_idle(c->event))))
 		return;
 	if (start < from)

@@ -182,7 +182,7 @@ sl_feed_block(const pgwt_record *recs, uint32_t n, void *arg)
 		r.ts_ns += (uint64_t) c->shift;
 		if (c->started_inside &&
 			(r.kind != PGWT_REC_TRANSITION || PGWT_IS_MARKER(r.new_event) ||
-			 r.old_event == PGWT_EVENT_NONE || pgwt_event_is_idle(r.old_event) ||
+			 pgwt_event_is_cpu(r.old_event) || pgwt_event_is_idle(r.old_event) ||
 			 r.duration_ns > r.ts_ns ||
 			 r.ts_ns - r.duration_ns < c->rfrom))
 			continue;

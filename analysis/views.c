@@ -338,8 +338,6 @@ pgwt_view_time_model(const pgwt_engine *eng, int w, pgwt_time_model *out)
 		tc->total_ns = st->exact_ns + st->sampled_ns;
 		tc->pct_db = view_pct(tc->total_ns, out->sum.db_ns);
 		tc->fidelity = stat_fidelity(st);
-		if (c == PGWT_CLASS_CPU)
-			continue;			/* CPU* has no events under it */
 		for (unsigned i = 0; i < ev->n; i++)
 		{
 			unsigned	slot = ev->order[i];
@@ -348,7 +346,8 @@ pgwt_view_time_model(const pgwt_engine *eng, int w, pgwt_time_model *out)
 			pgwt_event_row row;
 			unsigned	pos;
 
-			if (pgwt_event_class(id) != c || pgwt_event_is_idle(id))
+			/* CPU*'s only event under it: its run-queue part, where known */
+			if (pgwt_event_class(id) != c || pgwt_event_is_idle(id) || id == 0)
 				continue;
 			row_from_stat(&row, &es->st, id, out->sum.db_ns);
 			row_sessions_pct(&row, es, out->sum.db_ns);
@@ -510,7 +509,7 @@ pgwt_view_session_event(const pgwt_engine *eng, int w, const pgwt_view_opts *opt
 		int			ss = pgwt_agg_find(st, pid, 0);
 		pgwt_session_row *r;
 
-		if (ev == PGWT_EVENT_NONE || pgwt_event_is_idle(ev) || ss < 0 || ns == 0)
+		if (pgwt_event_is_cpu(ev) || pgwt_event_is_idle(ev) || ss < 0 || ns == 0)
 			continue;
 		r = &out->rows[row_of_slot[ss]];
 		if (!r->has_top_wait || ns > r->top_wait_ns || (ns == r->top_wait_ns && ev < r->top_wait))

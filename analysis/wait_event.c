@@ -149,6 +149,11 @@ pgwt_event_format(const pgwt_names *names, uint32_t id, char *buf, size_t buflen
 		snprintf(buf, buflen, "CPU*");
 		return;
 	}
+	if (id == PGWT_EVENT_CPU_RUNQUEUE)
+	{
+		snprintf(buf, buflen, "CPU:RunQueue");
+		return;
+	}
 	ename = pgwt_names_lookup(names, id);
 	if (cname && ename)
 		snprintf(buf, buflen, "%s:%s", cname, ename);
@@ -205,6 +210,11 @@ pgwt_event_parse(const pgwt_names *names, const char *text, uint32_t *id)
 	if (strcasecmp(text, "CPU*") == 0 || strcasecmp(text, "CPU") == 0)
 	{
 		*id = 0;
+		return true;
+	}
+	if (strcasecmp(text, "CPU:RunQueue") == 0)
+	{
+		*id = PGWT_EVENT_CPU_RUNQUEUE;
 		return true;
 	}
 	colon = strchr(text, ':');

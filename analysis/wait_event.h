@@ -64,13 +64,13 @@ bool		pgwt_names_set(pgwt_names *names, uint32_t id, const char *name);
 /* The event part only, or NULL when no table knows the id. */
 const char *pgwt_names_lookup(const pgwt_names *names, uint32_t id);
 
-/* "Class:Name", "CPU*", or "Class:0xNN" for an unnamed id. */
+/* "Class:Name", "CPU*", "CPU:RunQueue", or "Class:0xNN" for an unnamed id. */
 void		pgwt_event_format(const pgwt_names *names, uint32_t id,
 							  char *buf, size_t buflen);
 
 /*
  * Parse what a user types for an event: "IO:DataFileRead" (case-insensitive),
- * "Class:0xNN", "CPU*" / "CPU", or a raw "0x0A000001". Returns false when
+ * "Class:0xNN", "CPU*" / "CPU", "CPU:RunQueue", or a raw "0x0A000001". Returns false when
  * the string names nothing.
  */
 bool		pgwt_event_parse(const pgwt_names *names, const char *text,

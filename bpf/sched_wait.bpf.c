@@ -10,12 +10,15 @@
  * memory (wait_event_info, st_query_id) can be read with
  * bpf_probe_read_user; at switch-in the task arriving is not current, so
  * its record carries what was read when it blocked. Per backend the
- * program keeps one state (the event last emitted, 0 = CPU*) and emits a
- * transition when it changes: into the event at a blocking switch-out,
- * back to CPU* at the next switch-in. A block with no wait event set
- * (a page fault that reads the disk, a pipe) stays CPU* and is only
- * counted. Time runnable but not running (woken until switched in, or
- * preempted until switched in again) is added per backend and in total.
+ * program keeps one state (the event last emitted: 0 = on CPU,
+ * PGWT_SCHED_RUNQUEUE = runnable, not running, else a wait event) and
+ * emits a transition when it changes: into the event at a blocking
+ * switch-out, into the run queue at its wakeup (or at a preemption), back
+ * to CPU at the next switch-in. So a wait ends when it is woken, and the
+ * run-queue delay after it is CPU:RunQueue, a part of CPU* (common/
+ * event_ids.h). A block with no wait event set (a page fault that reads
+ * the disk, a pipe) stays CPU* and is only counted. Run-queue time is
+ * also added per backend and in total, at its end.
  * Records go into a ring buffer without waking the consumer (it polls).
  */
 #include "vmlinux.h"
@@ -94,27 +97,17 @@ emit(__u32 pid, struct pgwt_sched_target *t, __u64 now, __u32 new_event,
 	t->since_ns = now;
 }
 
-/* prev blocks (not runnable): enter the wait event it shows, if any. */
+/*
+ * The current task (a traced backend switching out) leaves its on-CPU (or
+ * attach-time) state for new_event: read its statement now, while its
+ * memory is the current one, and bill the state left to it.
+ */
 static __always_inline void
-on_block(__u32 pid, struct pgwt_sched_target *t, __u64 now)
+leave_running(__u32 pid, struct pgwt_sched_target *t, __u64 now, __u32 new_event)
 {
-	__u32		ev = 0;
 	__u64		qid = 0,
 				xact = 0;
 
-	t->off_ns = now;
-	t->queued_ns = 0;
-	count_add(PGWT_SC_BLOCKS, 1);
-	if (bpf_probe_read_user(&ev, sizeof(ev), (void *) t->wait_addr) != 0)
-	{
-		/* an exiting task has no memory left: keep the state */
-		count_add(PGWT_SC_READ_FAULTS, 1);
-		return;
-	}
-	if (ev == 0)
-		count_add(PGWT_SC_UNNAMED_BLOCKS, 1);
-	if (ev == t->event)
-		return;
 	if (!t->query_id_addr && qid_offset >= 0 && be_var_addr)
 	{
 		__u64		be = 0;
@@ -130,10 +123,31 @@ on_block(__u32 pid, struct pgwt_sched_target *t, __u64 now)
 		bpf_probe_read_user(&qid, sizeof(qid), (void *) t->query_id_addr);
 	if (t->xact_addr)
 		bpf_probe_read_user(&xact, sizeof(xact), (void *) t->xact_addr);
-	/* the CPU* (or attach-time) state ends here, billed to this statement */
-	emit(pid, t, now, ev, qid, xact);
+	emit(pid, t, now, new_event, qid, xact);
 	t->query_id = qid;
 	t->xact_key = xact;
+}
+
+/* prev blocks (not runnable): enter the wait event it shows, if any. */
+static __always_inline void
+on_block(__u32 pid, struct pgwt_sched_target *t, __u64 now)
+{
+	__u32		ev = 0;
+
+	t->off_ns = now;
+	t->queued_ns = 0;
+	count_add(PGWT_SC_BLOCKS, 1);
+	if (bpf_probe_read_user(&ev, sizeof(ev), (void *) t->wait_addr) != 0)
+	{
+		/* an exiting task has no memory left: keep the state */
+		count_add(PGWT_SC_READ_FAULTS, 1);
+		return;
+	}
+	if (ev == 0)
+		count_add(PGWT_SC_UNNAMED_BLOCKS, 1);
+	if (ev == t->event)
+		return;
+	leave_running(pid, t, now, ev);
 }
 
 /* next runs again: its run-queue wait ends, and so does its wait event. */
@@ -152,6 +166,7 @@ on_run(__u32 pid, struct pgwt_sched_target *t, __u64 now)
 	}
 	if (t->off_ns && t->event == 0)
 	{
+		/* woken without a wakeup seen: the whole off-CPU time was blocked */
 		t->unnamed_off_ns += now - t->off_ns;
 		count_add(PGWT_SC_UNNAMED_OFF_NS, now - t->off_ns);
 	}
@@ -176,7 +191,11 @@ BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *
 	{
 		/* preempted (or preempted while going to sleep): still runnable */
 		if (preempt || prev_state == 0)
+		{
 			t->queued_ns = now;
+			if (t->event == 0)
+				leave_running(ppid, t, now, PGWT_SCHED_RUNQUEUE);
+		}
 		else
 			on_block(ppid, t, now);
 	}
@@ -192,8 +211,21 @@ on_wake(struct task_struct *p)
 	__u32		pid = p->pid;
 	struct pgwt_sched_target *t = bpf_map_lookup_elem(&targets, &pid);
 
-	if (t && t->off_ns && !t->queued_ns)
-		t->queued_ns = bpf_ktime_get_ns();
+	__u64		now;
+
+	if (!t || !t->off_ns || t->queued_ns)
+		return;
+	now = bpf_ktime_get_ns();
+	t->queued_ns = now;
+	if (t->event == 0)
+	{
+		/* blocked with no wait event: that much is CPU*, the rest run queue */
+		t->unnamed_off_ns += now - t->off_ns;
+		count_add(PGWT_SC_UNNAMED_OFF_NS, now - t->off_ns);
+	}
+	t->off_ns = 0;
+	/* the wait (or CPU*) ends at the wakeup: queued from now */
+	emit(pid, t, now, PGWT_SCHED_RUNQUEUE, t->query_id, t->xact_key);
 }
 
 SEC("tp_btf/sched_wakeup")

@@ -36,9 +36,17 @@ struct pgwt_sched_target
 	__u64		runq_ns;		/* run-queue time so far (wakeup or preemption -> switch-in) */
 	__u64		runq_count;
 	__u64		unnamed_off_ns; /* blocked with no wait event set (billed as CPU*) */
-	__u32		event;			/* the state last emitted; 0 = CPU* */
+	__u32		event;			/* the state last emitted: 0 on CPU,
+								 * PGWT_SCHED_RUNQUEUE, or a wait event */
 	__u32		pad;
 };
+
+/*
+ * The state of a backend runnable but not running: the reserved event id
+ * PGWT_EVENT_CPU_RUNQUEUE of common/event_ids.h (which the BPF target
+ * cannot include; sched_source.c asserts they are equal).
+ */
+#define PGWT_SCHED_RUNQUEUE		0x00000001u
 
 /* Counters in a per-CPU array, summed by user space. */
 enum pgwt_sched_counter
@@ -50,7 +58,8 @@ enum pgwt_sched_counter
 	PGWT_SC_BLOCKS,				/* traced switch-outs not runnable */
 	PGWT_SC_UNNAMED_BLOCKS,		/* of those, with no wait event set */
 	PGWT_SC_UNNAMED_OFF_NS,		/* their off-CPU time */
-	PGWT_SC_RUNQ_NS,			/* run-queue time of traced backends */
+	PGWT_SC_RUNQ_NS,			/* run-queue time of traced backends (the
+								 * status counts the records' instead) */
 	PGWT_SC_RUNQ_COUNT,
 	PGWT_SC_NCOUNTERS
 };

@@ -32,6 +32,27 @@
 
 #define PGWT_EVENT_CLIENT_READ		0x06000000u	/* idle: waiting for a query */
 
+/*
+ * CPU* split where the scheduler tier ran. CPU* is the time a session is
+ * in no wait event: on a CPU, or runnable and waiting for one. Only the
+ * scheduler tier sees the difference; it bills the time a backend is
+ * runnable but not running (woken until switched in, or preempted until
+ * switched in again) to this reserved id, no server's event, in the CPU
+ * class (class byte 0). So every sum by class (the time models, DB time,
+ * the history's classes) still counts it in CPU*, which keeps one meaning
+ * in every tier; the event views show it as a row of its own,
+ * "CPU:RunQueue", beside event 0, which is then the time on a CPU (waits
+ * that never block included). Other tiers never write it.
+ */
+#define PGWT_EVENT_CPU_RUNQUEUE		0x00000001u
+
+/* CPU*: no wait event (0) or its run-queue part; never a session's top wait. */
+static inline bool
+pgwt_event_is_cpu(uint32_t id)
+{
+	return (id >> 24) == PGWT_CLASS_CPU;
+}
+
 /* Class index 0..PGWT_NCLASSES-1 of an id, or PGWT_CLASS_UNKNOWN. */
 static inline unsigned
 pgwt_event_class(uint32_t id)

@@ -400,6 +400,13 @@ hist_run(FunctionCallInfo fcinfo, HistView view)
 static void
 hist_event_name_strs(const pgwt_names *dn, uint32 event, const char **type, const char **name)
 {
+	if (event == PGWT_EVENT_CPU_RUNQUEUE)
+	{
+		/* the scheduler tier's run-queue part of CPU* (common/event_ids.h) */
+		*type = "CPU";
+		*name = "RunQueue";
+		return;
+	}
 	*type = event == 0 ? "CPU*" : pgstat_get_wait_event_type(event);
 	*name = event == 0 ? NULL : pgwt_names_lookup(dn, event);
 	if (event != 0 && *name == NULL)

@@ -40,6 +40,8 @@ typedef struct pgwt_exact_kernel
 	void		(*close) (void *h);
 	/* Optional: the kernel side's own counters into the status (once a second). */
 	void		(*metrics) (void *h, pgwt_self_metrics *m);
+	/* Optional: counters kept in user space, no system call: every drain. */
+	void		(*metrics_drained) (void *h, pgwt_self_metrics *m);
 } pgwt_exact_kernel;
 
 #endif

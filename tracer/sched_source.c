@@ -11,9 +11,9 @@
  * so any number of backends can be traced at once.
  *
  * The query-id carry (common/query_carry.h) is applied as events are
- * drained, with one carry per slot of a table indexed by pid: two live
- * backends whose pids share a slot reset each other's carry (a raw id is
- * then billed), which needs pids 16384 apart.
+ * drained, with one carry per traced pid, found by the pid itself
+ * (pgwt_carry_table): made at the add, forgotten at the removal; an event
+ * drained after its backend left bills the raw id.
  *
  * Single-threaded: the daemon loop owns it. The program updates the
  * targets concurrently; user space writes a target only to add it, to
@@ -34,13 +34,16 @@
 
 #include "bpf/sched_wait.h"
 #include "common/clock.h"
+#include "common/event_ids.h"
 #include "tracer/attach.h"
 #include "tracer/exact_kernel.h"
 #include "tracer/watch/watch_record.h"
 #include "sched_wait.skel.h"
 
-#define SK_CARRY_SLOTS	16384
 #define SK_SELF_TEST_SLEEPS 8
+
+_Static_assert(PGWT_SCHED_RUNQUEUE == PGWT_EVENT_CPU_RUNQUEUE,
+			   "the BPF program's run-queue state is the reserved CPU:RunQueue id");
 
 typedef struct sk_t
 {
@@ -50,7 +53,9 @@ typedef struct sk_t
 	int			ncpus;
 	pgwt_watch_sink sink;		/* valid only inside sk_poll */
 	void	   *sink_arg;
-	PgwtQidCarry carry[SK_CARRY_SLOTS];
+	pgwt_carry_table carry;
+	uint64_t	runq_ns;		/* run-queue time of the records drained */
+	uint64_t	runq_total;
 } sk_t;
 
 static int
@@ -70,7 +75,12 @@ sk_on_event(void *ctx, void *data, size_t size)
 
 	if (size < sizeof(*e))
 		return 0;
-	pgwt_watch_event_to_record(e, &k->carry[e->pid % SK_CARRY_SLOTS], &rec);
+	pgwt_watch_event_to_record(e, pgwt_carry_table_get(&k->carry, e->pid, false), &rec);
+	if (rec.old_event == PGWT_EVENT_CPU_RUNQUEUE)
+	{
+		k->runq_ns += rec.duration_ns;
+		k->runq_total++;
+	}
 	k->sink(&rec, k->sink_arg);
 	return 0;
 }
@@ -112,7 +122,9 @@ sk_add(void *h, pid_t pid, uint64_t wait_addr, uint64_t qid_addr, uint64_t xact_
 				 e == E2BIG ? " (16384 backends traced)" : "");
 		return -e;
 	}
-	memset(&k->carry[key % SK_CARRY_SLOTS], 0, sizeof(PgwtQidCarry));
+	/* a pid the kernel gave again starts with an empty carry */
+	pgwt_carry_table_forget(&k->carry, key);
+	pgwt_carry_table_get(&k->carry, key, true);
 	k->ntargets++;
 	return 0;
 }
@@ -125,6 +137,7 @@ sk_remove(void *h, pid_t pid)
 
 	if (bpf_map_delete_elem(sk_fd(k), &key) != 0)
 		return -errno;
+	pgwt_carry_table_forget(&k->carry, key);
 	k->ntargets--;
 	return 0;
 }
@@ -336,8 +349,21 @@ sk_metrics(void *h, pgwt_self_metrics *m)
 	m->sched_blocks_total = c[PGWT_SC_BLOCKS];
 	m->sched_unnamed_blocks_total = c[PGWT_SC_UNNAMED_BLOCKS];
 	m->sched_unnamed_off_ns = c[PGWT_SC_UNNAMED_OFF_NS];
-	m->sched_runq_ns = c[PGWT_SC_RUNQ_NS];
-	m->sched_runq_total = c[PGWT_SC_RUNQ_COUNT];
+}
+
+/*
+ * The status's run-queue figures are those of the records drained, at
+ * every drain: the same time the views show as CPU:RunQueue, not the
+ * kernel's counter read once a second (which ran up to a second behind
+ * the records). A queue wait still in progress counts at its end.
+ */
+static void
+sk_metrics_drained(void *h, pgwt_self_metrics *m)
+{
+	sk_t	   *k = h;
+
+	m->sched_runq_ns = k->runq_ns;
+	m->sched_runq_total = k->runq_total;
 }
 
 static const pgwt_exact_kernel sk_ops = {
@@ -345,6 +371,7 @@ static const pgwt_exact_kernel sk_ops = {
 	.target_get = sk_target_get, .target_set = sk_target_set,
 	.set_qid_source = sk_set_qid_source, .poll = sk_poll, .counters = sk_counters,
 	.self_test = sk_self_test, .close = sk_close, .metrics = sk_metrics,
+	.metrics_drained = sk_metrics_drained,
 };
 
 pgwt_capture_source *

@@ -493,6 +493,8 @@ ws_flush(ws_t *s, pgwt_emit_fn emit, void *arg)
 	m->wp_attach_races_total = s->st.attach_races;
 	m->wp_attach_latency_ns_sum = s->st.attach_latency_ns_sum;
 	m->wp_attach_latency_ns_max = s->st.attach_latency_ns_max;
+	if (s->k.metrics_drained)
+		s->k.metrics_drained(s->k.h, m);
 	/* the kernel's counters cost a few map reads: once a second */
 	if (s->now_ns - s->last_counters_ns >= 1000000000ull)
 	{

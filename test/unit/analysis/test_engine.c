@@ -873,6 +873,71 @@ test_batch_equals_single(void)
 	pgwt_engine_free(many);
 }
 
+/*
+ * The scheduler tier's CPU* split (common/event_ids.h): one backend runs
+ * 100 ms, waits 300 ms in the run queue, runs 100 ms, sleeps 50 ms, runs
+ * 10 ms. On CPU 100 + 100 + 10 = 210 ms, CPU:RunQueue 300 ms, so CPU* is
+ * 510 ms; PgSleep 50 ms; DB time 560 ms. The run queue is a row of its own, sits
+ * under CPU* in the time model, counts as the session's CPU and is never
+ * its top wait.
+ */
+static void
+test_cpu_runqueue_split(void)
+{
+	pgwt_engine *e = one_window(0, 100 * S, NULL);
+	pgwt_record rs[] = {
+		tr(7, 1100 * MS, 0, PGWT_EVENT_CPU_RUNQUEUE, 100 * MS, 5),
+		tr(7, 1400 * MS, PGWT_EVENT_CPU_RUNQUEUE, 0, 300 * MS, 5),
+		tr(7, 1500 * MS, 0, EV_PGSLEEP, 100 * MS, 5),
+		tr(7, 1550 * MS, EV_PGSLEEP, 0, 50 * MS, 5),
+		tr(7, 1560 * MS, 0, PGWT_EVENT_EXIT, 10 * MS, 5),
+	};
+	pgwt_event_rows rows;
+	pgwt_session_rows s;
+	pgwt_time_model tm;
+	const pgwt_event_row *r;
+	pgwt_names names;
+	char		buf[PGWT_EVENT_NAME_MAX];
+	uint32_t	id = 0;
+
+	pgwt_names_init(&names, 15);
+	pgwt_engine_add_many(e, rs, 5);
+	EXPECT(pgwt_view_system_event(e, 0, &(pgwt_view_opts) {.names = &names}, &rows) == PGWT_VIEW_OK);
+	r = find_row(&rows, PGWT_EVENT_CPU_RUNQUEUE);
+	EXPECT(r && r->total_ns == 300 * MS && r->waits == 1 && !r->idle);
+	r = find_row(&rows, 0);
+	EXPECT(r && r->total_ns == 210 * MS);
+	pgwt_event_rows_free(&rows);
+
+	EXPECT(pgwt_view_time_model(e, 0, &tm) == PGWT_VIEW_OK);
+	EXPECT_U64(tm.sum.db_ns, 560 * MS);
+	EXPECT_U64(tm.sum.cpu_ns, 510 * MS);
+	EXPECT(tm.nclasses >= 1 && tm.classes[0].class_index == PGWT_CLASS_CPU);
+	if (tm.nclasses >= 1)
+	{
+		EXPECT_U64(tm.classes[0].total_ns, 510 * MS);
+		EXPECT(tm.classes[0].ntop == 1 && tm.classes[0].top[0].event == PGWT_EVENT_CPU_RUNQUEUE);
+	}
+
+	EXPECT(pgwt_view_session_event(e, 0, NULL, &s) == PGWT_VIEW_OK);
+	EXPECT(s.n == 1);
+	if (s.n == 1)
+	{
+		EXPECT_U64(s.rows[0].cpu_ns, 510 * MS);
+		EXPECT_U64(s.rows[0].wait_ns, 50 * MS);
+		EXPECT(s.rows[0].has_top_wait && s.rows[0].top_wait == EV_PGSLEEP);
+	}
+	pgwt_session_rows_free(&s);
+
+	pgwt_event_format(&names, PGWT_EVENT_CPU_RUNQUEUE, buf, sizeof(buf));
+	EXPECT(strcmp(buf, "CPU:RunQueue") == 0);
+	EXPECT(pgwt_event_parse(&names, "cpu:runqueue", &id) && id == PGWT_EVENT_CPU_RUNQUEUE);
+	EXPECT(pgwt_event_is_cpu(PGWT_EVENT_CPU_RUNQUEUE) && pgwt_event_is_cpu(0) &&
+		   !pgwt_event_is_cpu(EV_PGSLEEP) && !pgwt_event_is_idle(PGWT_EVENT_CPU_RUNQUEUE));
+	pgwt_names_free(&names);
+	pgwt_engine_free(e);
+}
+
 int
 main(void)
 {
@@ -893,5 +958,6 @@ main(void)
 	RUN(test_background_processes);
 	RUN(test_session_events);
 	RUN(test_bad_config);
+	RUN(test_cpu_runqueue_split);
 	return unit_failures ? 1 : 0;
 }

@@ -75,9 +75,68 @@ watch_record_carry_per_pid(void)
 	UNIT_CHECK(billed(&b, ev(2, 0, 200, 9)) == 44);
 }
 
+/*
+ * The scheduler tier keeps one carry per traced pid in a table found by
+ * pid: two live backends whose pids are 16384 apart (or any power of two)
+ * keep their own carries, as two pids far apart do.
+ */
+static void
+watch_record_carry_table_pids_apart(void)
+{
+	static pgwt_carry_table t;
+	uint32_t	a = 1000,
+				b = 1000 + 16384;
+
+	memset(&t, 0, sizeof(t));
+	UNIT_CHECK(pgwt_carry_table_get(&t, a, true) != NULL);
+	UNIT_CHECK(pgwt_carry_table_get(&t, b, true) != NULL);
+	UNIT_CHECK(pgwt_carry_table_get(&t, a, false) != pgwt_carry_table_get(&t, b, false));
+	UNIT_CHECK(billed(pgwt_carry_table_get(&t, a, false), ev(a, 11, 100, 1)) == 11);
+	UNIT_CHECK(billed(pgwt_carry_table_get(&t, b, false), ev(b, 22, 200, 2)) == 22);
+	/* each commit-time wait with no id goes to its own statement */
+	UNIT_CHECK(billed(pgwt_carry_table_get(&t, a, false), ev(a, 0, 100, 3)) == 11);
+	UNIT_CHECK(billed(pgwt_carry_table_get(&t, b, false), ev(b, 0, 200, 4)) == 22);
+	/* forgotten: no carry; made again: empty */
+	pgwt_carry_table_forget(&t, a);
+	UNIT_CHECK(pgwt_carry_table_get(&t, a, false) == NULL);
+	UNIT_CHECK(billed(pgwt_carry_table_get(&t, b, false), ev(b, 0, 200, 5)) == 22);
+	UNIT_CHECK(billed(pgwt_carry_table_get(&t, a, true), ev(a, 0, 100, 6)) == 0);
+}
+
+/* Churn: every live pid stays found after any removals, the table holds its
+ * maximum and refuses one more, and removals make room again. */
+static void
+watch_record_carry_table_churn(void)
+{
+	static pgwt_carry_table t;
+	bool		ok = true;
+
+	memset(&t, 0, sizeof(t));
+	for (uint32_t p = 1; p <= PGWT_CARRY_TABLE_MAX; p++)
+		if (!pgwt_carry_table_get(&t, p * 4096 + 7, true))
+			ok = false;
+	UNIT_CHECK(ok);
+	UNIT_CHECK(pgwt_carry_table_get(&t, 3, true) == NULL);
+	for (uint32_t p = 1; p <= PGWT_CARRY_TABLE_MAX; p += 2)
+		pgwt_carry_table_forget(&t, p * 4096 + 7);
+	for (uint32_t p = 1; p <= PGWT_CARRY_TABLE_MAX; p++)
+	{
+		PgwtQidCarry *c = pgwt_carry_table_get(&t, p * 4096 + 7, false);
+
+		if ((p % 2 == 0) != (c != NULL))
+			ok = false;
+	}
+	UNIT_CHECK(ok);
+	UNIT_CHECK(t.n == PGWT_CARRY_TABLE_MAX / 2);
+	UNIT_CHECK(pgwt_carry_table_get(&t, 3, true) != NULL);
+	UNIT_CHECK(pgwt_carry_table_get(&t, 0, true) == NULL);
+}
+
 void
 run_watch_record_tests(void)
 {
 	UNIT_RUN(watch_record_fields);
 	UNIT_RUN(watch_record_carry_per_pid);
+	UNIT_RUN(watch_record_carry_table_pids_apart);
+	UNIT_RUN(watch_record_carry_table_churn);
 }
