@@ -148,7 +148,7 @@ tf_block_fixed_max_bytes(uint16_t version, uint16_t type)
 {
 	/* v6 TRANSITIONS: three table counts (2 B) and seven lengths (3 B) */
 	if (type == PGWT_TF_BLOCK_TRANSITIONS && version >= 8)
-		return 3 * 2 + 7 * 3 + 2 * 10 + 3 * (2 + 128);	/* + two units, three code tables */
+		return 3 * 2 + 7 * 3 + 2 * 10 + 18 * (2 + 128);	/* + two units, 18 code tables */
 	if (type == PGWT_TF_BLOCK_TRANSITIONS && version >= 7)
 		return 3 * 2 + 7 * 3 + 10 + 2 * (2 + 128) + 3;	/* + unit, two code tables, stream length */
 	if (type == PGWT_TF_BLOCK_TRANSITIONS && version >= 6)

@@ -52,6 +52,8 @@ enum
 #define V8_TS_SYMBOLS	252
 #define V8_CODE_SYMBOLS	256
 #define V8_SUCC_BITS	10			/* successor table: 1024 entries */
+#define V8_MARKER_IDS	15			/* 0xFFFFFFF0..0xFFFFFFFE */
+#define V8_TS_TABLES	(2 + V8_MARKER_IDS)	/* two of deltas, one per marker id */
 
 static inline bool
 tf_v8_is_marker(uint32_t ev)
@@ -61,29 +63,36 @@ tf_v8_is_marker(uint32_t ev)
 
 /* ---- the successor table (both ends run it identically) ---------------- */
 
+/*
+ * A context is the backend's previous record's (old, new) pair: leaving
+ * a client read is followed by a statement start, leaving a data file
+ * read by another read or the statement's end.
+ */
 typedef struct tf_v8_succ
 {
 	uint32_t	tag;			/* pid index + 1; 0 = empty */
-	uint32_t	ctx;
+	uint32_t	c_old,
+				c_new;
 	uint32_t	s0,
 				s1;
 } tf_v8_succ;
 
 static inline tf_v8_succ *
-tf_v8_succ_slot(tf_v8_succ *t, uint32_t k, uint32_t ctx)
+tf_v8_succ_slot(tf_v8_succ *t, uint32_t k, const pgwt_record *a)
 {
-	uint32_t	h = (k * 2654435761u) ^ (ctx * 2246822519u);
+	uint32_t	h = (k * 2654435761u) ^ (a->new_event * 2246822519u) ^
+		(a->old_event * 3266489917u);
 
 	return &t[h >> (32 - V8_SUCC_BITS)];
 }
 
-/* Predictions of the pid's successor list for ctx (0 when none). */
+/* Predictions of the pid's successor list after a (0 when none). */
 static inline void
-tf_v8_succ_get(tf_v8_succ *t, uint32_t k, uint32_t ctx, uint32_t *s0, uint32_t *s1)
+tf_v8_succ_get(tf_v8_succ *t, uint32_t k, const pgwt_record *a, uint32_t *s0, uint32_t *s1)
 {
-	tf_v8_succ *e = tf_v8_succ_slot(t, k, ctx);
+	tf_v8_succ *e = tf_v8_succ_slot(t, k, a);
 
-	if (e->tag == k + 1 && e->ctx == ctx)
+	if (e->tag == k + 1 && e->c_old == a->old_event && e->c_new == a->new_event)
 	{
 		*s0 = e->s0;
 		*s1 = e->s1;
@@ -93,14 +102,15 @@ tf_v8_succ_get(tf_v8_succ *t, uint32_t k, uint32_t ctx, uint32_t *s0, uint32_t *
 }
 
 static inline void
-tf_v8_succ_put(tf_v8_succ *t, uint32_t k, uint32_t ctx, uint32_t ev)
+tf_v8_succ_put(tf_v8_succ *t, uint32_t k, const pgwt_record *a, uint32_t ev)
 {
-	tf_v8_succ *e = tf_v8_succ_slot(t, k, ctx);
+	tf_v8_succ *e = tf_v8_succ_slot(t, k, a);
 
-	if (e->tag != k + 1 || e->ctx != ctx)
+	if (e->tag != k + 1 || e->c_old != a->old_event || e->c_new != a->new_event)
 	{
 		e->tag = k + 1;
-		e->ctx = ctx;
+		e->c_old = a->old_event;
+		e->c_new = a->new_event;
 		e->s0 = ev;
 		e->s1 = 0;
 	}
@@ -109,6 +119,20 @@ tf_v8_succ_put(tf_v8_succ *t, uint32_t k, uint32_t ctx, uint32_t ev)
 		e->s1 = e->s0;
 		e->s0 = ev;
 	}
+}
+
+/*
+ * Which ts code a record's ts is under: a marker after a record of its
+ * backend is an offset from that record, under the code of its marker id
+ * (2..16); anything else a delta from the previous record, under code 1
+ * when it leaves a wait (new 0), else 0.
+ */
+static inline unsigned
+tf_v8_ts_table(uint32_t new_event, bool have_prev)
+{
+	if (have_prev && tf_v8_is_marker(new_event))
+		return 2 + new_event - 0xFFFFFFF0u;
+	return new_event == 0;
 }
 
 /* ts value v -> (symbol, raw bit count): the v7 rule (3.1.3). */
@@ -162,7 +186,7 @@ typedef struct tf_v8_enc
 	uint16_t	last_nm[V8_MAX];
 	uint16_t	last_any[V8_MAX];
 	uint8_t		codes[V8_MAX];
-	uint8_t		rel[V8_MAX];	/* ts is an offset from the pid's record */
+	uint8_t		tstab[V8_MAX];	/* its ts table (tf_v8_ts_table) */
 	uint64_t	tsv[V8_MAX];	/* the stored ts value (before the unit) */
 	tf_v8_succ	succ[1u << V8_SUCC_BITS];
 	uint8_t		col[V8_NCOLS][10 * V8_MAX];
@@ -259,7 +283,7 @@ tf_v8_encode_fields(tf_v8_enc *s, const pgwt_record *recs, uint32_t n,
 
 #define V8_PUT(ci, v) (s->col_len[ci] += tf_put_leb(s->col[ci] + s->col_len[ci], (v)))
 		if (a != V8_NONE)
-			tf_v8_succ_get(s->succ, k, recs[a].new_event, &s0, &s1);
+			tf_v8_succ_get(s->succ, k, &recs[a], &s0, &s1);
 		code = k < V8_PID_ESCAPE ? (uint8_t) k : V8_PID_ESCAPE;
 		if (k >= V8_PID_ESCAPE)
 			V8_PUT(V8_COL_PID, k);
@@ -303,11 +327,11 @@ tf_v8_encode_fields(tf_v8_enc *s, const pgwt_record *recs, uint32_t n,
 			s->col[V8_COL_EXTRA][s->col_len[V8_COL_EXTRA]++] = extra;
 		}
 		s->codes[i] = code;
-		s->rel[i] = a != V8_NONE && tf_v8_is_marker(r->new_event);
-		s->tsv[i] = s->rel[i] ? r->ts_ns - recs[a].ts_ns :
+		s->tstab[i] = (uint8_t) tf_v8_ts_table(r->new_event, a != V8_NONE);
+		s->tsv[i] = s->tstab[i] >= 2 ? r->ts_ns - recs[a].ts_ns :
 			i ? r->ts_ns - recs[i - 1].ts_ns : 0;
 		if (a != V8_NONE)
-			tf_v8_succ_put(s->succ, k, recs[a].new_event, r->new_event);
+			tf_v8_succ_put(s->succ, k, &recs[a], r->new_event);
 		s->last_any[k] = (uint16_t) i;
 		if (!tf_v8_is_marker(r->new_event))
 			s->last_nm[k] = (uint16_t) i;
@@ -352,14 +376,17 @@ tf_v8_put_ts(tf_v8_bitw *w, uint64_t v, const uint32_t *rev, const uint8_t *len)
 		tf_v8_put(w, v & ((1ull << nraw) - 1), nraw);
 }
 
-/* The three code tables and the bit stream. */
+/* The code tables (code bytes, then the ts tables) and the bit stream. */
 static uint8_t *
-tf_v8_encode_stream(tf_v8_enc *s, uint32_t n, uint64_t unit[2], uint8_t *p)
+tf_v8_encode_stream(tf_v8_enc *s, uint32_t n, const uint64_t unit[2], uint8_t *p)
 {
-	uint32_t	freq[3][V8_CODE_SYMBOLS];
-	uint32_t	rev[3][V8_CODE_SYMBOLS];
-	uint8_t		len[3][V8_CODE_SYMBOLS];
-	unsigned	nsym[3] = {V8_CODE_SYMBOLS, V8_TS_SYMBOLS, V8_TS_SYMBOLS};
+	enum
+	{
+		NT = 1 + V8_TS_TABLES
+	};
+	uint32_t	freq[NT][V8_CODE_SYMBOLS];
+	uint32_t	rev[NT][V8_CODE_SYMBOLS];
+	uint8_t		len[NT][V8_CODE_SYMBOLS];
 	tf_v8_bitw	w;
 	uint32_t	i,
 				t;
@@ -369,25 +396,23 @@ tf_v8_encode_stream(tf_v8_enc *s, uint32_t n, uint64_t unit[2], uint8_t *p)
 	{
 		unsigned	nraw;
 
-		s->tsv[i] /= unit[s->rel[i]];
+		s->tsv[i] /= unit[s->tstab[i] >= 2];
 		freq[0][s->codes[i]]++;
-		freq[1 + s->rel[i]][tf_v8_ts_symbol(s->tsv[i], &nraw)]++;
+		freq[1 + s->tstab[i]][tf_v8_ts_symbol(s->tsv[i], &nraw)]++;
 	}
-	for (t = 0; t < 3; t++)
+	for (t = 0; t < NT; t++)
 	{
-		if (t == 2 && freq[2][0] == 0)
-		{
-			/* a code table has a symbol at least: 0 when nothing uses it */
-			unsigned	m;
+		unsigned	nsym = t ? V8_TS_SYMBOLS : V8_CODE_SYMBOLS,
+					m;
 
-			for (m = 0; m < V8_TS_SYMBOLS && freq[2][m] == 0; m++)
-				;
-			if (m == V8_TS_SYMBOLS)
-				freq[2][0] = 1;
-		}
-		tf_v7_code_lengths(freq[t], nsym[t], len[t]);
-		(void) tf_v7_canonical(len[t], nsym[t], rev[t]);
-		p = tf_v7_put_lengths(p, len[t], nsym[t]);
+		/* a code table has a symbol at least: 0 when nothing uses it */
+		for (m = 0; m < nsym && freq[t][m] == 0; m++)
+			;
+		if (m == nsym)
+			freq[t][0] = 1;
+		tf_v7_code_lengths(freq[t], nsym, len[t]);
+		(void) tf_v7_canonical(len[t], nsym, rev[t]);
+		p = tf_v7_put_lengths(p, len[t], nsym);
 	}
 	w.p = p;
 	w.acc = 0;
@@ -395,7 +420,7 @@ tf_v8_encode_stream(tf_v8_enc *s, uint32_t n, uint64_t unit[2], uint8_t *p)
 	for (i = 0; i < n; i++)
 	{
 		tf_v8_put(&w, rev[0][s->codes[i]], len[0][s->codes[i]]);
-		tf_v8_put_ts(&w, s->tsv[i], rev[1 + s->rel[i]], len[1 + s->rel[i]]);
+		tf_v8_put_ts(&w, s->tsv[i], rev[1 + s->tstab[i]], len[1 + s->tstab[i]]);
 	}
 	if (w.cnt)
 		*w.p++ = (uint8_t) w.acc;
@@ -427,7 +452,7 @@ tf_encode_transitions_v8(const pgwt_record *recs, uint32_t n, uint8_t *p)
 
 	/* units: the largest number dividing every value of each kind */
 	for (i = 0; i < n; i++)
-		unit[s->rel[i]] = tf_v8_gcd(unit[s->rel[i]], s->tsv[i]);
+		unit[s->tstab[i] >= 2] = tf_v8_gcd(unit[s->tstab[i] >= 2], s->tsv[i]);
 	for (c = 0; c < 2; c++)
 	{
 		if (unit[c] == 0)
@@ -536,7 +561,7 @@ typedef struct tf_v8_dec
 	const uint8_t *cur[V8_NCOLS],
 			   *cend[V8_NCOLS];
 	tf_v7_table code,
-				ts[2];
+				ts[V8_TS_TABLES];
 	uint16_t	last_nm[V8_MAX],
 				last_any[V8_MAX];
 	tf_v8_succ	succ[1u << V8_SUCC_BITS];
@@ -621,7 +646,7 @@ tf_v8_decode_record(tf_v8_dec *d, tf_v8_bitr *br, pgwt_record *recs, uint32_t i,
 				a;
 	uint32_t	s0 = 0,
 				s1 = 0;
-	bool		rel;
+	unsigned	tab;
 	int			rc;
 
 	if (e == 0)
@@ -640,7 +665,7 @@ tf_v8_decode_record(tf_v8_dec *d, tf_v8_bitr *br, pgwt_record *recs, uint32_t i,
 	r->weight_ns = 0;
 	r->pid = tf_get_u32(d->pids + 4 * k);
 	if (a != V8_NONE)
-		tf_v8_succ_get(d->succ, (uint32_t) k, recs[a].new_event, &s0, &s1);
+		tf_v8_succ_get(d->succ, (uint32_t) k, &recs[a], &s0, &s1);
 	switch ((code >> V8_NEW_SHIFT) & 3)
 	{
 		case V8_NEW_SUCC0:
@@ -657,11 +682,11 @@ tf_v8_decode_record(tf_v8_dec *d, tf_v8_bitr *br, pgwt_record *recs, uint32_t i,
 				return rc;
 	}
 	/* ts: a marker's from its pid's previous record, else from prev */
-	rel = a != V8_NONE && tf_v8_is_marker(r->new_event);
-	if (!tf_v8_get_ts(br, &d->ts[rel], &v) ||
-		__builtin_mul_overflow(v, d->unit[rel], &v))
+	tab = tf_v8_ts_table(r->new_event, a != V8_NONE);
+	if (!tf_v8_get_ts(br, &d->ts[tab], &v) ||
+		__builtin_mul_overflow(v, d->unit[tab >= 2], &v))
 		return -PGWT_TF_BAD_PAYLOAD;
-	r->ts_ns = rel ? recs[a].ts_ns : prev;
+	r->ts_ns = tab >= 2 ? recs[a].ts_ns : prev;
 	if (v > last_ts - r->ts_ns)
 		return -PGWT_TF_BAD_PAYLOAD;
 	r->ts_ns += v;
@@ -705,7 +730,7 @@ tf_v8_decode_record(tf_v8_dec *d, tf_v8_bitr *br, pgwt_record *recs, uint32_t i,
 	else
 		r->cpu_ns = PGWT_CPU_UNKNOWN;
 	if (a != V8_NONE)
-		tf_v8_succ_put(d->succ, (uint32_t) k, recs[a].new_event, r->new_event);
+		tf_v8_succ_put(d->succ, (uint32_t) k, &recs[a], r->new_event);
 	d->last_any[k] = (uint16_t) i;
 	if (!tf_v8_is_marker(r->new_event))
 		d->last_nm[k] = (uint16_t) i;
@@ -728,10 +753,11 @@ tf_decode_transitions_v8(const uint8_t **pp, const uint8_t *end, uint32_t n,
 	if (d == NULL)
 		return -PGWT_TF_NOMEM;
 	if ((rc = tf_v8_decode_head(&p, end, n, d)) < 0 ||
-		(rc = tf_v7_get_table(&p, end, V8_CODE_SYMBOLS, false, &d->code)) < 0 ||
-		(rc = tf_v7_get_table(&p, end, V8_TS_SYMBOLS, true, &d->ts[0])) < 0 ||
-		(rc = tf_v7_get_table(&p, end, V8_TS_SYMBOLS, true, &d->ts[1])) < 0)
+		(rc = tf_v7_get_table(&p, end, V8_CODE_SYMBOLS, false, &d->code)) < 0)
 		goto out;
+	for (c = 0; c < V8_TS_TABLES; c++)
+		if ((rc = tf_v7_get_table(&p, end, V8_TS_SYMBOLS, true, &d->ts[c])) < 0)
+			goto out;
 	memset(d->last_nm, 0xFF, d->np * sizeof(uint16_t));
 	memset(d->last_any, 0xFF, d->np * sizeof(uint16_t));
 	memset(d->succ, 0, sizeof(d->succ));
