@@ -17,8 +17,8 @@
  *		The payload puts the tables and exception columns first and the bit
  *		stream last, so the decoder reads each record in one pass: its code
  *		byte, its fields, then its ts under the code the record's kind picks.
- *		Pure functions, no shared state; the encoder mallocs its scratch,
- *		the decoder keeps its state on the stack.
+ *		Pure functions, no shared state; encoder and decoder each malloc
+ *		their per-block state (tables, successor table) and free it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -629,8 +629,8 @@ tf_v8_col_event(tf_v8_dec *d, int c, uint32_t *ev)
 }
 
 /*
- * One record: code byte, pid, new, its ts (after the previous record's,
- * prev), then the other fields. k returns the pid table index.
+ * Record i: code byte, pid, new, its ts (not before prev, the previous
+ * record's), then the other fields; updates its backend's state.
  */
 static int
 tf_v8_decode_record(tf_v8_dec *d, tf_v8_bitr *br, pgwt_record *recs, uint32_t i,
