@@ -17,6 +17,7 @@ pgwt_trace_stream_init(pgwt_trace_stream *s, uint32_t pid, uint64_t first_pos)
 	memset(s, 0, sizeof(*s));
 	s->pid = pid;
 	s->next_pos = first_pos;
+	s->marker_grain_ns = PGWT_TRACE_MARKER_GRAIN_NS;
 }
 
 uint32_t
@@ -73,7 +74,22 @@ trec_state(pgwt_trace_stream *s, pgwt_record *o, uint64_t ts, uint32_t old_ev,
 	s->have_trans = true;
 	s->last_trans_ns = ts;
 	s->last_qid = qid;
+	s->have_out = true;
+	s->last_out_ns = ts;
 	return trec_transition(o, s->pid, ts, old_ev, new_ev, dur, qid);
+}
+
+/*
+ * A thinned marker's instant: a whole number of grains after the stream's
+ * previous record, so it stays after that record and before the next
+ * (rounded down), and costs the format a few bits, not a noisy delta.
+ */
+static uint64_t
+trec_marker_ts(const pgwt_trace_stream *s, uint64_t ts)
+{
+	if (!s->have_out || ts < s->last_out_ns || s->marker_grain_ns < 2)
+		return ts;
+	return ts - (ts - s->last_out_ns) % s->marker_grain_ns;
 }
 
 /*
@@ -197,15 +213,18 @@ pgwt_trace_convert(pgwt_trace_stream *s, const pgwt_tring_rec *in, size_t n,
 				 * far) and, for a transaction's end, the query id before it:
 				 * what the format predicts, so nothing is stored for them.
 				 */
-				uint64_t	dur = s->have_trans && r->start_ns >= s->last_trans_ns ?
-					r->start_ns - s->last_trans_ns : 0;
+				uint64_t	ts = trec_marker_ts(s, r->start_ns);
+				uint64_t	dur = s->have_trans && ts >= s->last_trans_ns ?
+					ts - s->last_trans_ns : 0;
 				uint64_t	qid = r->query_id;
 
 				if (r->event == PGWT_TMARK_XACT_COMMIT || r->event == PGWT_TMARK_XACT_ABORT)
 					qid = s->last_qid;
-				o = trec_transition(o, s->pid, r->start_ns, PGWT_EVENT_NONE,
+				o = trec_transition(o, s->pid, ts, PGWT_EVENT_NONE,
 									ev, dur, qid);
 				s->last_qid = qid;
+				s->have_out = true;
+				s->last_out_ns = ts;
 			}
 			/*
 			 * A marker happens on CPU: the CPU span since the last wait goes

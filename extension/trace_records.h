@@ -58,7 +58,17 @@ typedef struct pgwt_trace_stream
 	bool		depth_known;	/* depth counts since a statement start */
 	uint32_t	depth;			/* executor/utility nesting in the statement */
 	uint64_t	thinned_markers;	/* markers not written (thinned) */
+	uint64_t	marker_grain_ns;	/* PGWT_TRACE_MARKER_GRAIN_NS; 1 = exact */
+	bool		have_out;		/* last_out_ns is meaningful */
+	uint64_t	last_out_ns;	/* ts of the last record written */
 } pgwt_trace_stream;
+
+/*
+ * Grain of a thinned stream's marker instants: each is written a whole
+ * number of these after the stream's previous record (rounded down), which
+ * the v8 format stores in a few bits (docs/TRACE_FORMAT.md section 5).
+ */
+#define PGWT_TRACE_MARKER_GRAIN_NS	1000
 
 extern void pgwt_trace_stream_init(pgwt_trace_stream *s, uint32_t pid,
 								   uint64_t first_pos);

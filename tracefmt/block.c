@@ -147,6 +147,8 @@ size_t
 tf_block_fixed_max_bytes(uint16_t version, uint16_t type)
 {
 	/* v6 TRANSITIONS: three table counts (2 B) and seven lengths (3 B) */
+	if (type == PGWT_TF_BLOCK_TRANSITIONS && version >= 8)
+		return 3 * 2 + 7 * 3 + 2 * 10 + 18 * (2 + 128);	/* + two units, 18 code tables */
 	if (type == PGWT_TF_BLOCK_TRANSITIONS && version >= 7)
 		return 3 * 2 + 7 * 3 + 10 + 2 * (2 + 128) + 3;	/* + unit, two code tables, stream length */
 	if (type == PGWT_TF_BLOCK_TRANSITIONS && version >= 6)
@@ -324,6 +326,12 @@ tf_block_encode(uint16_t version, uint16_t flags, uint16_t type,
 		if (recs[i].ts_ns < prev)
 			return -PGWT_TF_ORDER;
 		prev = recs[i].ts_ns;
+	}
+	if (type == PGWT_TF_BLOCK_TRANSITIONS && version >= 8)
+	{
+		if ((p = tf_encode_transitions_v8(recs, n, p)) == NULL)
+			return -PGWT_TF_NOMEM;
+		goto encoded;
 	}
 	if (type == PGWT_TF_BLOCK_TRANSITIONS && version >= 7)
 	{
@@ -693,6 +701,8 @@ tf_block_decode(uint16_t version, uint16_t flags, const pgwt_tf_block_header *hd
 		return rc;
 	end = p + hdr->uncompressed;
 
+	if (transitions && version >= 8)
+		return tf_decode_transitions_v8(&p, end, n, hdr->first_ts, hdr->last_ts, recs);
 	if (transitions && version >= 7)
 		return tf_decode_transitions_v7(&p, end, n, hdr->first_ts, hdr->last_ts, recs);
 	seed = version <= 3 && tf_seed_timestamps(&p, end, n, hdr, recs);

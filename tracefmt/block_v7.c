@@ -24,8 +24,7 @@
 #include "tracefmt/tf_internal.h"
 #include "tracefmt/tf_le.h"
 
-#define V7_MAX_LEN		11		/* longest code, bits (tables of 2^11 entries
-								 * stay in L1 beside the records) */
+#define V7_MAX_LEN		TF_HUFF_MAX_LEN
 #define likely(x)		__builtin_expect(!!(x), 1)
 #define V7_TS_SYMBOLS	252		/* ts alphabet: 8 + 4 x 60 + 4 */
 #define V7_CODE_SYMBOLS	256
@@ -82,7 +81,7 @@ tf_v7_cmp_leaf(const void *a, const void *b)
  * non-zero) and the tree rebuilt, which flattens it; all-equal
  * frequencies give a depth of at most 8 for 256 symbols.
  */
-static void
+void
 tf_v7_code_lengths(const uint32_t *freq, unsigned nsym, uint8_t *len)
 {
 	uint32_t	f[V7_CODE_SYMBOLS];
@@ -161,7 +160,7 @@ tf_v7_reverse(uint32_t code, unsigned len)
  * writing them least significant bit first puts the code's first bit
  * first. Returns -1 when the lengths over-subscribe the code space.
  */
-static int
+int
 tf_v7_canonical(const uint8_t *len, unsigned nsym, uint32_t *rev)
 {
 	unsigned	count[V7_MAX_LEN + 1] = {0};
@@ -215,7 +214,7 @@ tf_v7_put(tf_v7_bitw *w, uint64_t v, unsigned nbits)
 }
 
 /* Symbol count (LEB128) then the lengths, two per byte, low nibble first. */
-static uint8_t *
+uint8_t *
 tf_v7_put_lengths(uint8_t *p, const uint8_t *len, unsigned nsym)
 {
 	unsigned	a = nsym,
@@ -323,12 +322,6 @@ tf_encode_transitions_v7(const pgwt_record *recs, uint32_t n, uint8_t *p)
  * value is the symbol and raw 0; for the ts table the symbol's leading
  * bits and raw its b - 3 low bits (so one path decodes every symbol).
  */
-typedef struct tf_v7_table
-{
-	uint32_t	e[1u << V7_MAX_LEN];
-	unsigned	bits;			/* index width: the longest code */
-} tf_v7_table;
-
 static inline uint32_t
 tf_v7_entry(unsigned sym, unsigned len, bool ts)
 {
@@ -337,7 +330,7 @@ tf_v7_entry(unsigned sym, unsigned len, bool ts)
 	return (uint32_t) (4 | (sym & 3)) << 10 | ((sym - 8) / 4 + 1) << 4 | len;
 }
 
-static int
+int
 tf_v7_get_table(const uint8_t **pp, const uint8_t *end, unsigned nsym, bool ts,
 				tf_v7_table *t)
 {

@@ -105,6 +105,36 @@ extern int	tf_seed_take_text(char *line, size_t *len, const char *key, char *out
 extern int	tf_seed_meta_store_at(int dirfd, const char *name, uint64_t count, int mode,
 								  long gid);
 
+/*
+ * Canonical Huffman helpers of block_v7.c that v8 (block_v8.c) codes with
+ * too: code lengths of at most TF_HUFF_MAX_LEN bits from frequencies;
+ * bit-reversed canonical codes (-1 when the lengths over-subscribe);
+ * a code table written as a count and 4-bit lengths; and read back into a
+ * lookup table (ts: entries carry a ts symbol's leading bits and raw bit
+ * count, docs/TRACE_FORMAT.md 3.1.3).
+ */
+#define TF_HUFF_MAX_LEN	11		/* tables of 2^11 entries stay in L1 */
+typedef struct tf_v7_table
+{
+	uint32_t	e[1u << TF_HUFF_MAX_LEN];
+	unsigned	bits;			/* index width: the longest code */
+} tf_v7_table;
+extern void tf_v7_code_lengths(const uint32_t *freq, unsigned nsym, uint8_t *len);
+extern int	tf_v7_canonical(const uint8_t *len, unsigned nsym, uint32_t *rev);
+extern uint8_t *tf_v7_put_lengths(uint8_t *p, const uint8_t *len, unsigned nsym);
+extern int	tf_v7_get_table(const uint8_t **pp, const uint8_t *end, unsigned nsym,
+							bool ts, tf_v7_table *t);
+
+/* ---- block_v8.c: v8 TRANSITIONS (event successors, marker ts offsets) -- */
+
+/* Writes the whole payload at p; NULL when out of memory. */
+extern uint8_t *tf_encode_transitions_v8(const pgwt_record *recs, uint32_t n,
+										 uint8_t *p);
+/* Reads it from [*pp, end), ts ascending within [first_ts, last_ts]. */
+extern int	tf_decode_transitions_v8(const uint8_t **pp, const uint8_t *end,
+									 uint32_t n, uint64_t first_ts,
+									 uint64_t last_ts, pgwt_record *recs);
+
 /* ---- block_v7_samples.c: v7 SAMPLES columns after the ts column -------- */
 
 /* Writes them at p (weights and period checked <= INT64_MAX by the

@@ -76,8 +76,8 @@ extern const char *pgwt_tf_strerror(int err);
 
 #define PGWT_TF_MAGIC			0x54574750u	/* "PGWT" little-endian */
 #define PGWT_TF_VERSION_MIN		2
-#define PGWT_TF_VERSION			7		/* what the writer produces by default */
-#define PGWT_TF_VERSION_MAX		7		/* newest version read and written */
+#define PGWT_TF_VERSION			8		/* what the writer produces by default */
+#define PGWT_TF_VERSION_MAX		8		/* newest version read and written */
 #define PGWT_TF_FLAG_LZ4		0x0001u
 #define PGWT_TF_FILE_HEADER_SIZE	28
 #define PGWT_TF_BLOCK_HEADER_SIZE	40
@@ -157,7 +157,7 @@ typedef struct pgwt_tf_file_writer pgwt_tf_file_writer;
 typedef struct pgwt_tf_file_opts
 {
 	uint32_t	pg_version;
-	uint16_t	version;		/* 0 = PGWT_TF_VERSION; 2..7 allowed */
+	uint16_t	version;		/* 0 = PGWT_TF_VERSION; 2..8 allowed */
 	bool		no_lz4;			/* store payloads raw (flags bit0 clear) */
 	bool		write_meta;		/* maintain <path>.meta, the committed block
 								 * count (docs/TRACE_FORMAT.md 6.1) */

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Independent encoder/decoder of the published trace layout (v2..v4, v6
-and v7 TRANSITIONS; v5 TRANSITIONS are decoded only).
+and v7 TRANSITIONS; v5 and v8 TRANSITIONS are decoded only).
 
 It shares no code with tracefmt/: it is written from docs/TRACE_FORMAT.md
 so the golden files test the C reader against the spec, not against the C
@@ -751,6 +751,151 @@ def v7_transitions(raw, pos, cnt, first_ts, last_ts):
     return v6_transitions(raw, pos + blen, cnt, ts, bytes(codes))
 
 
+def v8_transitions(raw, pos, cnt, first_ts, last_ts):
+    """TRACE_FORMAT.md 3.1.4: units, tables, columns, code tables, then the
+    bit stream, each record read in one pass (code, pid, new, ts, rest)."""
+    units = []
+    for _ in range(2):
+        u, pos = read_leb(raw, pos)
+        assert u >= 1
+        units.append(u)
+    np_, pos = read_leb(raw, pos)
+    assert 1 <= np_ <= cnt
+    pids = struct.unpack_from("<%dI" % np_, raw, pos)
+    pos += 4 * np_
+    ne, pos = read_leb(raw, pos)
+    assert ne <= 2 * cnt
+    events = struct.unpack_from("<%dI" % ne, raw, pos)
+    pos += 4 * ne
+    nq, pos = read_leb(raw, pos)
+    assert nq <= cnt
+    queries = struct.unpack_from("<%dQ" % nq, raw, pos)
+    pos += 8 * nq
+    lens = []
+    for _ in range(7):
+        v, pos = read_leb(raw, pos)
+        lens.append(v)
+    cols = []
+    for ln in lens:
+        cols.append([pos, pos + ln])
+        pos += ln
+    PID, EXTRA, OLD, NEW, DUR, QUERY, CPU = range(7)
+    ctab, pos = v7_read_table(raw, pos, 256)
+    ttabs = []
+    for _ in range(17):
+        t, pos = v7_read_table(raw, pos, 252)
+        ttabs.append(t)
+    stream = raw[pos:]
+    bitpos = [0]
+
+    def bit():
+        i = bitpos[0]
+        bitpos[0] += 1
+        assert i < 8 * len(stream), "stream overrun"
+        return (stream[i // 8] >> (i % 8)) & 1
+
+    def symbol(tab):
+        code = ln = 0
+        while (code, ln) not in tab:
+            code = code << 1 | bit()
+            ln += 1
+            assert ln <= 11
+        return tab[(code, ln)]
+
+    def take(c):
+        v, cols[c][0] = read_leb(raw, cols[c][0])
+        assert cols[c][0] <= cols[c][1], "column overrun"
+        return v
+
+    def is_marker(ev):
+        return 0xFFFFFFF0 <= ev <= 0xFFFFFFFE
+
+    succ = {}      # entry number -> [tag, c_old, c_new, s0, s1]
+    last, last_any, recs, prev = {}, {}, [], first_ts
+    for _ in range(cnt):
+        c = symbol(ctab)
+        idx = c & 15
+        if idx == 15:
+            idx = take(PID)
+            assert idx >= 15
+        assert idx < np_
+        L, A = last.get(idx), last_any.get(idx)
+        entry = None
+        s0 = s1 = 0
+        if A:
+            h = ((idx * 2654435761) ^ (A["new"] * 2246822519) ^ (A["old"] * 3266489917)) & 0xFFFFFFFF
+            entry = h >> 22
+            e = succ.get(entry)
+            if e and e[0] == idx + 1 and e[1] == A["old"] and e[2] == A["new"]:
+                s0, s1 = e[3], e[4]
+        mode = (c >> 4) & 3
+        if mode == 0:
+            new = s0
+        elif mode == 1:
+            new = L["old"] if L else 0
+        elif mode == 2:
+            new = s1
+        else:
+            i = take(NEW)
+            assert i < ne
+            new = events[i]
+        if A and is_marker(new):
+            tab, base, unit = 2 + new - 0xFFFFFFF0, A["ts"], units[1]
+        else:
+            tab, base, unit = (1 if new == 0 else 0), prev, units[0]
+        s = symbol(ttabs[tab])
+        if s < 8:
+            v = s
+        else:
+            nraw = (s - 8) // 4 + 1
+            v = (4 | (s & 3)) << nraw
+            v |= sum(bit() << i for i in range(nraw))
+        ts = base + v * unit
+        assert prev <= ts <= last_ts, "ts out of order or range"
+        extra = 0
+        if c & 0x80:
+            extra = raw[cols[EXTRA][0]]
+            cols[EXTRA][0] += 1
+            assert cols[EXTRA][0] <= cols[EXTRA][1] and extra and not extra & ~7
+        if extra & 1:
+            i = take(OLD)
+            assert i < ne
+            old = events[i]
+        else:
+            old = L["new"] if L else 0
+        dur = ts - L["ts"] if L else 0
+        if extra & 2:
+            dur = (dur + unzigzag(take(DUR))) & M64
+        if c & 0x40:
+            i = take(QUERY)
+            assert i < nq
+            q = queries[i]
+        else:
+            q = A["qid"] if A else 0
+        if extra & 4:
+            cpu = ((dur if old == 0 else 0) + unzigzag(take(CPU))) & M64
+        else:
+            cpu = CPU_UNKNOWN
+        r = T(ts, pids[idx], old, new, dur, q, cpu)
+        recs.append(r)
+        if A:
+            e = succ.get(entry)
+            if not (e and e[0] == idx + 1 and e[1] == A["old"] and e[2] == A["new"]):
+                succ[entry] = [idx + 1, A["old"], A["new"], new, 0]
+            elif e[3] != new:
+                e[4], e[3] = e[3], new
+        last_any[idx] = r
+        if not is_marker(new):
+            last[idx] = r
+        prev = ts
+    for col in cols:
+        assert col[0] == col[1], "exception column not used up"
+    assert len(stream) * 8 - bitpos[0] < 8, "stream longer than its records"
+    while bitpos[0] < len(stream) * 8:
+        assert bit() == 0, "padding"
+    return recs, len(raw)
+
+
 def v6_transitions(raw, pos, cnt, ts, codes=None):
     """TRACE_FORMAT.md 3.1.2: per-pid predictions, tables, exception columns."""
     if codes is None:
@@ -852,6 +997,11 @@ def dump(path):
             assert checksum16(stored) == crc, "checksum"
         raw = lz4_decompress(stored, unc) if flags & 1 else stored
         pos = 0
+        if btype == 0 and version >= 8:
+            recs, pos = v8_transitions(raw, pos, cnt, ft, lt)
+            assert pos == unc, "columns do not fill the payload"
+            out += dump_lines(version, btype, period, recs)
+            continue
         if btype == 0 and version >= 7:
             recs, pos = v7_transitions(raw, pos, cnt, ft, lt)
             assert pos == unc, "columns do not fill the payload"

@@ -373,6 +373,7 @@ test_convert(void)
 	size_t		n;
 
 	pgwt_trace_stream_init(&s, 321, 0);
+	s.marker_grain_ns = 1;		/* exact instants (test_trace_thin tests the grain) */
 	n = pgwt_trace_convert(&s, in, 6, out);
 	/* marker; wait 1 (end only: no CPU before it is known... */
 	CHECK(out[0].new_event == PGWT_MARKER_CMD_START && out[0].ts_ns == 1000 && out[0].pid == 321);

@@ -7,10 +7,12 @@
  *		backends (statements with waits, nested executor runs, utility
  *		statements, aborts, idle client reads, lost records) is converted
  *		both ways in batches of varying size; the transitions must be the
- *		same records, the statement and transaction markers the same
- *		instants. With --dirs FULL THIN it also writes both to trace
- *		directories, for test/suites/55-ext-trace-unit to compare every
- *		pgwt-dump view over them, and prints their sizes.
+ *		same records, the statement and transaction markers the same ones,
+ *		each within a grain of its instant. With --dirs FULL THIN OLD it
+ *		also writes both to trace directories in the default version, and
+ *		the thinned stream with exact instants in v7 (what the writer wrote
+ *		before v8) to OLD, for test/suites/55-ext-trace-unit to compare
+ *		every pgwt-dump view over the three, and prints their sizes.
  *		Run under ASan+UBSan by test/suites/55-ext-trace-unit.
  */
 #include "extension/trace_records.h"
@@ -75,6 +77,7 @@ test_thin_rules(void)
 	size_t		n;
 
 	pgwt_trace_stream_init(&s, 42, 0);
+	s.marker_grain_ns = 1;		/* exact instants: the grain has its own test */
 	n = pgwt_trace_convert(&s, in, nin, out);
 	/* CR start and end (the idle marker opened the CPU span: 0 ns);
 	 * CMD_START; DFR start+end; inner EXEC_START/END; CMD_END; COMMIT;
@@ -226,8 +229,8 @@ syn_txn(syn_ring *g, uint64_t *last_qid)
 }
 
 static syn_ring syn_rings[SYN_PIDS];
-static pgwt_record syn_out[2][2 * SYN_PIDS * SYN_MAX];
-static size_t syn_nout[2];
+static pgwt_record syn_out[3][2 * SYN_PIDS * SYN_MAX];
+static size_t syn_nout[3];
 
 static void
 syn_build(uint64_t t0)
@@ -253,7 +256,46 @@ static pgwt_record syn_pid_out[SYN_PIDS][2 * SYN_MAX];
 static size_t syn_pid_n[SYN_PIDS];
 
 /*
- * Convert every ring in drains of varying size, full (0) or thinned (1),
+ * Thinned markers sit a whole number of grains after the backend's
+ * previous record (rounded down), their durations measured to that
+ * instant, so the format predicts them; exact when the grain is 1.
+ */
+static void
+test_thin_marker_grain(void)
+{
+	const pgwt_tring_rec in[] = {
+		{.pos = 0, .kind = PGWT_TRING_WAIT, .event = EV_DFR, .start_ns = 100000, .duration_ns = 12345},
+		{.pos = 1, .kind = PGWT_TRING_MARKER, .event = PGWT_TMARK_STMT_END, .start_ns = 123456, .query_id = 9},
+		{.pos = 2, .kind = PGWT_TRING_MARKER, .event = PGWT_TMARK_XACT_COMMIT, .start_ns = 123987},
+		{.pos = 3, .kind = PGWT_TRING_MARKER, .event = PGWT_TMARK_STMT_START, .start_ns = 250999, .query_id = 9},
+	};
+	pgwt_record out[8];
+	pgwt_trace_stream s;
+	size_t		n;
+
+	pgwt_trace_stream_init(&s, 42, 0);
+	n = pgwt_trace_convert(&s, in, 4, out);
+	CHECK(n == 4);
+	CHECK(out[0].ts_ns == 112345 && out[0].old_event == EV_DFR);
+	/* 11111 ns after the wait's end: 11 grains */
+	CHECK(out[1].new_event == PGWT_MARKER_CMD_END && out[1].ts_ns == 123345 &&
+		  out[1].duration_ns == 11000);
+	/* within a grain of the previous marker: the same instant */
+	CHECK(out[2].new_event == PGWT_MARKER_XACT_COMMIT && out[2].ts_ns == 123345 &&
+		  out[2].duration_ns == 11000 && out[2].query_id == 9);
+	CHECK(out[3].new_event == PGWT_MARKER_CMD_START && out[3].ts_ns == 250345 &&
+		  out[3].duration_ns == 138000);
+
+	pgwt_trace_stream_init(&s, 42, 0);
+	s.marker_grain_ns = 1;
+	n = pgwt_trace_convert(&s, in, 4, out);
+	CHECK(n == 4 && out[1].ts_ns == 123456 && out[2].ts_ns == 123987 &&
+		  out[3].ts_ns == 250999 && out[3].duration_ns == 250999 - 112345);
+}
+
+/*
+ * Convert every ring in drains of varying size, full (0), thinned (1) or
+ * thinned with exact marker instants (2, what the v7 writer wrote),
  * then merge the backends by time (stable: equal instants keep each
  * backend's order, lower pid first), as one writer sees them.
  */
@@ -270,7 +312,9 @@ syn_convert(int thin)
 		size_t		i = 0;
 
 		pgwt_trace_stream_init(&s, 5000 + (uint32_t) p, 0);
-		s.full = !thin;
+		s.full = thin == 0;
+		if (thin == 2)
+			s.marker_grain_ns = 1;	/* the v7 writer's exact instants */
 		syn_pid_n[p] = 0;
 		while (i < syn_rings[p].n)
 		{
@@ -319,42 +363,55 @@ test_thin_same_views(void)
 	syn_convert(0);
 	syn_convert(1);
 	CHECK(syn_nout[1] < syn_nout[0]);
-	/* the non-marker transitions are the same records, and the statement
-	 * and transaction markers the same instants, in the same order */
-	for (;;)
+	/*
+	 * Per backend: the non-marker transitions are the same records, and
+	 * the statement and transaction markers the same ones in the same
+	 * order, each thinned one at most a grain before the ring's instant
+	 * (rounded down, never before the backend's previous record). The
+	 * merged streams may interleave backends differently by that grain.
+	 */
+	for (uint32_t pid = 5000; pid < 5000 + SYN_PIDS; pid++)
 	{
-		while (i < syn_nout[0] && PGWT_IS_MARKER(syn_out[0][i].new_event) &&
-			   !syn_is_stmt_marker(syn_out[0][i].new_event))
-			i++;
-		while (j < syn_nout[1] && PGWT_IS_MARKER(syn_out[1][j].new_event) &&
-			   !syn_is_stmt_marker(syn_out[1][j].new_event))
-			j++;
-		if (i == syn_nout[0] || j == syn_nout[1])
-			break;
+		i = j = 0;
+		for (;;)
 		{
-			const pgwt_record *a = &syn_out[0][i],
-					   *b = &syn_out[1][j];
+			while (i < syn_nout[0] && (syn_out[0][i].pid != pid ||
+									   (PGWT_IS_MARKER(syn_out[0][i].new_event) &&
+										!syn_is_stmt_marker(syn_out[0][i].new_event))))
+				i++;
+			while (j < syn_nout[1] && (syn_out[1][j].pid != pid ||
+									   (PGWT_IS_MARKER(syn_out[1][j].new_event) &&
+										!syn_is_stmt_marker(syn_out[1][j].new_event))))
+				j++;
+			if (i == syn_nout[0] || j == syn_nout[1])
+				break;
+			{
+				const pgwt_record *a = &syn_out[0][i],
+						   *b = &syn_out[1][j];
 
-			CHECK(a->ts_ns == b->ts_ns && a->pid == b->pid && a->new_event == b->new_event &&
-				  a->old_event == b->old_event);
-			if (PGWT_IS_MARKER(a->new_event))
-			{
-				stmts++;
-				if (a->new_event != PGWT_MARKER_XACT_COMMIT &&
-					a->new_event != PGWT_MARKER_XACT_ABORT)
-					CHECK(a->query_id == b->query_id);
+				CHECK(a->pid == b->pid && a->new_event == b->new_event &&
+					  a->old_event == b->old_event);
+				if (PGWT_IS_MARKER(a->new_event))
+				{
+					stmts++;
+					CHECK(b->ts_ns <= a->ts_ns &&
+						  a->ts_ns - b->ts_ns < PGWT_TRACE_MARKER_GRAIN_NS);
+					if (a->new_event != PGWT_MARKER_XACT_COMMIT &&
+						a->new_event != PGWT_MARKER_XACT_ABORT)
+						CHECK(a->query_id == b->query_id);
+				}
+				else
+				{
+					trans++;
+					CHECK(a->ts_ns == b->ts_ns && a->duration_ns == b->duration_ns &&
+						  a->query_id == b->query_id && a->cpu_ns == b->cpu_ns);
+				}
 			}
-			else
-			{
-				trans++;
-				CHECK(a->duration_ns == b->duration_ns && a->query_id == b->query_id &&
-					  a->cpu_ns == b->cpu_ns);
-			}
+			i++;
+			j++;
 		}
-		i++;
-		j++;
+		CHECK(i == syn_nout[0] && j == syn_nout[1]);
 	}
-	CHECK(i == syn_nout[0] && j == syn_nout[1]);
 	CHECK(stmts > 3 * SYN_TXNS && trans > 4 * SYN_TXNS);
 	/* an idle marker stays before its wait only at the end of a drain */
 	for (i = 0; i + 1 < syn_nout[1]; i++)
@@ -393,12 +450,12 @@ syn_clock_real(void *arg)
 
 /* Both streams into trace directories, for the suite's pgwt-dump views. */
 static int
-syn_write_dirs(const char *full, const char *thin)
+syn_write_dirs(const char *full, const char *thin, const char *old)
 {
-	const char *dirs[2] = {full, thin};
+	const char *dirs[3] = {full, thin, old};
 
 	syn_build(SYN_MONO + 1000000);
-	for (int k = 0; k < 2; k++)
+	for (int k = 0; k < 3; k++)
 	{
 		pgwt_tf_dir_opts o;
 		pgwt_tf_dir_writer *d;
@@ -407,6 +464,7 @@ syn_write_dirs(const char *full, const char *thin)
 		memset(&o, 0, sizeof(o));
 		o.file.clock.monotonic_ns = syn_clock_mono;
 		o.file.clock.realtime_ns = syn_clock_real;
+		o.file.version = k == 2 ? 7 : 0;	/* old: v7, the others the default */
 		if (mkdir(dirs[k], 0700) < 0 || pgwt_tf_dir_open(dirs[k], &o, &d) < 0)
 		{
 			fprintf(stderr, "test_trace_thin: cannot create the trace directory %s\n", dirs[k]);
@@ -417,7 +475,7 @@ syn_write_dirs(const char *full, const char *thin)
 				return 1;
 		if (pgwt_tf_dir_close(d) < 0)
 			return 1;
-		printf("# %s: %zu records\n", k ? "thinned" : "full", syn_nout[k]);
+		printf("# %s: %zu records\n", k == 0 ? "full" : k == 1 ? "thinned" : "old", syn_nout[k]);
 	}
 	return 0;
 }
@@ -426,9 +484,10 @@ int
 main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (argc == 4 && strcmp(argv[1], "--dirs") == 0)
-		return syn_write_dirs(argv[2], argv[3]);
+	if (argc == 5 && strcmp(argv[1], "--dirs") == 0)
+		return syn_write_dirs(argv[2], argv[3], argv[4]);
 	run("trace-thin-rules", test_thin_rules);
 	run("trace-thin-same-views", test_thin_same_views);
+	run("trace-thin-marker-grain", test_thin_marker_grain);
 	return t_failures ? 1 : 0;
 }

@@ -172,6 +172,9 @@ ss_opts(pgwt_tf_file_opts *fo)
 {
 	memset(fo, 0, sizeof(*fo));
 	fo->pg_version = 150000;
+	/* v7, the version the digest was taken at: this guards the write
+	 * path, not the format (test_block covers every version) */
+	fo->version = 7;
 	/* payloads stored raw: the bytes are ours, not the LZ4 version's */
 	fo->no_lz4 = true;
 	fo->write_meta = true;
