@@ -495,7 +495,6 @@ window_bill_exact(window_agg *wa, const pgwt_record *r, uint32_t ev, uint64_t ns
 	{
 		unsigned	b = pgwt_hist_ns_bucket(full_ns);
 
-		es->hist_us[pgwt_hist_us_bucket(full_ns)]++;
 		es->hist_ns[b]++;
 		if (wa->key_histograms)
 		{

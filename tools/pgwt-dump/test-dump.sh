@@ -72,8 +72,10 @@ json_check dump-from-to-clips \
 json_check dump-histogram-fine \
   '[b["waits"] for b in v["histogram"]["buckets"] if b["lo_ns"] == 134217728] == [10] and sum(b["waits"] for b in v["histogram"]["buckets"]) == 10' \
   --view histogram --event Timeout:PgSleep --fine
-json_check dump-histogram-us \
-  '[b["waits"] for b in v["histogram"]["buckets"]][9:13] == [0, 1, 1, 1] and v["histogram"]["buckets"][10]["lo_ns"] == 512000 and v["histogram"]["waits"] == 3' \
+# the default histogram is the one layout of every view: 32 log2 ns buckets
+# from < 2^10 ns to an open top from 2^40 ns (--fine is accepted, no effect)
+json_check dump-histogram-default-log2-ns \
+  '[b["waits"] for b in v["histogram"]["buckets"]][9:13] == [0, 1, 1, 1] and v["histogram"]["buckets"][10]["lo_ns"] == 524288 and len(v["histogram"]["buckets"]) == 32 and v["histogram"]["buckets"][31] == {"lo_ns": 1 << 40, "hi_ns": None, "waits": 0} and v["histogram"]["buckets_unit"] == "log2_ns" and v["histogram"]["waits"] == 3' \
   --view histogram --event IO:DataFileRead
 json_check dump-histogram-requires-exact \
   'v["histogram"]["status"] == "requires_exact" and v["histogram"]["buckets"] is None' \

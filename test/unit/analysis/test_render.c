@@ -92,17 +92,24 @@ test_json(void)
 
 	st = pgwt_view_histogram(e, 0, 0x0A000011, &h);
 	EXPECT(st == PGWT_VIEW_REQUIRES_EXACT);
-	pgwt_render_histogram(&b, &o, &sum, &h, false, st);
+	pgwt_render_histogram(&b, &o, &sum, &h, st);
 	EXPECT(strstr(b.data, "\"status\":\"requires_exact\"") != NULL);
 	EXPECT(strstr(b.data, "\"buckets\":null") != NULL);
 	pgwt_buf_free(&b);
 
 	st = pgwt_view_histogram(e, 0, 0x09000002, &h);
-	pgwt_render_histogram(&b, &o, &sum, &h, false, st);
-	EXPECT(strstr(b.data, "{\"lo_ns\":16384000,\"hi_ns\":null,\"waits\":10}") != NULL);
-	pgwt_buf_free(&b);
-	pgwt_render_histogram(&b, &o, &sum, &h, true, st);
+	/* one layout, by default: 200 ms in [2^27, 2^28) ns, the open top bucket
+	 * from 2^40 ns, and p50 within 200 ms's bucket */
+	pgwt_render_histogram(&b, &o, &sum, &h, st);
+	EXPECT(strstr(b.data, "\"buckets_unit\":\"log2_ns\"") != NULL);
 	EXPECT(strstr(b.data, "{\"lo_ns\":134217728,\"hi_ns\":268435456,\"waits\":10}") != NULL);
+	EXPECT(strstr(b.data, "{\"lo_ns\":1099511627776,\"hi_ns\":null,\"waits\":0}") != NULL);
+	EXPECT(strstr(b.data, "\"p50_lo_ns\":134217728,\"p50_hi_ns\":200000001") != NULL);
+	pgwt_buf_free(&b);
+	o.format = PGWT_OUT_TEXT;
+	pgwt_render_histogram(&b, &o, &sum, &h, st);
+	EXPECT(strstr(b.data, "134 ms-268 ms") != NULL);
+	EXPECT(strstr(b.data, "K us") == NULL);
 	pgwt_buf_free(&b);
 	pgwt_engine_free(e);
 }

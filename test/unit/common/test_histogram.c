@@ -1,8 +1,9 @@
 /*
  * test_histogram.c
  *		Unit tests of the one histogram definition (common/histogram.h):
- *		the bucket edges of both layouts, every bucket's bounds against its
- *		bucket function, and the bounds shown in microseconds. Runs without
+ *		the bucket edges of its layout (and of the summary file's coarse
+ *		us field, tracefmt/summary_us.h), every bucket's bounds against its
+ *		bucket function, the bounds shown in microseconds, and percentiles. Runs without
  *		a server under ASan+UBSan (extension/test.mk, test/suites/44-ext-unit).
  *		Prints one PASS/FAIL line per test; exits non-zero on any failure.
  */
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "common/histogram.h"
+#include "tracefmt/summary_us.h"
 
 static int	hist_failures = 0;
 
@@ -46,22 +48,22 @@ test_ns_edges(void)
 	hist_report("histogram-ns-edges", ok);
 }
 
-/* Edges of the 16-bucket us layout. */
+/* Edges of the summary file's 16 us buckets. */
 static void
 test_us_edges(void)
 {
 	int			ok = 1;
 
-	CHECK(pgwt_hist_us_bucket(0) == 0);
-	CHECK(pgwt_hist_us_bucket(999) == 0);
-	CHECK(pgwt_hist_us_bucket(1000) == 1);
-	CHECK(pgwt_hist_us_bucket(1999) == 1);
-	CHECK(pgwt_hist_us_bucket(2000) == 2);
-	CHECK(pgwt_hist_us_bucket(1023999) == 10);
-	CHECK(pgwt_hist_us_bucket(1024000) == 11);
-	CHECK(pgwt_hist_us_bucket(16383999) == 14);
-	CHECK(pgwt_hist_us_bucket(16384000) == 15);
-	CHECK(pgwt_hist_us_bucket(UINT64_MAX) == 15);
+	CHECK(pgwt_tf_us_bucket(0) == 0);
+	CHECK(pgwt_tf_us_bucket(999) == 0);
+	CHECK(pgwt_tf_us_bucket(1000) == 1);
+	CHECK(pgwt_tf_us_bucket(1999) == 1);
+	CHECK(pgwt_tf_us_bucket(2000) == 2);
+	CHECK(pgwt_tf_us_bucket(1023999) == 10);
+	CHECK(pgwt_tf_us_bucket(1024000) == 11);
+	CHECK(pgwt_tf_us_bucket(16383999) == 14);
+	CHECK(pgwt_tf_us_bucket(16384000) == 15);
+	CHECK(pgwt_tf_us_bucket(UINT64_MAX) == 15);
 	hist_report("histogram-us-edges", ok);
 }
 
@@ -72,10 +74,10 @@ test_us_edges(void)
  * agrees with the ns bounds.
  */
 static void
-check_layout(pgwt_hist_layout layout, const char *name)
+check_layout(bool ns_layout, const char *name)
 {
 	int			ok = 1;
-	unsigned	n = pgwt_hist_nbuckets(layout);
+	unsigned	n = ns_layout ? PGWT_HIST_NS_BUCKETS : PGWT_TF_US_BUCKETS;
 	uint64_t	prev_hi = 0;
 
 	for (unsigned b = 0; b < n; b++)
@@ -86,12 +88,12 @@ check_layout(pgwt_hist_layout layout, const char *name)
 					hi_us;
 		bool		bounded;
 		unsigned	(*bucket) (uint64_t) =
-			layout == PGWT_HIST_LAYOUT_NS ? pgwt_hist_ns_bucket : pgwt_hist_us_bucket;
+			ns_layout ? pgwt_hist_ns_bucket : pgwt_tf_us_bucket;
 
-		if (layout == PGWT_HIST_LAYOUT_NS)
+		if (ns_layout)
 			pgwt_hist_ns_bounds(b, &lo, &hi);
 		else
-			pgwt_hist_us_bounds(b, &lo, &hi);
+			pgwt_tf_us_bounds(b, &lo, &hi);
 		CHECK(lo == prev_hi);
 		CHECK(lo < hi);
 		CHECK(bucket(lo) == b);
@@ -105,10 +107,13 @@ check_layout(pgwt_hist_layout layout, const char *name)
 			CHECK(bucket(UINT64_MAX) == b);
 		if (lo > 0)
 			CHECK(bucket(lo - 1) == b - 1);
-		bounded = pgwt_hist_bounds_us(layout, b, &lo_us, &hi_us);
-		CHECK(bounded == (hi != PGWT_HIST_UNBOUNDED));
-		CHECK(lo_us == (double) lo / 1e3);
-		CHECK(bounded ? hi_us == (double) hi / 1e3 : hi_us == 0);
+		if (ns_layout)
+		{
+			bounded = pgwt_hist_bounds_us(b, &lo_us, &hi_us);
+			CHECK(bounded == (hi != PGWT_HIST_UNBOUNDED));
+			CHECK(lo_us == (double) lo / 1e3);
+			CHECK(bounded ? hi_us == (double) hi / 1e3 : hi_us == 0);
+		}
 		prev_hi = hi;
 	}
 	CHECK(prev_hi == PGWT_HIST_UNBOUNDED);
@@ -130,7 +135,7 @@ test_sweep(void)
 
 			pgwt_hist_ns_bounds(pgwt_hist_ns_bucket(ns), &lo, &hi);
 			CHECK(lo <= ns && (hi == PGWT_HIST_UNBOUNDED || ns < hi));
-			pgwt_hist_us_bounds(pgwt_hist_us_bucket(ns), &lo, &hi);
+			pgwt_tf_us_bounds(pgwt_tf_us_bucket(ns), &lo, &hi);
 			CHECK(lo <= ns && (hi == PGWT_HIST_UNBOUNDED || ns < hi));
 		}
 	hist_report("histogram-sweep", ok);
@@ -142,38 +147,39 @@ test_quantile_known(void)
 {
 	int			ok = 1;
 	uint64_t	ns[PGWT_HIST_NS_BUCKETS] = {0};
-	uint64_t	us[PGWT_HIST_US_BUCKETS] = {0};
 	pgwt_hist_pct p;
 
 	for (int i = 0; i < 10; i++)
-	{
 		ns[pgwt_hist_ns_bucket(200000000)]++;
-		us[pgwt_hist_us_bucket(200000000)]++;
-	}
 	ns[pgwt_hist_ns_bucket(1500000000)]++;
-	us[pgwt_hist_us_bucket(1500000000)]++;
 	/* p50 in 200 ms's bucket, and within it; clamped by min and max */
-	CHECK(pgwt_hist_quantile(PGWT_HIST_LAYOUT_NS, ns, 0.5, 200000000, 1500000000, &p));
+	CHECK(pgwt_hist_quantile(ns, 0.5, 200000000, 1500000000, &p));
 	CHECK(p.lo_ns == 200000000 && p.hi_ns == UINT64_C(1) << 28);
 	CHECK(p.est_ns >= p.lo_ns && p.est_ns < p.hi_ns);
 	/* p100 is the largest wait's bucket, cut at the known max */
-	CHECK(pgwt_hist_quantile(PGWT_HIST_LAYOUT_NS, ns, 1.0, 200000000, 1500000000, &p));
+	CHECK(pgwt_hist_quantile(ns, 1.0, 200000000, 1500000000, &p));
 	CHECK(p.lo_ns == UINT64_C(1) << 30 && p.hi_ns == 1500000001);
 	CHECK(p.est_ns <= 1500000000 && p.est_ns >= UINT64_C(1) << 30);
 	/* p95: the 11th of 11 waits (ceil(10.45)) */
-	CHECK(pgwt_hist_quantile(PGWT_HIST_LAYOUT_NS, ns, 0.95, 0, 0, &p));
+	CHECK(pgwt_hist_quantile(ns, 0.95, 0, 0, &p));
 	CHECK(p.lo_ns == UINT64_C(1) << 30 && p.hi_ns == UINT64_C(1) << 31);
-	/* the us layout's last bucket has no upper bound: the max gives one */
-	CHECK(pgwt_hist_quantile(PGWT_HIST_LAYOUT_US, us, 0.5, 0, 1500000000, &p));
-	CHECK(p.lo_ns == 16384000 && p.hi_ns == 1500000001);
-	CHECK(pgwt_hist_quantile(PGWT_HIST_LAYOUT_US, us, 0.5, 0, 0, &p));
+	/* with no min known, p50 still lies in 200 ms's bucket [2^27, 2^28) */
+	CHECK(pgwt_hist_quantile(ns, 0.5, 0, 1500000000, &p));
+	CHECK(p.lo_ns == UINT64_C(1) << 27 && p.hi_ns == UINT64_C(1) << 28);
+	CHECK(p.est_ns >= p.lo_ns && p.est_ns < p.hi_ns);
+	/* the open top bucket has no upper bound: the max gives one */
+	memset(ns, 0, sizeof(ns));
+	ns[PGWT_HIST_NS_BUCKETS - 1] = 2;
+	CHECK(pgwt_hist_quantile(ns, 0.5, 0, UINT64_C(3) << 40, &p));
+	CHECK(p.lo_ns == UINT64_C(1) << 40 && p.hi_ns == (UINT64_C(3) << 40) + 1);
+	CHECK(pgwt_hist_quantile(ns, 0.5, 0, 0, &p));
 	CHECK(p.hi_ns == PGWT_HIST_UNBOUNDED && p.est_ns >= p.lo_ns);
 	/* nothing counted, or q out of range: no answer */
 	memset(ns, 0, sizeof(ns));
-	CHECK(!pgwt_hist_quantile(PGWT_HIST_LAYOUT_NS, ns, 0.5, 0, 0, &p));
+	CHECK(!pgwt_hist_quantile(ns, 0.5, 0, 0, &p));
 	ns[3] = 1;
-	CHECK(!pgwt_hist_quantile(PGWT_HIST_LAYOUT_NS, ns, 0.0, 0, 0, &p));
-	CHECK(!pgwt_hist_quantile(PGWT_HIST_LAYOUT_NS, ns, 1.5, 0, 0, &p));
+	CHECK(!pgwt_hist_quantile(ns, 0.0, 0, 0, &p));
+	CHECK(!pgwt_hist_quantile(ns, 1.5, 0, 0, &p));
 	hist_report("histogram-quantile-known-truth", ok);
 }
 
@@ -189,7 +195,7 @@ cmp_u64(const void *a, const void *b)
 /*
  * 100,000 log-normal waits (median 2 ms, sigma 1.5 in e-units, a fixed
  * seed): p50, p95, p99 each in the true quantile's bucket, and the
- * estimate within one bucket of the truth, in both layouts.
+ * estimate within one bucket of the truth.
  */
 static void
 test_quantile_lognormal(void)
@@ -201,7 +207,6 @@ test_quantile_lognormal(void)
 	int			ok = 1;
 	uint64_t   *d = malloc(N * sizeof(uint64_t));
 	uint64_t	ns[PGWT_HIST_NS_BUCKETS] = {0};
-	uint64_t	us[PGWT_HIST_US_BUCKETS] = {0};
 	uint64_t	s = 0x9E3779B97F4A7C15u;
 	const double qs[] = {0.5, 0.95, 0.99};
 
@@ -223,7 +228,6 @@ test_quantile_lognormal(void)
 		z = sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
 		d[i] = (uint64_t) (2e6 * exp(1.5 * z)) + 1;
 		ns[pgwt_hist_ns_bucket(d[i])]++;
-		us[pgwt_hist_us_bucket(d[i])]++;
 	}
 	qsort(d, N, sizeof(uint64_t), cmp_u64);
 	for (unsigned i = 0; i < 3; i++)
@@ -233,15 +237,10 @@ test_quantile_lognormal(void)
 		int			bt,
 					be;
 
-		CHECK(pgwt_hist_quantile(PGWT_HIST_LAYOUT_NS, ns, qs[i], d[0], d[N - 1], &p));
+		CHECK(pgwt_hist_quantile(ns, qs[i], d[0], d[N - 1], &p));
 		CHECK(truth >= p.lo_ns && truth < p.hi_ns);
 		bt = (int) pgwt_hist_ns_bucket(truth);
 		be = (int) pgwt_hist_ns_bucket(p.est_ns);
-		CHECK(abs(bt - be) <= 1);
-		CHECK(pgwt_hist_quantile(PGWT_HIST_LAYOUT_US, us, qs[i], d[0], d[N - 1], &p));
-		CHECK(truth >= p.lo_ns && truth < p.hi_ns);
-		bt = (int) pgwt_hist_us_bucket(truth);
-		be = (int) pgwt_hist_us_bucket(p.est_ns);
 		CHECK(abs(bt - be) <= 1);
 	}
 	free(d);
@@ -253,8 +252,8 @@ main(void)
 {
 	test_ns_edges();
 	test_us_edges();
-	check_layout(PGWT_HIST_LAYOUT_NS, "histogram-ns-bounds");
-	check_layout(PGWT_HIST_LAYOUT_US, "histogram-us-bounds");
+	check_layout(true, "histogram-ns-bounds");
+	check_layout(false, "histogram-us-bounds");
 	test_sweep();
 	test_quantile_known();
 	test_quantile_lognormal();
