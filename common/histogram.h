@@ -20,9 +20,10 @@
  * Percentiles (pgwt_hist_quantile): the bucket that holds the wait of
  * rank ceil(q * n) bounds the q-quantile; the estimate inside it
  * interpolates on the log scale by rank, and the smallest and largest wait
- * (where known) clamp both. The error bound is the bucket's: the true
- * value and the estimate lie in the same bucket, a factor of 2 wide (less
- * where min or max cut it).
+ * (where known) clamp both; the rank n (1) is the largest (smallest) wait
+ * itself, so where that is known the answer is exact. The error bound is
+ * the bucket's: the true value and the estimate lie in the same bucket, a
+ * factor of 2 wide (less where min or max cut it).
  *
  * Pure and header-only: the extension (also on its hot path), the tracer,
  * tracefmt and analysis include it.
@@ -166,6 +167,11 @@ pgwt_hist_quantile(const uint64_t *counts, double q,
 			est = (double) out->hi_ns - 1.0;
 		out->est_ns = (uint64_t) est;
 	}
+	/* the wait of rank n is the largest, of rank 1 the smallest: known exactly */
+	if (max_ns != 0 && rank == n)
+		out->est_ns = max_ns;
+	else if (min_ns != 0 && rank == 1 && min_ns >= out->lo_ns && min_ns < out->hi_ns)
+		out->est_ns = min_ns;
 	return true;
 }
 

@@ -160,7 +160,12 @@ test_quantile_known(void)
 	CHECK(pgwt_hist_quantile(ns, 1.0, 200000000, 1500000000, &p));
 	CHECK(p.lo_ns == UINT64_C(1) << 30 && p.hi_ns == 1500000001);
 	CHECK(p.est_ns <= 1500000000 && p.est_ns >= UINT64_C(1) << 30);
-	/* p95: the 11th of 11 waits (ceil(10.45)) */
+	/* p95 and p99: the 11th of 11 waits (ceil(10.45)), the largest: exact */
+	CHECK(pgwt_hist_quantile(ns, 0.95, 0, 1500000000, &p));
+	CHECK(p.est_ns == 1500000000);
+	CHECK(pgwt_hist_quantile(ns, 0.99, 0, 1500000000, &p));
+	CHECK(p.est_ns == 1500000000);
+	/* p95 with no max known: only the bucket */
 	CHECK(pgwt_hist_quantile(ns, 0.95, 0, 0, &p));
 	CHECK(p.lo_ns == UINT64_C(1) << 30 && p.hi_ns == UINT64_C(1) << 31);
 	/* with no min known, p50 still lies in 200 ms's bucket [2^27, 2^28) */
