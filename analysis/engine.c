@@ -493,11 +493,8 @@ window_bill_exact_key(window_agg *wa, key_cache *k, const pgwt_record *r, uint32
 
 	if (counted)
 	{
-		unsigned	b,
-					u;
+		unsigned	b = pgwt_hist_ns_bucket(full_ns);
 
-		pgwt_hist_buckets(full_ns, &b, &u);
-		es->hist_us[u]++;
 		es->hist_ns[b]++;
 		if (wa->key_histograms)
 		{

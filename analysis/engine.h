@@ -154,7 +154,6 @@ typedef struct pgwt_event_stat
 	uint64_t	superseded_samples;
 	/* the part of st's time spent by background processes (never DB time) */
 	uint64_t	background_ns;
-	uint64_t	hist_us[PGWT_HIST_US_BUCKETS];
 	uint64_t	hist_ns[PGWT_HIST_NS_BUCKETS];
 } pgwt_event_stat;
 

@@ -71,10 +71,10 @@ void		pgwt_render_session_event(pgwt_buf *b, const pgwt_render_opts *o,
 void		pgwt_render_session_detail(pgwt_buf *b, const pgwt_render_opts *o,
 									   const pgwt_window_summary *sum, uint32_t pid,
 									   const pgwt_event_rows *rows, pgwt_view_status st);
-/* fine: the 32 power-of-two ns buckets instead of the 16 us buckets */
+/* the buckets of common/histogram.h, with p50/p95/p99 from them */
 void		pgwt_render_histogram(pgwt_buf *b, const pgwt_render_opts *o,
 								  const pgwt_window_summary *sum,
-								  const pgwt_histogram *h, bool fine, pgwt_view_status st);
+								  const pgwt_histogram *h, pgwt_view_status st);
 void		pgwt_render_query_event(pgwt_buf *b, const pgwt_render_opts *o,
 									const pgwt_window_summary *sum,
 									const pgwt_event_rows *rows, pgwt_view_status st);

@@ -262,8 +262,6 @@ pgwt_summary_bill_frame(pgwt_engine *eng, int w, const pgwt_tf_second *s, int64_
 		sum_stat_add(&es->st, &e->st);
 		es->superseded_ns += e->superseded_ns;
 		es->superseded_samples += e->superseded_samples;
-		for (b = 0; b < PGWT_HIST_US_BUCKETS; b++)
-			es->hist_us[b] += e->hist_us[b];
 		for (b = 0; b < PGWT_HIST_NS_BUCKETS; b++)
 			es->hist_ns[b] += e->hist_ns[b];
 		sum_bill_totals(wa, e->event, &e->st);

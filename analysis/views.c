@@ -668,7 +668,6 @@ pgwt_view_histogram(const pgwt_engine *eng, int w, uint32_t event, pgwt_histogra
 	out->waits = es->st.waits;
 	out->completed_ns = es->st.completed_ns;
 	out->max_ns = es->st.max_ns;
-	memcpy(out->us, es->hist_us, sizeof(out->us));
 	memcpy(out->ns, es->hist_ns, sizeof(out->ns));
 	return PGWT_VIEW_OK;
 }

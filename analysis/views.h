@@ -171,7 +171,6 @@ typedef struct pgwt_histogram
 	uint64_t	completed_ns;		/* sum of the waits' lengths */
 	uint64_t	max_ns;
 	uint64_t	sampled_ns;			/* sampled time left out of the buckets */
-	uint64_t	us[PGWT_HIST_US_BUCKETS];
 	uint64_t	ns[PGWT_HIST_NS_BUCKETS];
 } pgwt_histogram;
 

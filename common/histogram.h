@@ -1,18 +1,17 @@
 /*
  * histogram.h
- *		The two wait-duration histogram layouts, their bucket functions and
- *		their bounds, in one place for every tier.
+ *		The wait-duration histogram layout of every view, its bucket
+ *		function and its bounds, in one place for every tier.
  *
- *	ns layout (PGWT_HIST_NS_BUCKETS = 32, log2 of nanoseconds): bucket 0
+ *	Layout (PGWT_HIST_NS_BUCKETS = 32, log2 of nanoseconds): bucket 0
  *		holds waits under 2^10 ns (about 1 us); bucket b (1..30) holds
- *		[2^(9+b), 2^(10+b)) ns; bucket 31 everything from 2^40 ns (about
- *		18 minutes) up. The extension's live aggregates, the analysis
- *		engine and the per-second summaries count in it, and every SQL
- *		histogram shows it.
- *	us layout (PGWT_HIST_US_BUCKETS = 16, log2 of microseconds): bucket 0
- *		holds waits under 1 us; bucket b (1..14) holds [2^(b-1), 2^b) us;
- *		bucket 15 everything from 16.384 ms up. The per-second summaries
- *		carry it too, and pgwt-dump's coarse histogram prints it.
+ *		[2^(9+b), 2^(10+b)) ns; bucket 31, open at the top, everything from
+ *		2^40 ns (about 18 minutes) up. The extension's live aggregates, the
+ *		analysis engine and the per-second summaries count in it; every SQL
+ *		histogram, the tracer's --view histogram and pgwt-dump show it.
+ *		(The per-second summary files also carry a coarser field of 16 us
+ *		buckets for their format's sake, tracefmt/summary_us.h; no view
+ *		shows it.)
  *
  * Bounds are in ns, lower inclusive, upper exclusive; the last bucket's
  * upper bound is PGWT_HIST_UNBOUNDED. Display in microseconds goes through
@@ -21,9 +20,10 @@
  * Percentiles (pgwt_hist_quantile): the bucket that holds the wait of
  * rank ceil(q * n) bounds the q-quantile; the estimate inside it
  * interpolates on the log scale by rank, and the smallest and largest wait
- * (where known) clamp both. The error bound is the bucket's: a factor of 2
- * in the ns layout (less where min or max cut the bucket); a view states
- * it by showing the bounds.
+ * (where known) clamp both; the rank n (1) is the largest (smallest) wait
+ * itself, so where that is known the answer is exact. The error bound is
+ * the bucket's: the true value and the estimate lie in the same bucket, a
+ * factor of 2 wide (less where min or max cut it).
  *
  * Pure and header-only: the extension (also on its hot path), the tracer,
  * tracefmt and analysis include it.
@@ -35,19 +35,12 @@
 #include <stdint.h>
 
 #define PGWT_HIST_NS_BUCKETS	32
-#define PGWT_HIST_US_BUCKETS	16
 #define PGWT_HIST_UNBOUNDED		UINT64_MAX
 
 /* first bound of the ns layout: 2^10 ns */
 #define PGWT_HIST_NS_FIRST_SHIFT 10
 
-typedef enum pgwt_hist_layout
-{
-	PGWT_HIST_LAYOUT_NS,		/* 32 log2 ns buckets */
-	PGWT_HIST_LAYOUT_US			/* 16 log2 us buckets */
-} pgwt_hist_layout;
-
-/* ns layout: bucket of a duration. */
+/* Bucket of a duration. */
 static inline unsigned
 pgwt_hist_ns_bucket(uint64_t ns)
 {
@@ -62,49 +55,7 @@ pgwt_hist_ns_bucket(uint64_t ns)
 	return b < PGWT_HIST_NS_BUCKETS ? b : PGWT_HIST_NS_BUCKETS - 1;
 }
 
-/* us layout: bucket of a duration (no division: it runs once per wait). */
-static inline unsigned
-pgwt_hist_us_bucket(uint64_t ns)
-{
-	unsigned	lg,
-				b;
-
-	if (ns < 1000)
-		return 0;
-	if (ns >= (UINT64_C(1000) << (PGWT_HIST_US_BUCKETS - 2)))
-		return PGWT_HIST_US_BUCKETS - 1;
-
-	/*
-	 * ns in [2^lg, 2^(lg+1)) holds at most one bound 1000 * 2^(b-1), so b
-	 * is lg - 8 or lg - 9.
-	 */
-	lg = (unsigned) (63 - __builtin_clzll(ns));
-	b = lg - 8;
-	if (ns < (UINT64_C(1000) << (b - 1)))
-		b--;
-	return b;
-}
-
-/*
- * Both layouts' buckets of one duration from one count of leading zeros,
- * for a reader that fills both per wait (the analysis engine). With the
- * low 10 bits set, lg >= 9 and the us bucket is lg - 8, or lg - 9 below
- * the bound 1000 * 2^(lg - 9): that puts ns < 1000 in bucket 0 and
- * [1000, 1024) in bucket 1, as pgwt_hist_us_bucket does. Where lg - 9
- * reaches 54 the bound wraps, but b is then past the clamp either way.
- */
-static inline void
-pgwt_hist_buckets(uint64_t ns, unsigned *ns_bucket, unsigned *us_bucket)
-{
-	unsigned	lg = (unsigned) (63 - __builtin_clzll(ns | ((UINT64_C(1) << PGWT_HIST_NS_FIRST_SHIFT) - 1)));
-	unsigned	b = lg - (PGWT_HIST_NS_FIRST_SHIFT - 1);
-	unsigned	u = lg - 8 - (ns < (UINT64_C(1000) << (lg - 9)));
-
-	*ns_bucket = b < PGWT_HIST_NS_BUCKETS ? b : PGWT_HIST_NS_BUCKETS - 1;
-	*us_bucket = u < PGWT_HIST_US_BUCKETS ? u : PGWT_HIST_US_BUCKETS - 1;
-}
-
-/* ns layout: bounds of bucket b in ns. */
+/* Bounds of bucket b in ns. */
 static inline void
 pgwt_hist_ns_bounds(unsigned b, uint64_t *lo_ns, uint64_t *hi_ns)
 {
@@ -113,39 +64,39 @@ pgwt_hist_ns_bounds(unsigned b, uint64_t *lo_ns, uint64_t *hi_ns)
 		UINT64_C(1) << (PGWT_HIST_NS_FIRST_SHIFT + b);
 }
 
-/* us layout: bounds of bucket b in ns. */
-static inline void
-pgwt_hist_us_bounds(unsigned b, uint64_t *lo_ns, uint64_t *hi_ns)
-{
-	*lo_ns = b == 0 ? 0 : (UINT64_C(1) << (b - 1)) * 1000;
-	*hi_ns = b >= PGWT_HIST_US_BUCKETS - 1 ? PGWT_HIST_UNBOUNDED :
-		(UINT64_C(1) << b) * 1000;
-}
-
-static inline unsigned
-pgwt_hist_nbuckets(pgwt_hist_layout layout)
-{
-	return layout == PGWT_HIST_LAYOUT_NS ? PGWT_HIST_NS_BUCKETS : PGWT_HIST_US_BUCKETS;
-}
-
 /*
  * Bounds of bucket b for display, in microseconds (lower inclusive, upper
  * exclusive): false when the bucket has no upper bound (the last one; SQL
  * shows NULL), with *hi_us set to 0.
  */
 static inline bool
-pgwt_hist_bounds_us(pgwt_hist_layout layout, unsigned b, double *lo_us, double *hi_us)
+pgwt_hist_bounds_us(unsigned b, double *lo_us, double *hi_us)
 {
 	uint64_t	lo,
 				hi;
 
-	if (layout == PGWT_HIST_LAYOUT_NS)
-		pgwt_hist_ns_bounds(b, &lo, &hi);
-	else
-		pgwt_hist_us_bounds(b, &lo, &hi);
+	pgwt_hist_ns_bounds(b, &lo, &hi);
 	*lo_us = (double) lo / 1e3;
 	*hi_us = hi == PGWT_HIST_UNBOUNDED ? 0 : (double) hi / 1e3;
 	return hi != PGWT_HIST_UNBOUNDED;
+}
+
+/*
+ * The percentiles every event view shows (p50, p95, p99), i = 0..2: the
+ * one list the SQL columns and the CLI and dump tables share.
+ */
+#define PGWT_HIST_NPCTS 3
+
+static inline double
+pgwt_hist_pct_q(unsigned i)
+{
+	return i == 0 ? 0.50 : i == 1 ? 0.95 : 0.99;
+}
+
+static inline const char *
+pgwt_hist_pct_name(unsigned i)
+{
+	return i == 0 ? "p50" : i == 1 ? "p95" : "p99";
 }
 
 /* What a percentile is known to: an estimate inside [lo_ns, hi_ns). */
@@ -157,15 +108,15 @@ typedef struct pgwt_hist_pct
 } pgwt_hist_pct;
 
 /*
- * The q-quantile (0 < q <= 1) of the waits counted in the nbuckets
- * counts of layout, clamped by the smallest and largest wait when known
+ * The q-quantile (0 < q <= 1) of the waits counted in the
+ * PGWT_HIST_NS_BUCKETS counts, clamped by the smallest and largest wait when known
  * (max_ns 0: unknown). False when no wait is counted or q is out of range.
  */
 static inline bool
-pgwt_hist_quantile(pgwt_hist_layout layout, const uint64_t *counts, double q,
+pgwt_hist_quantile(const uint64_t *counts, double q,
 				   uint64_t min_ns, uint64_t max_ns, pgwt_hist_pct *out)
 {
-	unsigned	nb = pgwt_hist_nbuckets(layout);
+	const unsigned nb = PGWT_HIST_NS_BUCKETS;
 	uint64_t	n = 0,
 				rank,
 				before = 0;
@@ -188,10 +139,7 @@ pgwt_hist_quantile(pgwt_hist_layout layout, const uint64_t *counts, double q,
 	}
 	if (b >= nb)
 		b = nb - 1;
-	if (layout == PGWT_HIST_LAYOUT_NS)
-		pgwt_hist_ns_bounds(b, &out->lo_ns, &out->hi_ns);
-	else
-		pgwt_hist_us_bounds(b, &out->lo_ns, &out->hi_ns);
+	pgwt_hist_ns_bounds(b, &out->lo_ns, &out->hi_ns);
 	if (max_ns != 0)
 	{
 		/* the known extremes cut the bucket: the answer lies between them */
@@ -219,6 +167,11 @@ pgwt_hist_quantile(pgwt_hist_layout layout, const uint64_t *counts, double q,
 			est = (double) out->hi_ns - 1.0;
 		out->est_ns = (uint64_t) est;
 	}
+	/* the wait of rank n is the largest, of rank 1 the smallest: known exactly */
+	if (max_ns != 0 && rank == n)
+		out->est_ns = max_ns;
+	else if (min_ns != 0 && rank == 1 && min_ns >= out->lo_ns && min_ns < out->hi_ns)
+		out->est_ns = min_ns;
 	return true;
 }
 

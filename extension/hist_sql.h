@@ -19,6 +19,13 @@
  *		history twins) carry the same buckets as one column, histogram
  *		bigint[32], element b+1 = waits in bucket b (pgwt_hist_array).
  *
+ *		Every event view (system, session, query; live and history) ends
+ *		with p50_us, p95_us, p99_us (0.8): estimates from those buckets cut
+ *		at the largest wait (pgwt_hist_quantile). The bound is the bucket's:
+ *		the true percentile lies in the bucket [2^k, 2^(k+1)) ns that holds
+ *		the value shown, a factor of 2. NULL where the row has no exact wait
+ *		(the sampler's rows, sampled history).
+ *
  * Server code (Datum, tuplestore), header-only; no shared state.
  */
 #ifndef PGWT_HIST_SQL_H
@@ -55,7 +62,7 @@ pgwt_hist_put_row(ReturnSetInfo *rsinfo, const char *type, const char *name,
 	v[1] = name ? CStringGetTextDatum(name) : (Datum) 0;
 	nulls[1] = name == NULL;
 	v[2] = Int32GetDatum((int32) b);
-	nulls[4] = !pgwt_hist_bounds_us(PGWT_HIST_LAYOUT_NS, b, &lo_us, &hi_us);
+	nulls[4] = !pgwt_hist_bounds_us(b, &lo_us, &hi_us);
 	v[3] = Float8GetDatum(lo_us);
 	v[4] = Float8GetDatum(hi_us);
 	v[5] = Int64GetDatum((int64) n);
@@ -75,6 +82,32 @@ pgwt_hist_array(const uint64 *counts)
 	/* construct_array_builtin() is 16+; int8's storage spelled out for 15 */
 	return PointerGetDatum(construct_array(elems, PGWT_HIST_NS_BUCKETS, INT8OID,
 										   sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+}
+
+/* columns of p50_us, p95_us, p99_us */
+#define PGWT_PCT_SQL_COLS PGWT_HIST_NPCTS
+
+/*
+ * p50_us, p95_us, p99_us from column col on, from the 32 ns buckets of
+ * one row (NULL: no exact wait, all three NULL) cut at its largest wait
+ * (0: unknown). Returns the next column.
+ */
+static inline int
+pgwt_hist_pct_columns(Datum *v, bool *n, int col, const uint64 *counts, uint64 max_ns)
+{
+	for (unsigned i = 0; i < PGWT_HIST_NPCTS; i++)
+	{
+		pgwt_hist_pct p;
+
+		if (counts != NULL && pgwt_hist_quantile(counts, pgwt_hist_pct_q(i), 0, max_ns, &p))
+		{
+			v[col + i] = Float8GetDatum(pgwt_us_of_ns((double) p.est_ns));
+			n[col + i] = false;
+		}
+		else
+			n[col + i] = true;
+	}
+	return col + PGWT_HIST_NPCTS;
 }
 
 #endif							/* PGWT_HIST_SQL_H */

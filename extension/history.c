@@ -507,7 +507,8 @@ pgwt_history_time_model(PG_FUNCTION_ARGS)
  * The event columns every event function shares, from column o on:
  * wait_event_type, wait_event, waits, total_ms, avg_us, max_us,
  * pct_db_time, fidelity; then, with_hist, histogram bigint[32] (NULL when
- * no exact wait of the key ended in the range). Returns the next column.
+ * no exact wait of the key ended in the range); then p50_us, p95_us,
+ * p99_us from the same buckets (hist_sql.h). Returns the next column.
  */
 static int
 hist_event_columns(const pgwt_names *dn, const pgwt_event_row *r, Datum *v, bool *n, int o,
@@ -538,13 +539,16 @@ hist_event_columns(const pgwt_names *dn, const pgwt_event_row *r, Datum *v, bool
 	else
 		n[o + 6] = true;
 	v[o + 7] = CStringGetTextDatum(pgwt_fidelity_name(r->fidelity));
-	if (!with_hist)
-		return o + 8;
-	if (r->hist_ns != NULL)
-		v[o + 8] = pgwt_hist_array(r->hist_ns);
-	else
-		n[o + 8] = true;
-	return o + 9;
+	o += 8;
+	if (with_hist)
+	{
+		if (r->hist_ns != NULL)
+			v[o] = pgwt_hist_array(r->hist_ns);
+		else
+			n[o] = true;
+		o++;
+	}
+	return pgwt_hist_pct_columns(v, n, o, r->max_known ? r->hist_ns : NULL, r->max_ns);
 }
 
 /*
@@ -598,8 +602,8 @@ hist_event_rows(FunctionCallInfo fcinfo, HistView kind, bool with_query)
 	for (size_t i = 0; i < h->res.events.n; i++)
 	{
 		const pgwt_event_row *r = &h->res.events.rows[i];
-		Datum		v[10];
-		bool		n[10] = {false};
+		Datum		v[10 + PGWT_PCT_SQL_COLS];
+		bool		n[10 + PGWT_PCT_SQL_COLS] = {false};
 		int			o = 0;
 
 		/* event rows are waits; a query's CPU* is kept (only a trace knows it) */
@@ -619,7 +623,8 @@ hist_event_rows(FunctionCallInfo fcinfo, HistView kind, bool with_query)
 	return (Datum) 0;
 }
 
-/* (wait_event_type, wait_event, waits, total_ms, avg_us, max_us, pct_db_time, fidelity) */
+/* (wait_event_type, wait_event, waits, total_ms, avg_us, max_us, pct_db_time, fidelity,
+ * p50_us, p95_us, p99_us) */
 Datum
 pgwt_history_system_event(PG_FUNCTION_ARGS)
 {
@@ -650,15 +655,15 @@ pgwt_history_session_event(PG_FUNCTION_ARGS)
 	for (size_t i = 0; i < h->res.events.n; i++)
 	{
 		const pgwt_event_row *r = &h->res.events.rows[i];
-		Datum		v[15];
-		bool		n[15] = {false};
+		Datum		v[15 + PGWT_PCT_SQL_COLS];
+		bool		n[15 + PGWT_PCT_SQL_COLS] = {false};
 		int			col;
 
 		if (!r->other && !pgwt_event_is_wait(r->event))
 			continue;
 		col = hist_session_columns(h->eng, r->pid, r->other, r->exited, v, n);
 		col = hist_event_columns(&h->names, r, v, n, col, true);
-		Assert(col == 15);
+		Assert(col == 15 + PGWT_PCT_SQL_COLS);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, n);
 	}
 	hist_hold_done(h);

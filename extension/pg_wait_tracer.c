@@ -36,7 +36,7 @@
 
 PG_MODULE_MAGIC;
 
-#define PGWT_LIBRARY_VERSION "0.7"
+#define PGWT_LIBRARY_VERSION "0.8"
 
 bool		pgwt_loaded_at_startup = false;
 

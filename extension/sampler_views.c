@@ -29,6 +29,7 @@
 #include "utils/wait_event.h"
 
 #include "common/units.h"
+#include "extension/hist_sql.h"
 #include "extension/sampler.h"
 #include "extension/session_sql.h"
 
@@ -148,8 +149,8 @@ pgwt_sampler_system_event(ReturnSetInfo *rsinfo)
 	{
 		PgwtSampleEntry *e = &pgwt_table_rows(t)[i];
 		PgwtSampleEntry *twin;
-		Datum		values[8];
-		bool		nulls[8] = {false};
+		Datum		values[8 + PGWT_PCT_SQL_COLS];
+		bool		nulls[8 + PGWT_PCT_SQL_COLS] = {false};
 		uint64		fg_ns,
 					bg_ns;
 
@@ -165,6 +166,7 @@ pgwt_sampler_system_event(ReturnSetInfo *rsinfo)
 			nulls[6] = true;
 		else if (!nulls[6])
 			values[6] = Float8GetDatum(pgwt_pct(fg_ns, db_ns));
+		pgwt_hist_pct_columns(values, nulls, 8, NULL, 0);	/* no durations */
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	pfree(t);
@@ -320,8 +322,8 @@ pgwt_sampler_session_event(ReturnSetInfo *rsinfo)
 	for (i = 0; i < t->size; i++)
 	{
 		PgwtSampleEntry *e = &pgwt_table_rows(t)[i];
-		Datum		values[15];
-		bool		nulls[15] = {false};
+		Datum		values[15 + PGWT_PCT_SQL_COLS];
+		bool		nulls[15 + PGWT_PCT_SQL_COLS] = {false};
 		int			col;
 
 		if (!e->used || e->key.event == PGWT_SAMPLE_CPU_EVENT || e->samples == 0 ||
@@ -332,6 +334,7 @@ pgwt_sampler_session_event(ReturnSetInfo *rsinfo)
 										 pgwt_sampler_db_ns(t, e->key.id, e->key.id2, true));
 		nulls[col] = true;		/* histogram: exact data only */
 		Assert(col == 14);
+		pgwt_hist_pct_columns(values, nulls, col + 1, NULL, 0);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	pfree(procs);
@@ -526,8 +529,8 @@ pgwt_sampler_query_event(ReturnSetInfo *rsinfo)
 	for (i = 0; i < n; i++)
 	{
 		PgwtSampledQueryRow r = rows[i];
-		Datum		values[10];
-		bool		nulls[10] = {false};
+		Datum		values[10 + PGWT_PCT_SQL_COLS];
+		bool		nulls[10 + PGWT_PCT_SQL_COLS] = {false};
 		int			col;
 
 		/* rows of several roles that look the same: one row */
@@ -540,6 +543,7 @@ pgwt_sampler_query_event(ReturnSetInfo *rsinfo)
 		col = pgwt_sampler_event_columns(values, nulls, 1, r.event, r.time_ns, 0);
 		nulls[col] = true;		/* histogram: exact data only */
 		Assert(col == 9);
+		pgwt_hist_pct_columns(values, nulls, col + 1, NULL, 0);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	pfree(rows);

@@ -279,13 +279,15 @@ pgwt_system_event(PG_FUNCTION_ARGS)
 		for (i = 0; i < PGWT_SNAP_EVENTS; i++)
 		{
 			const PgwtEventStat *row = &snap.all[i];
-			Datum		values[8];
-			bool		nulls[8] = {false};
+			Datum		values[8 + PGWT_PCT_SQL_COLS];
+			bool		nulls[8 + PGWT_PCT_SQL_COLS] = {false};
+			int			col;
 
 			if (row->event == 0 || row->agg.count == 0)
 				continue;
-			pgwt_event_columns(values, nulls, 0, row->event, &row->agg,
-							   pgwt_snap_foreground_ns(&snap, row), db_ns);
+			col = pgwt_event_columns(values, nulls, 0, row->event, &row->agg,
+									 pgwt_snap_foreground_ns(&snap, row), db_ns);
+			pgwt_hist_pct_columns(values, nulls, col, row->agg.hist, row->agg.max_ns);
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		}
 		pgwt_system_snapshot_free(&snap);
@@ -513,8 +515,8 @@ pgwt_session_event(PG_FUNCTION_ARGS)
 				pgwt_session_time_ns(copy->events, PGWT_SLOT_EVENTS, copy->cpu_ns) : 0;
 			for (j = 0; j < PGWT_SLOT_EVENTS; j++)
 			{
-				Datum		values[15];
-				bool		nulls[15] = {false};
+				Datum		values[15 + PGWT_PCT_SQL_COLS];
+				bool		nulls[15 + PGWT_PCT_SQL_COLS] = {false};
 				PgwtEventStat *e = &copy->events[j];
 				int			col;
 
@@ -525,6 +527,7 @@ pgwt_session_event(PG_FUNCTION_ARGS)
 										 e->agg.total_ns, db_ns);
 				values[col] = pgwt_hist_array(e->agg.hist);
 				Assert(col == 14);
+				pgwt_hist_pct_columns(values, nulls, col + 1, e->agg.hist, e->agg.max_ns);
 				tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 			}
 		}
@@ -727,8 +730,8 @@ pgwt_query_event(PG_FUNCTION_ARGS)
 			qsort(q, n, sizeof(PgwtQueryEntry), pgwt_query_row_cmp);
 		for (i = 0; i < n; i++)
 		{
-			Datum		values[10];
-			bool		nulls[10] = {false};
+			Datum		values[10 + PGWT_PCT_SQL_COLS];
+			bool		nulls[10 + PGWT_PCT_SQL_COLS] = {false};
 			PgwtAgg		agg = q[i].agg;
 			int			col;
 
@@ -742,6 +745,7 @@ pgwt_query_event(PG_FUNCTION_ARGS)
 			col = pgwt_event_columns(values, nulls, 1, q[i].key.event, &agg, 0, 0);
 			values[col] = pgwt_hist_array(agg.hist);
 			Assert(col == 9);
+			pgwt_hist_pct_columns(values, nulls, col + 1, agg.hist, agg.max_ns);
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		}
 		if (q)

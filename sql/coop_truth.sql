@@ -142,4 +142,34 @@ FROM pgwt_session_time t WHERE t.pid = pg_backend_pid();
 -- a background process has no DB time, but its own CPU* and waits
 SELECT count(*) > 0 AS checkpointer_shown, bool_and(db_time_ms IS NULL) AS no_db_time
 FROM pgwt_session_time WHERE backend_type = 'checkpointer';
+-- Percentiles, known truth: ten 0.2 s sleeps and one of 1.5 s. In every
+-- event view p50_us lies in the bucket of 200 ms, [134.2 ms, 268.4 ms) (a
+-- sleep that overshoots on a loaded machine may reach the next bucket, up
+-- to 536.9 ms), and p99_us is the largest wait itself (rank 11 of 11: its
+-- value is known exactly), at least the nominal 1.5 s.
+SELECT pgwt_reset_all();
+SELECT pg_sleep(0.2);
+SELECT pg_sleep(0.2);
+SELECT pg_sleep(0.2);
+SELECT pg_sleep(0.2);
+SELECT pg_sleep(0.2);
+SELECT pg_sleep(0.2);
+SELECT pg_sleep(0.2);
+SELECT pg_sleep(0.2);
+SELECT pg_sleep(0.2);
+SELECT pg_sleep(0.2);
+SELECT pg_sleep(1.5);
+SELECT v.view, v.p50_us >= 134217.728 AND v.p50_us < 536870.912 AS p50_in_200ms_bucket,
+       v.p99_us = v.max_us AS p99_is_max, v.max_us >= 1500000 AS max_at_least_1500ms,
+       v.max_us < 2147483.648 AS max_in_1500ms_bucket
+FROM (SELECT 'system' AS view, p50_us, p99_us, max_us FROM pgwt_system_event
+      WHERE wait_event = 'PgSleep'
+      UNION ALL
+      SELECT 'session', p50_us, p99_us, max_us FROM pgwt_session_event
+      WHERE pid = pg_backend_pid() AND wait_event = 'PgSleep'
+      UNION ALL
+      SELECT 'query', q.p50_us, q.p99_us, q.max_us FROM pgwt_query_event q
+      JOIN pg_stat_statements s ON s.queryid = q.query_id
+      WHERE q.wait_event = 'PgSleep' AND s.query LIKE 'SELECT pg_sleep%') v
+ORDER BY v.view;
 \endif

@@ -14,6 +14,12 @@ SELECT proname, array_to_string(proargnames[4:], ', ') AS result_columns FROM pg
 WHERE proname IN ('pgwt_history_time_model', 'pgwt_history_session_event',
                   'pgwt_history_session_time', 'pgwt_history_query_event')
 ORDER BY proname;
+-- ... and every event view its percentiles (0.8)
+SELECT c.relname, string_agg(a.attname, ', ' ORDER BY a.attnum) AS percentile_columns
+FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid
+WHERE c.relname IN ('pgwt_system_event', 'pgwt_session_event', 'pgwt_query_event')
+  AND a.attname IN ('p50_us', 'p95_us', 'p99_us')
+GROUP BY c.relname ORDER BY c.relname;
 SELECT count(*) AS views FROM pg_views
 WHERE viewname IN ('pgwt_status', 'pgwt_system_event', 'pgwt_session_event',
                    'pgwt_event_histogram', 'pgwt_query_event', 'pgwt_time_model',

@@ -19,6 +19,7 @@
 #define PGWT_TRACEFMT_SUMMARY_H
 
 #include "common/histogram.h"
+#include "tracefmt/summary_us.h"
 #include "tracefmt/tracefmt.h"
 
 #define PGWT_TF_SUM_MAGIC		0x53574750u	/* "PGWS" little-endian */
@@ -67,7 +68,7 @@ typedef struct pgwt_tf_sum_event
 	pgwt_tf_sum_stat st;
 	uint64_t	superseded_ns;	/* samples inside an escalation window */
 	uint64_t	superseded_samples;
-	uint64_t	hist_us[PGWT_HIST_US_BUCKETS];
+	uint64_t	hist_us[PGWT_TF_US_BUCKETS];
 	uint64_t	hist_ns[PGWT_HIST_NS_BUCKETS];
 } pgwt_tf_sum_event;
 

@@ -561,7 +561,7 @@ sb_merge_minute(sb_second *m, const pgwt_tf_second *s)
 		sb_stat_add(&me->st, &e->st);
 		me->superseded_ns += e->superseded_ns;
 		me->superseded_samples += e->superseded_samples;
-		for (k = 0; k < PGWT_HIST_US_BUCKETS; k++)
+		for (k = 0; k < PGWT_TF_US_BUCKETS; k++)
 			me->hist_us[k] += e->hist_us[k];
 		for (k = 0; k < PGWT_HIST_NS_BUCKETS; k++)
 			me->hist_ns[k] += e->hist_ns[k];
@@ -750,7 +750,7 @@ sb_add_transition(pgwt_tf_sum_builder *b, sb_second *x, const pgwt_record *r)
 	if ((e = sb_event(x, ev)) != NULL)
 	{
 		sb_stat_exact(&e->st, ns, r->duration_ns);
-		e->hist_us[pgwt_hist_us_bucket(r->duration_ns)]++;
+		e->hist_us[pgwt_tf_us_bucket(r->duration_ns)]++;
 		e->hist_ns[pgwt_hist_ns_bucket(r->duration_ns)]++;
 	}
 	else

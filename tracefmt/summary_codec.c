@@ -18,7 +18,7 @@ size_t
 pgwt_tf_second_encoded_max(const pgwt_tf_second *s)
 {
 	return 8 + 10 + 10 * 10 + 1 + 20 + 3 * SB_STAT_MAX + 6 * 10 +
-		(size_t) s->nevents * (4 + SB_STAT_MAX + 20 + 10 + PGWT_HIST_US_BUCKETS * 10 +
+		(size_t) s->nevents * (4 + SB_STAT_MAX + 20 + 10 + PGWT_TF_US_BUCKETS * 10 +
 							   10 + PGWT_HIST_NS_BUCKETS * 10) +
 		(size_t) s->npids * (4 + 10) +
 		(size_t) s->nqueries * 8 +
@@ -115,7 +115,7 @@ pgwt_tf_second_encode(const pgwt_tf_second *s, uint8_t *out)
 		p += sb_put_stat(p, &e->st);
 		p += tf_put_leb(p, e->superseded_ns);
 		p += tf_put_leb(p, e->superseded_samples);
-		p += sb_put_hist(p, e->hist_us, PGWT_HIST_US_BUCKETS);
+		p += sb_put_hist(p, e->hist_us, PGWT_TF_US_BUCKETS);
 		p += sb_put_hist(p, e->hist_ns, PGWT_HIST_NS_BUCKETS);
 	}
 	p += tf_put_leb(p, s->npids);
@@ -381,7 +381,7 @@ sb_get_tables(sb_in *in, pgwt_tf_second_buf *buf)
 		sb_get_stat(in, &e->st);
 		e->superseded_ns = sb_leb(in);
 		e->superseded_samples = sb_leb(in);
-		sb_get_hist(in, e->hist_us, PGWT_HIST_US_BUCKETS);
+		sb_get_hist(in, e->hist_us, PGWT_TF_US_BUCKETS);
 		sb_get_hist(in, e->hist_ns, PGWT_HIST_NS_BUCKETS);
 	}
 	s->pids = sb_count(in, &s->npids, 5, s->pids, &buf->cap_pids, sizeof(*s->pids));

@@ -143,9 +143,9 @@ typedef struct pgwt_options
 	int			replay;
 	int			accept_damaged;	/* replay: damaged input is no failure */
 	int			check_exact;	/* run the exact tier's self-test, then exit */
-	int			fine;			/* histogram: the 32 log2 ns buckets of
-								 * common/histogram.h, as SQL and
-								 * pgwt-dump --fine show them */
+	int			fine;			/* --fine: accepted and ignored; every
+								 * histogram has the one layout of
+								 * common/histogram.h */
 	const char *from;
 	const char *to;
 	int			verbose;

@@ -150,7 +150,7 @@ out_render_window(pgwt_output *o, const pgwt_engine *eng, int w,
 				pgwt_histogram h;
 
 				st = pgwt_view_histogram(eng, w, vo->event, &h);
-				pgwt_render_histogram(b, ro, &sum, &h, o->opts->fine, st);
+				pgwt_render_histogram(b, ro, &sum, &h, st);
 				break;
 			}
 		case PGWT_VIEW_ACTIVE:

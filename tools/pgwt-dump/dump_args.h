@@ -50,7 +50,7 @@ typedef struct dump_args
 	bool		has_query;
 	uint64_t	query_id;
 	size_t		limit;
-	bool		fine;
+	bool		fine;			/* --fine: accepted, no effect (one layout) */
 	int			pg_major;			/* 0 = from the file header */
 	bool		accept_damaged;		/* damaged input is no failure */
 	int			only_kind;			/* -1 = all, else a pgwt_rec_kind */

@@ -452,7 +452,7 @@ dump_render(pgwt_buf *b, const dump_args *a, const pgwt_engine *eng, int w,
 		pgwt_histogram h;
 		pgwt_view_status st = pgwt_view_histogram(eng, w, event, &h);
 
-		pgwt_render_histogram(b, &ro, &sum, &h, a->fine, st);
+		pgwt_render_histogram(b, &ro, &sum, &h, st);
 	}
 	dump_render_exact(b, a, eng, w, &ro, &vo, &sum);
 }

@@ -133,7 +133,7 @@ test_clip_through_engine(void)
 	EXPECT(pgwt_view_histogram(e, 0, EV_PGSLEEP, &h) == PGWT_VIEW_OK);
 	EXPECT_U64(h.waits, 2);
 	EXPECT_U64(h.completed_ns, 3599 * MS);
-	EXPECT_U64(h.us[PGWT_HIST_US_BUCKETS - 1], 2);
+	EXPECT_U64(h.ns[pgwt_hist_ns_bucket(2599 * MS)] + h.ns[pgwt_hist_ns_bucket(1000 * MS)], 2);
 	pgwt_event_rows_free(&rows);
 	pgwt_engine_free(e);
 }

@@ -74,8 +74,8 @@ test_json(void)
 				  "\"exact_ns\":2000000000,\"sampled_ns\":0,\"avg_ns\":200000000,\"max_ns\":200000000,") != NULL);
 	/* percentiles: the bucket of 200 ms, cut at the largest wait */
 	EXPECT(strstr(b.data, "\"max_ns\":200000000,\"p50_ns\":160604952,\"p50_lo_ns\":134217728,\"p50_hi_ns\":200000001,"
-				  "\"p95_ns\":196050968,\"p95_lo_ns\":134217728,\"p95_hi_ns\":200000001,"
-				  "\"p99_ns\":196050968,\"p99_lo_ns\":134217728,\"p99_hi_ns\":200000001,"
+				  "\"p95_ns\":200000000,\"p95_lo_ns\":134217728,\"p95_hi_ns\":200000001,"
+				  "\"p99_ns\":200000000,\"p99_lo_ns\":134217728,\"p99_hi_ns\":200000001,"
 				  "\"pct_db\":98.5222}") != NULL);
 	EXPECT(strstr(b.data, "\"event\":\"IO:DataFileRead\",\"event_id\":167772177,\"other\":false,\"idle\":false,"
 				  "\"fidelity\":\"sampled\",\"waits\":null,\"exact_waits\":0,\"total_ns\":30000000,") != NULL);
@@ -92,17 +92,24 @@ test_json(void)
 
 	st = pgwt_view_histogram(e, 0, 0x0A000011, &h);
 	EXPECT(st == PGWT_VIEW_REQUIRES_EXACT);
-	pgwt_render_histogram(&b, &o, &sum, &h, false, st);
+	pgwt_render_histogram(&b, &o, &sum, &h, st);
 	EXPECT(strstr(b.data, "\"status\":\"requires_exact\"") != NULL);
 	EXPECT(strstr(b.data, "\"buckets\":null") != NULL);
 	pgwt_buf_free(&b);
 
 	st = pgwt_view_histogram(e, 0, 0x09000002, &h);
-	pgwt_render_histogram(&b, &o, &sum, &h, false, st);
-	EXPECT(strstr(b.data, "{\"lo_ns\":16384000,\"hi_ns\":null,\"waits\":10}") != NULL);
-	pgwt_buf_free(&b);
-	pgwt_render_histogram(&b, &o, &sum, &h, true, st);
+	/* one layout, by default: 200 ms in [2^27, 2^28) ns, the open top bucket
+	 * from 2^40 ns, and p50 within 200 ms's bucket */
+	pgwt_render_histogram(&b, &o, &sum, &h, st);
+	EXPECT(strstr(b.data, "\"buckets_unit\":\"log2_ns\"") != NULL);
 	EXPECT(strstr(b.data, "{\"lo_ns\":134217728,\"hi_ns\":268435456,\"waits\":10}") != NULL);
+	EXPECT(strstr(b.data, "{\"lo_ns\":1099511627776,\"hi_ns\":null,\"waits\":0}") != NULL);
+	EXPECT(strstr(b.data, "\"p50_lo_ns\":134217728,\"p50_hi_ns\":200000001") != NULL);
+	pgwt_buf_free(&b);
+	o.format = PGWT_OUT_TEXT;
+	pgwt_render_histogram(&b, &o, &sum, &h, st);
+	EXPECT(strstr(b.data, "134 ms-268 ms") != NULL);
+	EXPECT(strstr(b.data, "K us") == NULL);
 	pgwt_buf_free(&b);
 	pgwt_engine_free(e);
 }
@@ -129,7 +136,7 @@ test_csv_and_text(void)
 		EXPECT(strncmp(b.data, hdr, strlen(hdr)) == 0);
 	}
 	EXPECT(strstr(b.data, "\nall,exact,Timeout:PgSleep,10,2000000000,200000000,200000000,98.5222,ok,"
-				  "160604952,196050968,196050968\n") != NULL);
+				  "160604952,200000000,200000000\n") != NULL);
 	EXPECT(strstr(b.data, "\nall,sampled,IO:DataFileRead,,30000000,,,1.4778,ok,,,\n") != NULL);
 	pgwt_buf_free(&b);
 

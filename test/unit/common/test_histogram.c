@@ -1,8 +1,9 @@
 /*
  * test_histogram.c
  *		Unit tests of the one histogram definition (common/histogram.h):
- *		the bucket edges of both layouts, every bucket's bounds against its
- *		bucket function, and the bounds shown in microseconds. Runs without
+ *		the bucket edges of its layout (and of the summary file's coarse
+ *		us field, tracefmt/summary_us.h), every bucket's bounds against its
+ *		bucket function, the bounds shown in microseconds, and percentiles. Runs without
  *		a server under ASan+UBSan (extension/test.mk, test/suites/44-ext-unit).
  *		Prints one PASS/FAIL line per test; exits non-zero on any failure.
  */
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "common/histogram.h"
+#include "tracefmt/summary_us.h"
 
 static int	hist_failures = 0;
 
@@ -46,22 +48,22 @@ test_ns_edges(void)
 	hist_report("histogram-ns-edges", ok);
 }
 
-/* Edges of the 16-bucket us layout. */
+/* Edges of the summary file's 16 us buckets. */
 static void
 test_us_edges(void)
 {
 	int			ok = 1;
 
-	CHECK(pgwt_hist_us_bucket(0) == 0);
-	CHECK(pgwt_hist_us_bucket(999) == 0);
-	CHECK(pgwt_hist_us_bucket(1000) == 1);
-	CHECK(pgwt_hist_us_bucket(1999) == 1);
-	CHECK(pgwt_hist_us_bucket(2000) == 2);
-	CHECK(pgwt_hist_us_bucket(1023999) == 10);
-	CHECK(pgwt_hist_us_bucket(1024000) == 11);
-	CHECK(pgwt_hist_us_bucket(16383999) == 14);
-	CHECK(pgwt_hist_us_bucket(16384000) == 15);
-	CHECK(pgwt_hist_us_bucket(UINT64_MAX) == 15);
+	CHECK(pgwt_tf_us_bucket(0) == 0);
+	CHECK(pgwt_tf_us_bucket(999) == 0);
+	CHECK(pgwt_tf_us_bucket(1000) == 1);
+	CHECK(pgwt_tf_us_bucket(1999) == 1);
+	CHECK(pgwt_tf_us_bucket(2000) == 2);
+	CHECK(pgwt_tf_us_bucket(1023999) == 10);
+	CHECK(pgwt_tf_us_bucket(1024000) == 11);
+	CHECK(pgwt_tf_us_bucket(16383999) == 14);
+	CHECK(pgwt_tf_us_bucket(16384000) == 15);
+	CHECK(pgwt_tf_us_bucket(UINT64_MAX) == 15);
 	hist_report("histogram-us-edges", ok);
 }
 
@@ -71,53 +73,11 @@ test_us_edges(void)
  * buckets tile [0, unbounded) without gap, and the microsecond display
  * agrees with the ns bounds.
  */
-/*
- * pgwt_hist_buckets gives both layouts' buckets of every duration near a
- * bound of either layout, at the ends and at every power of two (and one
- * below and above), as the two one-layout functions do.
- */
 static void
-test_both_buckets(void)
+check_layout(bool ns_layout, const char *name)
 {
 	int			ok = 1;
-	uint64_t	probes[3 * 64 + 3 * 48 + 4];
-	unsigned	np = 0;
-
-	for (unsigned s = 0; s < 64; s++)
-	{
-		probes[np++] = (UINT64_C(1) << s) - 1;
-		probes[np++] = UINT64_C(1) << s;
-		probes[np++] = (UINT64_C(1) << s) + 1;
-	}
-	for (unsigned b = 0; b < PGWT_HIST_US_BUCKETS + 32; b++)
-	{
-		uint64_t	bound = b < 54 ? UINT64_C(1000) << b : UINT64_MAX - b;
-
-		probes[np++] = bound - 1;
-		probes[np++] = bound;
-		probes[np++] = bound + 1;
-	}
-	probes[np++] = 0;
-	probes[np++] = 999;
-	probes[np++] = UINT64_MAX;
-	probes[np++] = UINT64_MAX - 1;
-	for (unsigned i = 0; i < np; i++)
-	{
-		unsigned	nb,
-					ub;
-
-		pgwt_hist_buckets(probes[i], &nb, &ub);
-		CHECK(nb == pgwt_hist_ns_bucket(probes[i]));
-		CHECK(ub == pgwt_hist_us_bucket(probes[i]));
-	}
-	hist_report("histogram-both-buckets", ok);
-}
-
-static void
-check_layout(pgwt_hist_layout layout, const char *name)
-{
-	int			ok = 1;
-	unsigned	n = pgwt_hist_nbuckets(layout);
+	unsigned	n = ns_layout ? PGWT_HIST_NS_BUCKETS : PGWT_TF_US_BUCKETS;
 	uint64_t	prev_hi = 0;
 
 	for (unsigned b = 0; b < n; b++)
@@ -128,12 +88,12 @@ check_layout(pgwt_hist_layout layout, const char *name)
 					hi_us;
 		bool		bounded;
 		unsigned	(*bucket) (uint64_t) =
-			layout == PGWT_HIST_LAYOUT_NS ? pgwt_hist_ns_bucket : pgwt_hist_us_bucket;
+			ns_layout ? pgwt_hist_ns_bucket : pgwt_tf_us_bucket;
 
-		if (layout == PGWT_HIST_LAYOUT_NS)
+		if (ns_layout)
 			pgwt_hist_ns_bounds(b, &lo, &hi);
 		else
-			pgwt_hist_us_bounds(b, &lo, &hi);
+			pgwt_tf_us_bounds(b, &lo, &hi);
 		CHECK(lo == prev_hi);
 		CHECK(lo < hi);
 		CHECK(bucket(lo) == b);
@@ -147,10 +107,13 @@ check_layout(pgwt_hist_layout layout, const char *name)
 			CHECK(bucket(UINT64_MAX) == b);
 		if (lo > 0)
 			CHECK(bucket(lo - 1) == b - 1);
-		bounded = pgwt_hist_bounds_us(layout, b, &lo_us, &hi_us);
-		CHECK(bounded == (hi != PGWT_HIST_UNBOUNDED));
-		CHECK(lo_us == (double) lo / 1e3);
-		CHECK(bounded ? hi_us == (double) hi / 1e3 : hi_us == 0);
+		if (ns_layout)
+		{
+			bounded = pgwt_hist_bounds_us(b, &lo_us, &hi_us);
+			CHECK(bounded == (hi != PGWT_HIST_UNBOUNDED));
+			CHECK(lo_us == (double) lo / 1e3);
+			CHECK(bounded ? hi_us == (double) hi / 1e3 : hi_us == 0);
+		}
 		prev_hi = hi;
 	}
 	CHECK(prev_hi == PGWT_HIST_UNBOUNDED);
@@ -172,7 +135,7 @@ test_sweep(void)
 
 			pgwt_hist_ns_bounds(pgwt_hist_ns_bucket(ns), &lo, &hi);
 			CHECK(lo <= ns && (hi == PGWT_HIST_UNBOUNDED || ns < hi));
-			pgwt_hist_us_bounds(pgwt_hist_us_bucket(ns), &lo, &hi);
+			pgwt_tf_us_bounds(pgwt_tf_us_bucket(ns), &lo, &hi);
 			CHECK(lo <= ns && (hi == PGWT_HIST_UNBOUNDED || ns < hi));
 		}
 	hist_report("histogram-sweep", ok);
@@ -184,38 +147,44 @@ test_quantile_known(void)
 {
 	int			ok = 1;
 	uint64_t	ns[PGWT_HIST_NS_BUCKETS] = {0};
-	uint64_t	us[PGWT_HIST_US_BUCKETS] = {0};
 	pgwt_hist_pct p;
 
 	for (int i = 0; i < 10; i++)
-	{
 		ns[pgwt_hist_ns_bucket(200000000)]++;
-		us[pgwt_hist_us_bucket(200000000)]++;
-	}
 	ns[pgwt_hist_ns_bucket(1500000000)]++;
-	us[pgwt_hist_us_bucket(1500000000)]++;
 	/* p50 in 200 ms's bucket, and within it; clamped by min and max */
-	CHECK(pgwt_hist_quantile(PGWT_HIST_LAYOUT_NS, ns, 0.5, 200000000, 1500000000, &p));
+	CHECK(pgwt_hist_quantile(ns, 0.5, 200000000, 1500000000, &p));
 	CHECK(p.lo_ns == 200000000 && p.hi_ns == UINT64_C(1) << 28);
 	CHECK(p.est_ns >= p.lo_ns && p.est_ns < p.hi_ns);
 	/* p100 is the largest wait's bucket, cut at the known max */
-	CHECK(pgwt_hist_quantile(PGWT_HIST_LAYOUT_NS, ns, 1.0, 200000000, 1500000000, &p));
+	CHECK(pgwt_hist_quantile(ns, 1.0, 200000000, 1500000000, &p));
 	CHECK(p.lo_ns == UINT64_C(1) << 30 && p.hi_ns == 1500000001);
 	CHECK(p.est_ns <= 1500000000 && p.est_ns >= UINT64_C(1) << 30);
-	/* p95: the 11th of 11 waits (ceil(10.45)) */
-	CHECK(pgwt_hist_quantile(PGWT_HIST_LAYOUT_NS, ns, 0.95, 0, 0, &p));
+	/* p95 and p99: the 11th of 11 waits (ceil(10.45)), the largest: exact */
+	CHECK(pgwt_hist_quantile(ns, 0.95, 0, 1500000000, &p));
+	CHECK(p.est_ns == 1500000000);
+	CHECK(pgwt_hist_quantile(ns, 0.99, 0, 1500000000, &p));
+	CHECK(p.est_ns == 1500000000);
+	/* p95 with no max known: only the bucket */
+	CHECK(pgwt_hist_quantile(ns, 0.95, 0, 0, &p));
 	CHECK(p.lo_ns == UINT64_C(1) << 30 && p.hi_ns == UINT64_C(1) << 31);
-	/* the us layout's last bucket has no upper bound: the max gives one */
-	CHECK(pgwt_hist_quantile(PGWT_HIST_LAYOUT_US, us, 0.5, 0, 1500000000, &p));
-	CHECK(p.lo_ns == 16384000 && p.hi_ns == 1500000001);
-	CHECK(pgwt_hist_quantile(PGWT_HIST_LAYOUT_US, us, 0.5, 0, 0, &p));
+	/* with no min known, p50 still lies in 200 ms's bucket [2^27, 2^28) */
+	CHECK(pgwt_hist_quantile(ns, 0.5, 0, 1500000000, &p));
+	CHECK(p.lo_ns == UINT64_C(1) << 27 && p.hi_ns == UINT64_C(1) << 28);
+	CHECK(p.est_ns >= p.lo_ns && p.est_ns < p.hi_ns);
+	/* the open top bucket has no upper bound: the max gives one */
+	memset(ns, 0, sizeof(ns));
+	ns[PGWT_HIST_NS_BUCKETS - 1] = 2;
+	CHECK(pgwt_hist_quantile(ns, 0.5, 0, UINT64_C(3) << 40, &p));
+	CHECK(p.lo_ns == UINT64_C(1) << 40 && p.hi_ns == (UINT64_C(3) << 40) + 1);
+	CHECK(pgwt_hist_quantile(ns, 0.5, 0, 0, &p));
 	CHECK(p.hi_ns == PGWT_HIST_UNBOUNDED && p.est_ns >= p.lo_ns);
 	/* nothing counted, or q out of range: no answer */
 	memset(ns, 0, sizeof(ns));
-	CHECK(!pgwt_hist_quantile(PGWT_HIST_LAYOUT_NS, ns, 0.5, 0, 0, &p));
+	CHECK(!pgwt_hist_quantile(ns, 0.5, 0, 0, &p));
 	ns[3] = 1;
-	CHECK(!pgwt_hist_quantile(PGWT_HIST_LAYOUT_NS, ns, 0.0, 0, 0, &p));
-	CHECK(!pgwt_hist_quantile(PGWT_HIST_LAYOUT_NS, ns, 1.5, 0, 0, &p));
+	CHECK(!pgwt_hist_quantile(ns, 0.0, 0, 0, &p));
+	CHECK(!pgwt_hist_quantile(ns, 1.5, 0, 0, &p));
 	hist_report("histogram-quantile-known-truth", ok);
 }
 
@@ -231,7 +200,7 @@ cmp_u64(const void *a, const void *b)
 /*
  * 100,000 log-normal waits (median 2 ms, sigma 1.5 in e-units, a fixed
  * seed): p50, p95, p99 each in the true quantile's bucket, and the
- * estimate within one bucket of the truth, in both layouts.
+ * estimate within one bucket of the truth.
  */
 static void
 test_quantile_lognormal(void)
@@ -243,7 +212,6 @@ test_quantile_lognormal(void)
 	int			ok = 1;
 	uint64_t   *d = malloc(N * sizeof(uint64_t));
 	uint64_t	ns[PGWT_HIST_NS_BUCKETS] = {0};
-	uint64_t	us[PGWT_HIST_US_BUCKETS] = {0};
 	uint64_t	s = 0x9E3779B97F4A7C15u;
 	const double qs[] = {0.5, 0.95, 0.99};
 
@@ -265,7 +233,6 @@ test_quantile_lognormal(void)
 		z = sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
 		d[i] = (uint64_t) (2e6 * exp(1.5 * z)) + 1;
 		ns[pgwt_hist_ns_bucket(d[i])]++;
-		us[pgwt_hist_us_bucket(d[i])]++;
 	}
 	qsort(d, N, sizeof(uint64_t), cmp_u64);
 	for (unsigned i = 0; i < 3; i++)
@@ -275,15 +242,10 @@ test_quantile_lognormal(void)
 		int			bt,
 					be;
 
-		CHECK(pgwt_hist_quantile(PGWT_HIST_LAYOUT_NS, ns, qs[i], d[0], d[N - 1], &p));
+		CHECK(pgwt_hist_quantile(ns, qs[i], d[0], d[N - 1], &p));
 		CHECK(truth >= p.lo_ns && truth < p.hi_ns);
 		bt = (int) pgwt_hist_ns_bucket(truth);
 		be = (int) pgwt_hist_ns_bucket(p.est_ns);
-		CHECK(abs(bt - be) <= 1);
-		CHECK(pgwt_hist_quantile(PGWT_HIST_LAYOUT_US, us, qs[i], d[0], d[N - 1], &p));
-		CHECK(truth >= p.lo_ns && truth < p.hi_ns);
-		bt = (int) pgwt_hist_us_bucket(truth);
-		be = (int) pgwt_hist_us_bucket(p.est_ns);
 		CHECK(abs(bt - be) <= 1);
 	}
 	free(d);
@@ -295,9 +257,8 @@ main(void)
 {
 	test_ns_edges();
 	test_us_edges();
-	test_both_buckets();
-	check_layout(PGWT_HIST_LAYOUT_NS, "histogram-ns-bounds");
-	check_layout(PGWT_HIST_LAYOUT_US, "histogram-us-bounds");
+	check_layout(true, "histogram-ns-bounds");
+	check_layout(false, "histogram-us-bounds");
 	test_sweep();
 	test_quantile_known();
 	test_quantile_lognormal();

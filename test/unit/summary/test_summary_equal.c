@@ -313,7 +313,7 @@ cmp_hist(uint32_t ev, const pgwt_histogram *a, const pgwt_histogram *b)
 {
 	if (a->event != b->event || a->fidelity != b->fidelity || a->waits != b->waits ||
 		a->completed_ns != b->completed_ns || a->max_ns != b->max_ns ||
-		a->sampled_ns != b->sampled_ns || memcmp(a->us, b->us, sizeof(a->us)) != 0 ||
+		a->sampled_ns != b->sampled_ns ||
 		memcmp(a->ns, b->ns, sizeof(a->ns)) != 0)
 		DIFF("histogram 0x%08x: waits %" PRIu64 "/%" PRIu64, ev, a->waits, b->waits);
 }
