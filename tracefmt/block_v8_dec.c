@@ -1,0 +1,483 @@
+/*
+ * block_v8_dec.c
+ *		Decoder of v8 TRANSITIONS payloads (docs/TRACE_FORMAT.md 3.1.4; the
+ *		encoder is block_v8.c, the shared rules tf_v8.h).
+ *
+ *		Speed matters here (every reader of a trace pays it), so the decoder
+ *		keeps its ~170 kB of state in a context reused across blocks: the
+ *		successor table is invalidated by a block generation in its tags
+ *		rather than cleared, and a code table whose stored lengths equal
+ *		the ones its slot was last built from is not rebuilt (a block's
+ *		unused marker codes are all alike). The bit reader refills 64 bits
+ *		by one word load and one refill per record covers its code byte and
+ *		a ts of up to 32 raw bits.
+ *
+ *		Locking: one context is cached process-wide in an atomic pointer; a
+ *		decoder takes it (exchange with NULL) or mallocs its own, and gives
+ *		it back after the block (or frees it when another one was given back
+ *		meanwhile), so concurrent decoders never share one.
+ */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tracefmt/tf_internal.h"
+#include "tracefmt/tf_le.h"
+#include "tracefmt/tf_v8.h"
+
+#define V8D_TAG_BITS	13			/* pid index + 1 <= V8_MAX < 2^13 */
+#define V8D_KEY_MAX		(2 + (V8_CODE_SYMBOLS + 1) / 2)	/* count + lengths */
+
+/* A code table and the stored bytes it was built from (klen 0: none). */
+typedef struct tf_v8d_table
+{
+	tf_v7_table t;
+	uint8_t		key[V8D_KEY_MAX];
+	unsigned	klen;
+} tf_v8d_table;
+
+/*
+ * What a backend's next record is predicted from: its previous record
+ * (any) and its previous non-marker record (nm), zeros before it has one.
+ */
+typedef struct tf_v8d_pid
+{
+	uint64_t	nm_ts,
+				any_ts,
+				any_q;
+	uint32_t	nm_old,
+				nm_new;
+	pgwt_record any;			/* old_event, new_event: the successor context */
+	bool		has_nm,
+				has_any;
+} tf_v8d_pid;
+
+typedef struct tf_v8_dec
+{
+	const uint8_t *pids,
+			   *events,
+			   *queries;
+	uint64_t	np,
+				ne,
+				nq,
+				unit[2];
+	const uint8_t *cur[V8_NCOLS],
+			   *cend[V8_NCOLS];
+	uint32_t	gen;			/* this block's generation, >= 1 */
+	tf_v8d_table code,
+				ts[V8_TS_TABLES];
+	tf_v8d_pid	st[V8_MAX];
+	tf_v8_succ	succ[1u << V8_SUCC_BITS];
+} tf_v8_dec;
+
+static _Atomic(tf_v8_dec *) tf_v8d_cache;
+
+static tf_v8_dec *
+tf_v8d_ctx_get(void)
+{
+	tf_v8_dec  *d = atomic_exchange(&tf_v8d_cache, NULL);
+
+	if (d == NULL && (d = calloc(1, sizeof(tf_v8_dec))) == NULL)
+		return NULL;
+	/* a new generation; on wrapping, the tags of old ones are cleared */
+	if (++d->gen >= (1u << (32 - V8D_TAG_BITS)))
+	{
+		memset(d->succ, 0, sizeof(d->succ));
+		d->gen = 1;
+	}
+	return d;
+}
+
+static void
+tf_v8d_ctx_put(tf_v8_dec *d)
+{
+	tf_v8_dec  *none = NULL;
+
+	if (!atomic_compare_exchange_strong(&tf_v8d_cache, &none, d))
+		free(d);
+}
+
+/*
+ * One code table at *pp into slot s: rebuilt only when its stored bytes
+ * differ from the ones the slot holds (those were valid then, so they
+ * are now). A failed build leaves the slot empty.
+ */
+static int
+tf_v8d_get_table(const uint8_t **pp, const uint8_t *end, unsigned nsym, bool ts,
+				 tf_v8d_table *s)
+{
+	const uint8_t *p = *pp;
+	uint64_t	a;
+	size_t		klen;
+	int			rc;
+
+	TF_GET_LEB(p, end, a);
+	if (a < 1 || a > nsym || (uint64_t) (end - p) < (a + 1) / 2)
+		return -PGWT_TF_BAD_PAYLOAD;
+	klen = (size_t) (p - *pp) + (a + 1) / 2;
+	if (klen == s->klen && memcmp(s->key, *pp, klen) == 0)
+	{
+		*pp += klen;
+		return 0;
+	}
+	s->klen = 0;
+	p = *pp;
+	if ((rc = tf_v7_get_table(&p, end, nsym, ts, &s->t)) < 0)
+		return rc;
+	if (klen <= V8D_KEY_MAX)
+	{
+		memcpy(s->key, *pp, klen);
+		s->klen = (unsigned) klen;
+	}
+	*pp = p;
+	return 0;
+}
+
+/* Units, tables, column lengths and columns; p ends at the code tables. */
+static int
+tf_v8d_head(const uint8_t **pp, const uint8_t *end, uint32_t n, tf_v8_dec *d)
+{
+	const uint8_t *p = *pp;
+	uint64_t	len;
+	uint32_t	c;
+
+	for (c = 0; c < 2; c++)
+	{
+		TF_GET_LEB(p, end, d->unit[c]);
+		if (d->unit[c] < 1)
+			return -PGWT_TF_BAD_PAYLOAD;
+	}
+	TF_GET_LEB(p, end, d->np);
+	if (d->np < 1 || d->np > n || (uint64_t) (end - p) < d->np * 4)
+		return -PGWT_TF_BAD_PAYLOAD;
+	d->pids = p;
+	p += d->np * 4;
+	TF_GET_LEB(p, end, d->ne);
+	if (d->ne > 2 * (uint64_t) n || (uint64_t) (end - p) < d->ne * 4)
+		return -PGWT_TF_BAD_PAYLOAD;
+	d->events = p;
+	p += d->ne * 4;
+	TF_GET_LEB(p, end, d->nq);
+	if (d->nq > n || (uint64_t) (end - p) < d->nq * 8)
+		return -PGWT_TF_BAD_PAYLOAD;
+	d->queries = p;
+	p += d->nq * 8;
+	{
+		uint64_t	lens[V8_NCOLS];
+
+		for (c = 0; c < V8_NCOLS; c++)
+			TF_GET_LEB(p, end, lens[c]);
+		for (c = 0; c < V8_NCOLS; c++)
+		{
+			len = lens[c];
+			if (len > (uint64_t) (end - p))
+				return -PGWT_TF_BAD_PAYLOAD;
+			d->cur[c] = p;
+			p += len;
+			d->cend[c] = p;
+		}
+	}
+	*pp = p;
+	return 0;
+}
+
+/* An event table index from column c. */
+static inline int
+tf_v8d_col_event(tf_v8_dec *d, int c, uint32_t *ev)
+{
+	uint64_t	v;
+
+	TF_GET_LEB(d->cur[c], d->cend[c], v);
+	if (v >= d->ne)
+		return -PGWT_TF_BAD_PAYLOAD;
+	*ev = tf_get_u32(d->events + 4 * v);
+	return 0;
+}
+
+/*
+ * Bit reader, least significant bit first: at least 56 bits in buf after
+ * a refill; past the end it supplies zeros and counts them, so a short
+ * stream is caught once, at the end.
+ */
+typedef struct tf_v8d_bits
+{
+	const uint8_t *p,
+			   *end;
+	uint64_t	buf;
+	unsigned	cnt;
+	uint64_t	past;			/* zero bytes supplied past the end */
+} tf_v8d_bits;
+
+static inline void
+tf_v8d_refill(tf_v8d_bits *r)
+{
+	if (__builtin_expect(r->end - r->p >= 8, 1))
+	{
+		/* bits above cnt are the next bytes' own, so or-ing them twice is
+		 * harmless */
+		r->buf |= tf_get_u64(r->p) << r->cnt;
+		r->p += (63 - r->cnt) >> 3;
+		r->cnt |= 56;
+		return;
+	}
+	while (r->cnt <= 56)
+	{
+		if (r->p < r->end)
+			r->buf |= (uint64_t) *r->p++ << r->cnt;
+		else
+			r->past++;
+		r->cnt += 8;
+	}
+}
+
+static inline uint64_t
+tf_v8d_take(tf_v8d_bits *r, unsigned nbits)
+{
+	uint64_t	v = r->buf & ((1ull << nbits) - 1);
+
+	r->buf >>= nbits;
+	r->cnt -= nbits;
+	return v;
+}
+
+/* One symbol's entry (0 when no code starts here); needs >= 11 bits. */
+static inline uint32_t
+tf_v8d_sym(tf_v8d_bits *r, const tf_v7_table *t)
+{
+	uint32_t	e = t->e[r->buf & ((1u << t->bits) - 1)];
+
+	tf_v8d_take(r, e & 15);
+	return e;
+}
+
+/* A ts value of table t (symbol + raw bits); false on a bad code. */
+static inline bool
+tf_v8d_ts(tf_v8d_bits *r, const tf_v7_table *t, uint64_t *v)
+{
+	uint32_t	e = tf_v8d_sym(r, t);
+	unsigned	nraw = (e >> 4) & 63;
+
+	if (e == 0)
+		return false;
+	*v = (uint64_t) (e >> 10) << nraw;
+	if (__builtin_expect(nraw <= 32, 1))
+	{
+		/* the record's refill left >= 56 - 2 x 11 bits */
+		*v |= tf_v8d_take(r, nraw);
+		return true;
+	}
+	*v |= tf_v8d_take(r, 32);
+	tf_v8d_refill(r);
+	*v |= tf_v8d_take(r, nraw - 32) << 32;
+	return true;
+}
+
+/* old, duration, query and cpu of r from the extra byte and columns. */
+static inline int
+tf_v8d_rest(tf_v8_dec *d, uint8_t code, pgwt_record *r, const tf_v8d_pid *st)
+{
+	uint8_t		extra = 0;
+	uint64_t	v;
+	int			rc;
+
+	if (code & V8_EXTRA)
+	{
+		if (d->cur[V8_COL_EXTRA] >= d->cend[V8_COL_EXTRA])
+			return -PGWT_TF_BAD_PAYLOAD;
+		extra = *d->cur[V8_COL_EXTRA]++;
+		if (extra == 0 || (extra & ~(V8_X_OLD | V8_X_DUR | V8_X_CPU)))
+			return -PGWT_TF_BAD_PAYLOAD;
+	}
+	r->old_event = st->nm_new;
+	if ((extra & V8_X_OLD) &&
+		(rc = tf_v8d_col_event(d, V8_COL_OLD, &r->old_event)) < 0)
+		return rc;
+	r->duration_ns = st->has_nm ? r->ts_ns - st->nm_ts : 0;
+	if (extra & V8_X_DUR)
+	{
+		TF_GET_LEB(d->cur[V8_COL_DUR], d->cend[V8_COL_DUR], v);
+		r->duration_ns += (uint64_t) tf_unzigzag(v);	/* modulo 2^64 */
+	}
+	r->query_id = st->any_q;
+	if (code & V8_QUERY)
+	{
+		TF_GET_LEB(d->cur[V8_COL_QUERY], d->cend[V8_COL_QUERY], v);
+		if (v >= d->nq)
+			return -PGWT_TF_BAD_PAYLOAD;
+		r->query_id = tf_get_u64(d->queries + 8 * v);
+	}
+	r->cpu_ns = PGWT_CPU_UNKNOWN;
+	if (extra & V8_X_CPU)
+	{
+		TF_GET_LEB(d->cur[V8_COL_CPU], d->cend[V8_COL_CPU], v);
+		r->cpu_ns = (r->old_event == 0 ? r->duration_ns : 0) + (uint64_t) tf_unzigzag(v);
+	}
+	return 0;
+}
+
+/*
+ * The successor predictions of backend st (index k) and the slot they
+ * are in, which is reset to this context when it holds another (so the
+ * record's new event only has to be pushed: tf_v8_succ_get then _put).
+ */
+static inline tf_v8_succ *
+tf_v8d_succ(tf_v8_dec *d, const tf_v8d_pid *st, uint32_t k, uint32_t *s0, uint32_t *s1)
+{
+	uint32_t	tag = d->gen << V8D_TAG_BITS | (k + 1);
+	tf_v8_succ *slot = tf_v8_succ_slot(d->succ, k, &st->any);
+
+	if (slot->tag == tag && slot->c_old == st->any.old_event &&
+		slot->c_new == st->any.new_event)
+	{
+		*s0 = slot->s0;
+		*s1 = slot->s1;
+		return slot;
+	}
+	slot->tag = tag;
+	slot->c_old = st->any.old_event;
+	slot->c_new = st->any.new_event;
+	slot->s0 = slot->s1 = *s0 = *s1 = 0;
+	return slot;
+}
+
+/*
+ * Record i into *r: code byte, pid, new, its ts (not before prev, the
+ * previous record's), then the other fields; updates its backend's state.
+ */
+static inline __attribute__((always_inline)) int
+tf_v8d_record(tf_v8_dec *d, tf_v8d_bits *br, pgwt_record *r, uint64_t prev,
+			  uint64_t last_ts)
+{
+	uint32_t	e,
+				s0 = 0,
+				s1 = 0,
+				mode;
+	uint8_t		code;
+	uint64_t	k,
+				v;
+	tf_v8d_pid *st;
+	tf_v8_succ *slot = NULL;
+	unsigned	tab;
+	int			rc;
+
+	tf_v8d_refill(br);
+	if ((e = tf_v8d_sym(br, &d->code.t)) == 0)
+		return -PGWT_TF_BAD_PAYLOAD;
+	code = (uint8_t) (e >> 10);
+	k = code & V8_PID_MASK;
+	if (k == V8_PID_ESCAPE)
+	{
+		TF_GET_LEB(d->cur[V8_COL_PID], d->cend[V8_COL_PID], k);
+		if (k < V8_PID_ESCAPE)
+			return -PGWT_TF_BAD_PAYLOAD;
+	}
+	if (k >= d->np)
+		return -PGWT_TF_BAD_PAYLOAD;
+	st = &d->st[k];
+	r->pid = tf_get_u32(d->pids + 4 * k);
+	if (st->has_any)
+		slot = tf_v8d_succ(d, st, (uint32_t) k, &s0, &s1);
+	mode = (code >> V8_NEW_SHIFT) & 3;
+	r->new_event = mode == V8_NEW_SUCC0 ? s0 : mode == V8_NEW_BACK ? st->nm_old : s1;
+	if (mode == V8_NEW_EXPL &&
+		(rc = tf_v8d_col_event(d, V8_COL_NEW, &r->new_event)) < 0)
+		return rc;
+	/* ts: a marker's from its pid's previous record, else from prev */
+	tab = tf_v8_ts_table(r->new_event, st->has_any);
+	if (!tf_v8d_ts(br, &d->ts[tab].t, &v) ||
+		(d->unit[tab >= 2] != 1 && __builtin_mul_overflow(v, d->unit[tab >= 2], &v)))
+		return -PGWT_TF_BAD_PAYLOAD;
+	r->ts_ns = tab >= 2 ? st->any_ts : prev;
+	if (v > last_ts - r->ts_ns)
+		return -PGWT_TF_BAD_PAYLOAD;
+	r->ts_ns += v;
+	if (r->ts_ns < prev)
+		return -PGWT_TF_BAD_PAYLOAD;	/* records ascend */
+	if ((rc = tf_v8d_rest(d, code, r, st)) < 0)
+		return rc;
+	if (slot && slot->s0 != r->new_event)
+	{
+		slot->s1 = slot->s0;
+		slot->s0 = r->new_event;
+	}
+	st->has_any = true;
+	st->any_ts = r->ts_ns;
+	st->any_q = r->query_id;
+	st->any.old_event = r->old_event;
+	st->any.new_event = r->new_event;
+	if (!tf_v8_is_marker(r->new_event))
+	{
+		st->has_nm = true;
+		st->nm_ts = r->ts_ns;
+		st->nm_old = r->old_event;
+		st->nm_new = r->new_event;
+	}
+	return 0;
+}
+
+/* Header and code tables into d; *pp ends at the bit stream. */
+static int
+tf_v8d_start(const uint8_t **pp, const uint8_t *end, uint32_t n, tf_v8_dec *d)
+{
+	int			rc;
+	uint32_t	c;
+
+	if ((rc = tf_v8d_head(pp, end, n, d)) < 0 ||
+		(rc = tf_v8d_get_table(pp, end, V8_CODE_SYMBOLS, false, &d->code)) < 0)
+		return rc;
+	for (c = 0; c < V8_TS_TABLES; c++)
+		if ((rc = tf_v8d_get_table(pp, end, V8_TS_SYMBOLS, true, &d->ts[c])) < 0)
+			return rc;
+	memset(d->st, 0, d->np * sizeof(tf_v8d_pid));
+	return 0;
+}
+
+int
+tf_decode_transitions_v8(const uint8_t **pp, const uint8_t *end, uint32_t n,
+						 uint64_t first_ts, uint64_t last_ts, pgwt_record *recs)
+{
+	const uint8_t *p = *pp;
+	tf_v8_dec  *d = tf_v8d_ctx_get();
+	tf_v8d_bits br;
+	uint64_t	prev = first_ts,
+				used;
+	uint32_t	i,
+				c;
+	int			rc;
+
+	if (d == NULL)
+		return -PGWT_TF_NOMEM;
+	if ((rc = tf_v8d_start(&p, end, n, d)) < 0)
+		goto out;
+	br.p = p;
+	br.end = end;
+	br.buf = 0;
+	br.cnt = 0;
+	br.past = 0;
+	for (i = 0; i < n; i++)
+	{
+		pgwt_record r;
+
+		/* built in a local: its stores cannot alias the decoder's state */
+		if ((rc = tf_v8d_record(d, &br, &r, prev, last_ts)) < 0)
+			goto out;
+		r.kind = PGWT_REC_TRANSITION;
+		r.weight_ns = 0;
+		recs[i] = r;
+		prev = r.ts_ns;
+	}
+	/* the stream fills the rest of the payload, padded with zero bits */
+	rc = -PGWT_TF_BAD_PAYLOAD;
+	used = 8 * ((uint64_t) (br.p - p) + br.past) - br.cnt;
+	if (used > 8 * (uint64_t) (end - p) || 8 * (uint64_t) (end - p) - used >= 8 ||
+		(br.cnt >= 64 ? br.buf : br.buf & ((1ull << br.cnt) - 1)) != 0)
+		goto out;
+	for (c = 0; c < V8_NCOLS; c++)
+		if (d->cur[c] != d->cend[c])
+			goto out;
+	*pp = end;
+	rc = 0;
+out:
+	tf_v8d_ctx_put(d);
+	return rc;
+}
