@@ -12,12 +12,9 @@
  *		by one word load and one refill per record covers its code byte and
  *		a ts of up to 32 raw bits.
  *
- *		Locking: one context is cached process-wide in an atomic pointer; a
- *		decoder takes it (exchange with NULL) or mallocs its own, and gives
- *		it back after the block (or frees it when another one was given back
- *		meanwhile), so concurrent decoders never share one.
+ *		No shared state: the context belongs to the caller (a file reader
+ *		keeps one per file, tf_block_decode_ctx), or to one block.
  */
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,7 +49,7 @@ typedef struct tf_v8d_pid
 				has_any;
 } tf_v8d_pid;
 
-typedef struct tf_v8_dec
+struct tf_v8_dec
 {
 	const uint8_t *pids,
 			   *events,
@@ -68,17 +65,18 @@ typedef struct tf_v8_dec
 				ts[V8_TS_TABLES];
 	tf_v8d_pid	st[V8_MAX];
 	tf_v8_succ	succ[1u << V8_SUCC_BITS];
-} tf_v8_dec;
+};
 
-static _Atomic(tf_v8_dec *) tf_v8d_cache;
-
+/* A context: the caller's (allocated on its first block) or a new one. */
 static tf_v8_dec *
-tf_v8d_ctx_get(void)
+tf_v8d_ctx_get(tf_v8_dec **ctx)
 {
-	tf_v8_dec  *d = atomic_exchange(&tf_v8d_cache, NULL);
+	tf_v8_dec  *d = ctx ? *ctx : NULL;
 
 	if (d == NULL && (d = calloc(1, sizeof(tf_v8_dec))) == NULL)
 		return NULL;
+	if (ctx)
+		*ctx = d;
 	/* a new generation; on wrapping, the tags of old ones are cleared */
 	if (++d->gen >= (1u << (32 - V8D_TAG_BITS)))
 	{
@@ -88,13 +86,10 @@ tf_v8d_ctx_get(void)
 	return d;
 }
 
-static void
-tf_v8d_ctx_put(tf_v8_dec *d)
+void
+tf_v8_dec_free(tf_v8_dec *d)
 {
-	tf_v8_dec  *none = NULL;
-
-	if (!atomic_compare_exchange_strong(&tf_v8d_cache, &none, d))
-		free(d);
+	free(d);
 }
 
 /*
@@ -434,10 +429,11 @@ tf_v8d_start(const uint8_t **pp, const uint8_t *end, uint32_t n, tf_v8_dec *d)
 
 int
 tf_decode_transitions_v8(const uint8_t **pp, const uint8_t *end, uint32_t n,
-						 uint64_t first_ts, uint64_t last_ts, pgwt_record *recs)
+						 uint64_t first_ts, uint64_t last_ts, pgwt_record *recs,
+						 tf_v8_dec **ctx)
 {
 	const uint8_t *p = *pp;
-	tf_v8_dec  *d = tf_v8d_ctx_get();
+	tf_v8_dec  *d = tf_v8d_ctx_get(ctx);
 	tf_v8d_bits br;
 	uint64_t	prev = first_ts,
 				used;
@@ -478,6 +474,7 @@ tf_decode_transitions_v8(const uint8_t **pp, const uint8_t *end, uint32_t n,
 	*pp = end;
 	rc = 0;
 out:
-	tf_v8d_ctx_put(d);
+	if (ctx == NULL)
+		free(d);
 	return rc;
 }
