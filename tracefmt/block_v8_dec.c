@@ -29,6 +29,7 @@
 typedef struct tf_v8d_table
 {
 	tf_v7_table t;
+	uint32_t	mask;			/* (1 << t.bits) - 1 */
 	uint8_t		key[V8D_KEY_MAX];
 	unsigned	klen;
 } tf_v8d_table;
@@ -40,13 +41,13 @@ typedef struct tf_v8d_table
 typedef struct tf_v8d_pid
 {
 	uint64_t	nm_ts,
+				nm_mask,		/* ~0 once it has an nm, else 0 */
 				any_ts,
 				any_q;
 	uint32_t	nm_old,
 				nm_new;
 	pgwt_record any;			/* old_event, new_event: the successor context */
-	bool		has_nm,
-				has_any;
+	bool		has_any;
 } tf_v8d_pid;
 
 struct tf_v8_dec
@@ -119,6 +120,7 @@ tf_v8d_get_table(const uint8_t **pp, const uint8_t *end, unsigned nsym, bool ts,
 	p = *pp;
 	if ((rc = tf_v7_get_table(&p, end, nsym, ts, &s->t)) < 0)
 		return rc;
+	s->mask = (1u << s->t.bits) - 1;
 	if (klen <= V8D_KEY_MAX)
 	{
 		memcpy(s->key, *pp, klen);
@@ -190,80 +192,104 @@ tf_v8d_col_event(tf_v8_dec *d, int c, uint32_t *ev)
 }
 
 /*
- * Bit reader, least significant bit first: at least 56 bits in buf after
- * a refill; past the end it supplies zeros and counts them, so a short
- * stream is caught once, at the end.
+ * Bit reader, least significant bit first, without a buffer to refill:
+ * the next 57 bits are one unaligned 8-byte load at pos / 8, shifted by
+ * pos % 8. Loads stay inside the stream while pos <= lim; past that the
+ * stream's last bytes are copied into tail, zero padded, and reading goes
+ * on there (bits past the end read as zeros, caught once at the end).
  */
+#define V8D_REC_BYTES	24			/* > one record's loads (<= 83 bits + 8) */
+#define V8D_TAIL		(2 * V8D_REC_BYTES + 8)
+
 typedef struct tf_v8d_bits
 {
-	const uint8_t *p,
-			   *end;
-	uint64_t	buf;
-	unsigned	cnt;
-	uint64_t	past;			/* zero bytes supplied past the end */
+	const uint8_t *base;		/* the stream, or tail */
+	uint64_t	pos;			/* bits read from base */
+	uint64_t	lim;			/* pos bound for reading a record at base */
+	uint64_t	skipped;		/* bytes of the stream before tail's first */
+	const uint8_t *p;			/* the stream: [p, p + len) */
+	size_t		len;
+	bool		in_tail;
+	uint8_t		tail[V8D_TAIL];
 } tf_v8d_bits;
 
-static inline void
-tf_v8d_refill(tf_v8d_bits *r)
+/* Reading continues in tail; false when the stream is already overrun. */
+static bool
+tf_v8d_to_tail(tf_v8d_bits *r)
 {
-	if (__builtin_expect(r->end - r->p >= 8, 1))
-	{
-		/* bits above cnt are the next bytes' own, so or-ing them twice is
-		 * harmless */
-		r->buf |= tf_get_u64(r->p) << r->cnt;
-		r->p += (63 - r->cnt) >> 3;
-		r->cnt |= 56;
-		return;
-	}
-	while (r->cnt <= 56)
-	{
-		if (r->p < r->end)
-			r->buf |= (uint64_t) *r->p++ << r->cnt;
-		else
-			r->past++;
-		r->cnt += 8;
-	}
+	size_t		at = (size_t) (r->pos >> 3);
+
+	if (r->in_tail || at > r->len)
+		return false;
+	memset(r->tail, 0, sizeof(r->tail));
+	memcpy(r->tail, r->p + at, r->len - at);	/* < V8D_REC_BYTES + 8 */
+	r->base = r->tail;
+	r->skipped = at;
+	r->pos -= 8 * (uint64_t) at;
+	r->lim = 8 * (V8D_TAIL - V8D_REC_BYTES);
+	r->in_tail = true;
+	return true;
+}
+
+static void
+tf_v8d_bits_init(tf_v8d_bits *r, const uint8_t *p, const uint8_t *end)
+{
+	r->p = r->base = p;
+	r->len = (size_t) (end - p);
+	r->pos = 0;
+	r->skipped = 0;
+	r->in_tail = false;
+	r->lim = r->len >= V8D_REC_BYTES + 8 ? 8 * (uint64_t) (r->len - V8D_REC_BYTES) : 0;
+	if (r->lim == 0)
+		(void) tf_v8d_to_tail(r);
 }
 
 static inline uint64_t
-tf_v8d_take(tf_v8d_bits *r, unsigned nbits)
+tf_v8d_peek(const tf_v8d_bits *r)
 {
-	uint64_t	v = r->buf & ((1ull << nbits) - 1);
-
-	r->buf >>= nbits;
-	r->cnt -= nbits;
-	return v;
+	return tf_get_u64(r->base + (r->pos >> 3)) >> (r->pos & 7);
 }
 
-/* One symbol's entry (0 when no code starts here); needs >= 11 bits. */
+/*
+ * Record's code byte entry then its ts under the table tab picks from
+ * the code (0 when a code is bad); one load serves both symbols and up
+ * to 32 raw bits.
+ */
 static inline uint32_t
-tf_v8d_sym(tf_v8d_bits *r, const tf_v7_table *t)
+tf_v8d_code(tf_v8d_bits *r, const tf_v8d_table *t, uint64_t *w)
 {
-	uint32_t	e = t->e[r->buf & ((1u << t->bits) - 1)];
+	uint32_t	e;
 
-	tf_v8d_take(r, e & 15);
+	*w = tf_v8d_peek(r);
+	e = t->t.e[*w & t->mask];
+	*w >>= e & 15;
+	r->pos += e & 15;
 	return e;
 }
 
-/* A ts value of table t (symbol + raw bits); false on a bad code. */
+/* A ts value from w (what tf_v8d_code left); false on a bad code. */
 static inline bool
-tf_v8d_ts(tf_v8d_bits *r, const tf_v7_table *t, uint64_t *v)
+tf_v8d_ts(tf_v8d_bits *r, const tf_v8d_table *t, uint64_t w, uint64_t *v)
 {
-	uint32_t	e = tf_v8d_sym(r, t);
-	unsigned	nraw = (e >> 4) & 63;
+	uint32_t	e = t->t.e[w & t->mask];
+	unsigned	nraw = (e >> 4) & 63,
+				len = e & 15;
 
 	if (e == 0)
 		return false;
 	*v = (uint64_t) (e >> 10) << nraw;
+	r->pos += len;
 	if (__builtin_expect(nraw <= 32, 1))
 	{
-		/* the record's refill left >= 56 - 2 x 11 bits */
-		*v |= tf_v8d_take(r, nraw);
+		/* 57 - 2 x 11 bits of w are left */
+		*v |= (w >> len) & ((1ull << nraw) - 1);
+		r->pos += nraw;
 		return true;
 	}
-	*v |= tf_v8d_take(r, 32);
-	tf_v8d_refill(r);
-	*v |= tf_v8d_take(r, nraw - 32) << 32;
+	*v |= tf_v8d_peek(r) & 0xFFFFFFFFu;
+	r->pos += 32;
+	*v |= (tf_v8d_peek(r) & ((1ull << (nraw - 32)) - 1)) << 32;
+	r->pos += nraw - 32;
 	return true;
 }
 
@@ -287,7 +313,7 @@ tf_v8d_rest(tf_v8_dec *d, uint8_t code, pgwt_record *r, const tf_v8d_pid *st)
 	if ((extra & V8_X_OLD) &&
 		(rc = tf_v8d_col_event(d, V8_COL_OLD, &r->old_event)) < 0)
 		return rc;
-	r->duration_ns = st->has_nm ? r->ts_ns - st->nm_ts : 0;
+	r->duration_ns = (r->ts_ns - st->nm_ts) & st->nm_mask;
 	if (extra & V8_X_DUR)
 	{
 		TF_GET_LEB(d->cur[V8_COL_DUR], d->cend[V8_COL_DUR], v);
@@ -349,14 +375,16 @@ tf_v8d_record(tf_v8_dec *d, tf_v8d_bits *br, pgwt_record *r, uint64_t prev,
 				mode;
 	uint8_t		code;
 	uint64_t	k,
-				v;
+				v,
+				w;
 	tf_v8d_pid *st;
 	tf_v8_succ *slot = NULL;
 	unsigned	tab;
 	int			rc;
 
-	tf_v8d_refill(br);
-	if ((e = tf_v8d_sym(br, &d->code.t)) == 0)
+	if (br->pos > br->lim && !tf_v8d_to_tail(br))
+		return -PGWT_TF_BAD_PAYLOAD;	/* overran: used > the stream */
+	if ((e = tf_v8d_code(br, &d->code, &w)) == 0)
 		return -PGWT_TF_BAD_PAYLOAD;
 	code = (uint8_t) (e >> 10);
 	k = code & V8_PID_MASK;
@@ -379,7 +407,7 @@ tf_v8d_record(tf_v8_dec *d, tf_v8d_bits *br, pgwt_record *r, uint64_t prev,
 		return rc;
 	/* ts: a marker's from its pid's previous record, else from prev */
 	tab = tf_v8_ts_table(r->new_event, st->has_any);
-	if (!tf_v8d_ts(br, &d->ts[tab].t, &v) ||
+	if (!tf_v8d_ts(br, &d->ts[tab], w, &v) ||
 		(d->unit[tab >= 2] != 1 && __builtin_mul_overflow(v, d->unit[tab >= 2], &v)))
 		return -PGWT_TF_BAD_PAYLOAD;
 	r->ts_ns = tab >= 2 ? st->any_ts : prev;
@@ -402,7 +430,7 @@ tf_v8d_record(tf_v8_dec *d, tf_v8d_bits *br, pgwt_record *r, uint64_t prev,
 	st->any.new_event = r->new_event;
 	if (!tf_v8_is_marker(r->new_event))
 	{
-		st->has_nm = true;
+		st->nm_mask = ~(uint64_t) 0;
 		st->nm_ts = r->ts_ns;
 		st->nm_old = r->old_event;
 		st->nm_new = r->new_event;
@@ -445,11 +473,7 @@ tf_decode_transitions_v8(const uint8_t **pp, const uint8_t *end, uint32_t n,
 		return -PGWT_TF_NOMEM;
 	if ((rc = tf_v8d_start(&p, end, n, d)) < 0)
 		goto out;
-	br.p = p;
-	br.end = end;
-	br.buf = 0;
-	br.cnt = 0;
-	br.past = 0;
+	tf_v8d_bits_init(&br, p, end);
 	for (i = 0; i < n; i++)
 	{
 		pgwt_record r;
@@ -464,9 +488,9 @@ tf_decode_transitions_v8(const uint8_t **pp, const uint8_t *end, uint32_t n,
 	}
 	/* the stream fills the rest of the payload, padded with zero bits */
 	rc = -PGWT_TF_BAD_PAYLOAD;
-	used = 8 * ((uint64_t) (br.p - p) + br.past) - br.cnt;
-	if (used > 8 * (uint64_t) (end - p) || 8 * (uint64_t) (end - p) - used >= 8 ||
-		(br.cnt >= 64 ? br.buf : br.buf & ((1ull << br.cnt) - 1)) != 0)
+	used = 8 * br.skipped + br.pos;
+	if (used > 8 * (uint64_t) br.len || 8 * (uint64_t) br.len - used >= 8 ||
+		(used & 7 && p[used >> 3] >> (used & 7)) != 0)
 		goto out;
 	for (c = 0; c < V8_NCOLS; c++)
 		if (d->cur[c] != d->cend[c])
