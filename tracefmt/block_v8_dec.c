@@ -46,7 +46,8 @@ typedef struct tf_v8d_pid
 				any_q;
 	uint32_t	nm_old,
 				nm_new;
-	pgwt_record any;			/* old_event, new_event: the successor context */
+	uint32_t	any_old,		/* the successor context */
+				any_new;
 	bool		has_any;
 } tf_v8d_pid;
 
@@ -345,18 +346,18 @@ static inline tf_v8_succ *
 tf_v8d_succ(tf_v8_dec *d, const tf_v8d_pid *st, uint32_t k, uint32_t *s0, uint32_t *s1)
 {
 	uint32_t	tag = d->gen << V8D_TAG_BITS | (k + 1);
-	tf_v8_succ *slot = tf_v8_succ_slot(d->succ, k, &st->any);
+	tf_v8_succ *slot = tf_v8_succ_at(d->succ, k, st->any_old, st->any_new);
 
-	if (slot->tag == tag && slot->c_old == st->any.old_event &&
-		slot->c_new == st->any.new_event)
+	if (slot->tag == tag && slot->c_old == st->any_old &&
+		slot->c_new == st->any_new)
 	{
 		*s0 = slot->s0;
 		*s1 = slot->s1;
 		return slot;
 	}
 	slot->tag = tag;
-	slot->c_old = st->any.old_event;
-	slot->c_new = st->any.new_event;
+	slot->c_old = st->any_old;
+	slot->c_new = st->any_new;
 	slot->s0 = slot->s1 = *s0 = *s1 = 0;
 	return slot;
 }
@@ -426,8 +427,8 @@ tf_v8d_record(tf_v8_dec *d, tf_v8d_bits *br, pgwt_record *r, uint64_t prev,
 	st->has_any = true;
 	st->any_ts = r->ts_ns;
 	st->any_q = r->query_id;
-	st->any.old_event = r->old_event;
-	st->any.new_event = r->new_event;
+	st->any_old = r->old_event;
+	st->any_new = r->new_event;
 	if (!tf_v8_is_marker(r->new_event))
 	{
 		st->nm_mask = ~(uint64_t) 0;

@@ -135,7 +135,7 @@ extern uint8_t *tf_v7_put_lengths(uint8_t *p, const uint8_t *len, unsigned nsym)
 extern int	tf_v7_get_table(const uint8_t **pp, const uint8_t *end, unsigned nsym,
 							bool ts, tf_v7_table *t);
 
-/* ---- block_v8.c: v8 TRANSITIONS (event successors, marker ts offsets) -- */
+/* ---- block_v8.c (encoder), block_v8_dec.c (decoder): v8 TRANSITIONS --- */
 
 /* Writes the whole payload at p; NULL when out of memory. */
 extern uint8_t *tf_encode_transitions_v8(const pgwt_record *recs, uint32_t n,

@@ -66,12 +66,18 @@ typedef struct tf_v8_succ
 } tf_v8_succ;
 
 static inline tf_v8_succ *
-tf_v8_succ_slot(tf_v8_succ *t, uint32_t k, const pgwt_record *a)
+tf_v8_succ_at(tf_v8_succ *t, uint32_t k, uint32_t old_event, uint32_t new_event)
 {
-	uint32_t	h = (k * 2654435761u) ^ (a->new_event * 2246822519u) ^
-		(a->old_event * 3266489917u);
+	uint32_t	h = (k * 2654435761u) ^ (new_event * 2246822519u) ^
+		(old_event * 3266489917u);
 
 	return &t[h >> (32 - V8_SUCC_BITS)];
+}
+
+static inline tf_v8_succ *
+tf_v8_succ_slot(tf_v8_succ *t, uint32_t k, const pgwt_record *a)
+{
+	return tf_v8_succ_at(t, k, a->old_event, a->new_event);
 }
 
 /*
