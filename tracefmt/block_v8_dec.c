@@ -4,13 +4,13 @@
  *		encoder is block_v8.c, the shared rules tf_v8.h).
  *
  *		Speed matters here (every reader of a trace pays it), so the decoder
- *		keeps its ~170 kB of state in a context reused across blocks: the
+ *		keeps its state (~0.3 MB) in a context reused across blocks: the
  *		successor table is invalidated by a block generation in its tags
  *		rather than cleared, and a code table whose stored lengths equal
  *		the ones its slot was last built from is not rebuilt (a block's
- *		unused marker codes are all alike). The bit reader refills 64 bits
- *		by one word load and one refill per record covers its code byte and
- *		a ts of up to 32 raw bits.
+ *		unused marker codes are all alike). Bits are read by one unaligned
+ *		load per record (its code byte, ts symbol and up to 32 raw bits),
+ *		and a backend's predictions come from its own small state.
  *
  *		No shared state: the context belongs to the caller (a file reader
  *		keeps one per file, tf_block_decode_ctx), or to one block.
