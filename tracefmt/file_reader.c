@@ -66,6 +66,7 @@ struct tf_file_reader
 
 	uint8_t		payload[TF_COMPRESSED_MAX];
 	uint8_t		raw[PGWT_TF_PAYLOAD_MAX];
+	tf_v8_dec  *v8;				/* v8 decoder state, kept across blocks */
 };
 
 static int
@@ -336,6 +337,7 @@ tf_file_reader_open(const char *path, bool live, bool ignore_meta,
 
 fail:
 	close(f->fd);
+	tf_v8_dec_free(f->v8);
 	free(f->path);
 	free(f);
 	return rc;
@@ -347,6 +349,7 @@ tf_file_reader_close(tf_file_reader *f)
 	if (!f)
 		return;
 	close(f->fd);
+	tf_v8_dec_free(f->v8);
 	free(f->idx_ts);
 	free(f->idx_off);
 	free(f->path);
@@ -426,8 +429,8 @@ tf_read_block_at(tf_file_reader *f, uint64_t off, uint64_t limit,
 	if ((rc = tf_pread_all(f->fd, f->payload, h->compressed,
 						   (off_t) (off + PGWT_TF_BLOCK_HEADER_SIZE))) < 0)
 		return rc;
-	if ((rc = tf_block_decode(f->hdr.version, f->hdr.flags, h, f->payload,
-							  f->raw, recs)) < 0)
+	if ((rc = tf_block_decode_ctx(f->hdr.version, f->hdr.flags, h, f->payload,
+								  f->raw, recs, &f->v8)) < 0)
 		return rc;
 	return 1;
 }

@@ -78,6 +78,16 @@ extern int	tf_block_decode(uint16_t version, uint16_t flags,
 							const pgwt_tf_block_header *hdr,
 							const uint8_t *src, uint8_t *raw,
 							pgwt_record *recs);
+/*
+ * The same, for a caller that decodes many blocks: *v8 (NULL at first)
+ * keeps the v8 decoder's state between calls; tf_v8_dec_free frees it.
+ */
+typedef struct tf_v8_dec tf_v8_dec;
+extern int	tf_block_decode_ctx(uint16_t version, uint16_t flags,
+								const pgwt_tf_block_header *hdr,
+								const uint8_t *src, uint8_t *raw,
+								pgwt_record *recs, tf_v8_dec **v8);
+extern void tf_v8_dec_free(tf_v8_dec *d);
 
 /* ---- seed_layout.c: blocks of v2/v3 as the seed tool writes them ------ */
 
@@ -125,15 +135,19 @@ extern uint8_t *tf_v7_put_lengths(uint8_t *p, const uint8_t *len, unsigned nsym)
 extern int	tf_v7_get_table(const uint8_t **pp, const uint8_t *end, unsigned nsym,
 							bool ts, tf_v7_table *t);
 
-/* ---- block_v8.c: v8 TRANSITIONS (event successors, marker ts offsets) -- */
+/* ---- block_v8.c (encoder), block_v8_dec.c (decoder): v8 TRANSITIONS --- */
 
 /* Writes the whole payload at p; NULL when out of memory. */
 extern uint8_t *tf_encode_transitions_v8(const pgwt_record *recs, uint32_t n,
 										 uint8_t *p);
-/* Reads it from [*pp, end), ts ascending within [first_ts, last_ts]. */
+/*
+ * Reads it from [*pp, end), ts ascending within [first_ts, last_ts]; ctx
+ * as tf_block_decode_ctx's v8 (NULL: state for this block only).
+ */
 extern int	tf_decode_transitions_v8(const uint8_t **pp, const uint8_t *end,
 									 uint32_t n, uint64_t first_ts,
-									 uint64_t last_ts, pgwt_record *recs);
+									 uint64_t last_ts, pgwt_record *recs,
+									 tf_v8_dec **ctx);
 
 /* ---- block_v7_samples.c: v7 SAMPLES columns after the ts column -------- */
 

@@ -1,0 +1,505 @@
+/*
+ * block_v8_dec.c
+ *		Decoder of v8 TRANSITIONS payloads (docs/TRACE_FORMAT.md 3.1.4; the
+ *		encoder is block_v8.c, the shared rules tf_v8.h).
+ *
+ *		Speed matters here (every reader of a trace pays it), so the decoder
+ *		keeps its state (~0.3 MB) in a context reused across blocks: the
+ *		successor table is invalidated by a block generation in its tags
+ *		rather than cleared, and a code table whose stored lengths equal
+ *		the ones its slot was last built from is not rebuilt (a block's
+ *		unused marker codes are all alike). Bits are read by one unaligned
+ *		load per record (its code byte, ts symbol and up to 32 raw bits),
+ *		and a backend's predictions come from its own small state.
+ *
+ *		No shared state: the context belongs to the caller (a file reader
+ *		keeps one per file, tf_block_decode_ctx), or to one block.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tracefmt/tf_internal.h"
+#include "tracefmt/tf_le.h"
+#include "tracefmt/tf_v8.h"
+
+#define V8D_TAG_BITS	13			/* pid index + 1 <= V8_MAX < 2^13 */
+#define V8D_KEY_MAX		(2 + (V8_CODE_SYMBOLS + 1) / 2)	/* count + lengths */
+
+/* A code table and the stored bytes it was built from (klen 0: none). */
+typedef struct tf_v8d_table
+{
+	tf_v7_table t;
+	uint32_t	mask;			/* (1 << t.bits) - 1 */
+	uint8_t		key[V8D_KEY_MAX];
+	unsigned	klen;
+} tf_v8d_table;
+
+/*
+ * What a backend's next record is predicted from: its previous record
+ * (any) and its previous non-marker record (nm), zeros before it has one.
+ */
+typedef struct tf_v8d_pid
+{
+	uint64_t	nm_ts,
+				nm_mask,		/* ~0 once it has an nm, else 0 */
+				any_ts,
+				any_q;
+	uint32_t	nm_old,
+				nm_new;
+	uint32_t	any_old,		/* the successor context */
+				any_new;
+	bool		has_any;
+} tf_v8d_pid;
+
+struct tf_v8_dec
+{
+	const uint8_t *pids,
+			   *events,
+			   *queries;
+	uint64_t	np,
+				ne,
+				nq,
+				unit[2];
+	const uint8_t *cur[V8_NCOLS],
+			   *cend[V8_NCOLS];
+	uint32_t	gen;			/* this block's generation, >= 1 */
+	tf_v8d_table code,
+				ts[V8_TS_TABLES];
+	tf_v8d_pid	st[V8_MAX];
+	tf_v8_succ	succ[1u << V8_SUCC_BITS];
+};
+
+/* A context: the caller's (allocated on its first block) or a new one. */
+static tf_v8_dec *
+tf_v8d_ctx_get(tf_v8_dec **ctx)
+{
+	tf_v8_dec  *d = ctx ? *ctx : NULL;
+
+	if (d == NULL && (d = calloc(1, sizeof(tf_v8_dec))) == NULL)
+		return NULL;
+	if (ctx)
+		*ctx = d;
+	/* a new generation; on wrapping, the tags of old ones are cleared */
+	if (++d->gen >= (1u << (32 - V8D_TAG_BITS)))
+	{
+		memset(d->succ, 0, sizeof(d->succ));
+		d->gen = 1;
+	}
+	return d;
+}
+
+void
+tf_v8_dec_free(tf_v8_dec *d)
+{
+	free(d);
+}
+
+/*
+ * One code table at *pp into slot s: rebuilt only when its stored bytes
+ * differ from the ones the slot holds (those were valid then, so they
+ * are now). A failed build leaves the slot empty.
+ */
+static int
+tf_v8d_get_table(const uint8_t **pp, const uint8_t *end, unsigned nsym, bool ts,
+				 tf_v8d_table *s)
+{
+	const uint8_t *p = *pp;
+	uint64_t	a;
+	size_t		klen;
+	int			rc;
+
+	TF_GET_LEB(p, end, a);
+	if (a < 1 || a > nsym || (uint64_t) (end - p) < (a + 1) / 2)
+		return -PGWT_TF_BAD_PAYLOAD;
+	klen = (size_t) (p - *pp) + (a + 1) / 2;
+	if (klen == s->klen && memcmp(s->key, *pp, klen) == 0)
+	{
+		*pp += klen;
+		return 0;
+	}
+	s->klen = 0;
+	p = *pp;
+	if ((rc = tf_v7_get_table(&p, end, nsym, ts, &s->t)) < 0)
+		return rc;
+	s->mask = (1u << s->t.bits) - 1;
+	if (klen <= V8D_KEY_MAX)
+	{
+		memcpy(s->key, *pp, klen);
+		s->klen = (unsigned) klen;
+	}
+	*pp = p;
+	return 0;
+}
+
+/* Units, tables, column lengths and columns; p ends at the code tables. */
+static int
+tf_v8d_head(const uint8_t **pp, const uint8_t *end, uint32_t n, tf_v8_dec *d)
+{
+	const uint8_t *p = *pp;
+	uint64_t	len;
+	uint32_t	c;
+
+	for (c = 0; c < 2; c++)
+	{
+		TF_GET_LEB(p, end, d->unit[c]);
+		if (d->unit[c] < 1)
+			return -PGWT_TF_BAD_PAYLOAD;
+	}
+	TF_GET_LEB(p, end, d->np);
+	if (d->np < 1 || d->np > n || (uint64_t) (end - p) < d->np * 4)
+		return -PGWT_TF_BAD_PAYLOAD;
+	d->pids = p;
+	p += d->np * 4;
+	TF_GET_LEB(p, end, d->ne);
+	if (d->ne > 2 * (uint64_t) n || (uint64_t) (end - p) < d->ne * 4)
+		return -PGWT_TF_BAD_PAYLOAD;
+	d->events = p;
+	p += d->ne * 4;
+	TF_GET_LEB(p, end, d->nq);
+	if (d->nq > n || (uint64_t) (end - p) < d->nq * 8)
+		return -PGWT_TF_BAD_PAYLOAD;
+	d->queries = p;
+	p += d->nq * 8;
+	{
+		uint64_t	lens[V8_NCOLS];
+
+		for (c = 0; c < V8_NCOLS; c++)
+			TF_GET_LEB(p, end, lens[c]);
+		for (c = 0; c < V8_NCOLS; c++)
+		{
+			len = lens[c];
+			if (len > (uint64_t) (end - p))
+				return -PGWT_TF_BAD_PAYLOAD;
+			d->cur[c] = p;
+			p += len;
+			d->cend[c] = p;
+		}
+	}
+	*pp = p;
+	return 0;
+}
+
+/* An event table index from column c. */
+static inline int
+tf_v8d_col_event(tf_v8_dec *d, int c, uint32_t *ev)
+{
+	uint64_t	v;
+
+	TF_GET_LEB(d->cur[c], d->cend[c], v);
+	if (v >= d->ne)
+		return -PGWT_TF_BAD_PAYLOAD;
+	*ev = tf_get_u32(d->events + 4 * v);
+	return 0;
+}
+
+/*
+ * Bit reader, least significant bit first, without a buffer to refill:
+ * the next 57 bits are one unaligned 8-byte load at pos / 8, shifted by
+ * pos % 8. Loads stay inside the stream while pos <= lim; past that the
+ * stream's last bytes are copied into tail, zero padded, and reading goes
+ * on there (bits past the end read as zeros, caught once at the end).
+ */
+#define V8D_REC_BYTES	24			/* > one record's loads (<= 83 bits + 8) */
+#define V8D_TAIL		(2 * V8D_REC_BYTES + 8)
+
+typedef struct tf_v8d_bits
+{
+	const uint8_t *base;		/* the stream, or tail */
+	uint64_t	pos;			/* bits read from base */
+	uint64_t	lim;			/* pos bound for reading a record at base */
+	uint64_t	skipped;		/* bytes of the stream before tail's first */
+	const uint8_t *p;			/* the stream: [p, p + len) */
+	size_t		len;
+	bool		in_tail;
+	uint8_t		tail[V8D_TAIL];
+} tf_v8d_bits;
+
+/* Reading continues in tail; false when the stream is already overrun. */
+static bool
+tf_v8d_to_tail(tf_v8d_bits *r)
+{
+	size_t		at = (size_t) (r->pos >> 3);
+
+	if (r->in_tail || at > r->len)
+		return false;
+	memset(r->tail, 0, sizeof(r->tail));
+	memcpy(r->tail, r->p + at, r->len - at);	/* < V8D_REC_BYTES + 8 */
+	r->base = r->tail;
+	r->skipped = at;
+	r->pos -= 8 * (uint64_t) at;
+	r->lim = 8 * (V8D_TAIL - V8D_REC_BYTES);
+	r->in_tail = true;
+	return true;
+}
+
+static void
+tf_v8d_bits_init(tf_v8d_bits *r, const uint8_t *p, const uint8_t *end)
+{
+	r->p = r->base = p;
+	r->len = (size_t) (end - p);
+	r->pos = 0;
+	r->skipped = 0;
+	r->in_tail = false;
+	r->lim = r->len >= V8D_REC_BYTES + 8 ? 8 * (uint64_t) (r->len - V8D_REC_BYTES) : 0;
+	if (r->lim == 0)
+		(void) tf_v8d_to_tail(r);
+}
+
+static inline uint64_t
+tf_v8d_peek(const tf_v8d_bits *r)
+{
+	return tf_get_u64(r->base + (r->pos >> 3)) >> (r->pos & 7);
+}
+
+/*
+ * Record's code byte entry then its ts under the table tab picks from
+ * the code (0 when a code is bad); one load serves both symbols and up
+ * to 32 raw bits.
+ */
+static inline uint32_t
+tf_v8d_code(tf_v8d_bits *r, const tf_v8d_table *t, uint64_t *w)
+{
+	uint32_t	e;
+
+	*w = tf_v8d_peek(r);
+	e = t->t.e[*w & t->mask];
+	*w >>= e & 15;
+	r->pos += e & 15;
+	return e;
+}
+
+/* A ts value from w (what tf_v8d_code left); false on a bad code. */
+static inline bool
+tf_v8d_ts(tf_v8d_bits *r, const tf_v8d_table *t, uint64_t w, uint64_t *v)
+{
+	uint32_t	e = t->t.e[w & t->mask];
+	unsigned	nraw = (e >> 4) & 63,
+				len = e & 15;
+
+	if (e == 0)
+		return false;
+	*v = (uint64_t) (e >> 10) << nraw;
+	r->pos += len;
+	if (__builtin_expect(nraw <= 32, 1))
+	{
+		/* 57 - 2 x 11 bits of w are left */
+		*v |= (w >> len) & ((1ull << nraw) - 1);
+		r->pos += nraw;
+		return true;
+	}
+	*v |= tf_v8d_peek(r) & 0xFFFFFFFFu;
+	r->pos += 32;
+	*v |= (tf_v8d_peek(r) & ((1ull << (nraw - 32)) - 1)) << 32;
+	r->pos += nraw - 32;
+	return true;
+}
+
+/* old, duration, query and cpu of r from the extra byte and columns. */
+static inline int
+tf_v8d_rest(tf_v8_dec *d, uint8_t code, pgwt_record *r, const tf_v8d_pid *st)
+{
+	uint8_t		extra = 0;
+	uint64_t	v;
+	int			rc;
+
+	if (code & V8_EXTRA)
+	{
+		if (d->cur[V8_COL_EXTRA] >= d->cend[V8_COL_EXTRA])
+			return -PGWT_TF_BAD_PAYLOAD;
+		extra = *d->cur[V8_COL_EXTRA]++;
+		if (extra == 0 || (extra & ~(V8_X_OLD | V8_X_DUR | V8_X_CPU)))
+			return -PGWT_TF_BAD_PAYLOAD;
+	}
+	r->old_event = st->nm_new;
+	if ((extra & V8_X_OLD) &&
+		(rc = tf_v8d_col_event(d, V8_COL_OLD, &r->old_event)) < 0)
+		return rc;
+	r->duration_ns = (r->ts_ns - st->nm_ts) & st->nm_mask;
+	if (extra & V8_X_DUR)
+	{
+		TF_GET_LEB(d->cur[V8_COL_DUR], d->cend[V8_COL_DUR], v);
+		r->duration_ns += (uint64_t) tf_unzigzag(v);	/* modulo 2^64 */
+	}
+	r->query_id = st->any_q;
+	if (code & V8_QUERY)
+	{
+		TF_GET_LEB(d->cur[V8_COL_QUERY], d->cend[V8_COL_QUERY], v);
+		if (v >= d->nq)
+			return -PGWT_TF_BAD_PAYLOAD;
+		r->query_id = tf_get_u64(d->queries + 8 * v);
+	}
+	r->cpu_ns = PGWT_CPU_UNKNOWN;
+	if (extra & V8_X_CPU)
+	{
+		TF_GET_LEB(d->cur[V8_COL_CPU], d->cend[V8_COL_CPU], v);
+		r->cpu_ns = (r->old_event == 0 ? r->duration_ns : 0) + (uint64_t) tf_unzigzag(v);
+	}
+	return 0;
+}
+
+/*
+ * The successor predictions of backend st (index k) and the slot they
+ * are in, which is reset to this context when it holds another (so the
+ * record's new event only has to be pushed: tf_v8_succ_get then _put).
+ */
+static inline tf_v8_succ *
+tf_v8d_succ(tf_v8_dec *d, const tf_v8d_pid *st, uint32_t k, uint32_t *s0, uint32_t *s1)
+{
+	uint32_t	tag = d->gen << V8D_TAG_BITS | (k + 1);
+	tf_v8_succ *slot = tf_v8_succ_at(d->succ, k, st->any_old, st->any_new);
+
+	if (slot->tag == tag && slot->c_old == st->any_old &&
+		slot->c_new == st->any_new)
+	{
+		*s0 = slot->s0;
+		*s1 = slot->s1;
+		return slot;
+	}
+	slot->tag = tag;
+	slot->c_old = st->any_old;
+	slot->c_new = st->any_new;
+	slot->s0 = slot->s1 = *s0 = *s1 = 0;
+	return slot;
+}
+
+/*
+ * Record i into *r: code byte, pid, new, its ts (not before prev, the
+ * previous record's), then the other fields; updates its backend's state.
+ */
+static inline __attribute__((always_inline)) int
+tf_v8d_record(tf_v8_dec *d, tf_v8d_bits *br, pgwt_record *r, uint64_t prev,
+			  uint64_t last_ts)
+{
+	uint32_t	e,
+				s0 = 0,
+				s1 = 0,
+				mode;
+	uint8_t		code;
+	uint64_t	k,
+				v,
+				w;
+	tf_v8d_pid *st;
+	tf_v8_succ *slot = NULL;
+	unsigned	tab;
+	int			rc;
+
+	if (br->pos > br->lim && !tf_v8d_to_tail(br))
+		return -PGWT_TF_BAD_PAYLOAD;	/* overran: used > the stream */
+	if ((e = tf_v8d_code(br, &d->code, &w)) == 0)
+		return -PGWT_TF_BAD_PAYLOAD;
+	code = (uint8_t) (e >> 10);
+	k = code & V8_PID_MASK;
+	if (k == V8_PID_ESCAPE)
+	{
+		TF_GET_LEB(d->cur[V8_COL_PID], d->cend[V8_COL_PID], k);
+		if (k < V8_PID_ESCAPE)
+			return -PGWT_TF_BAD_PAYLOAD;
+	}
+	if (k >= d->np)
+		return -PGWT_TF_BAD_PAYLOAD;
+	st = &d->st[k];
+	r->pid = tf_get_u32(d->pids + 4 * k);
+	if (st->has_any)
+		slot = tf_v8d_succ(d, st, (uint32_t) k, &s0, &s1);
+	mode = (code >> V8_NEW_SHIFT) & 3;
+	r->new_event = mode == V8_NEW_SUCC0 ? s0 : mode == V8_NEW_BACK ? st->nm_old : s1;
+	if (mode == V8_NEW_EXPL &&
+		(rc = tf_v8d_col_event(d, V8_COL_NEW, &r->new_event)) < 0)
+		return rc;
+	/* ts: a marker's from its pid's previous record, else from prev */
+	tab = tf_v8_ts_table(r->new_event, st->has_any);
+	if (!tf_v8d_ts(br, &d->ts[tab], w, &v) ||
+		(d->unit[tab >= 2] != 1 && __builtin_mul_overflow(v, d->unit[tab >= 2], &v)))
+		return -PGWT_TF_BAD_PAYLOAD;
+	r->ts_ns = tab >= 2 ? st->any_ts : prev;
+	if (v > last_ts - r->ts_ns)
+		return -PGWT_TF_BAD_PAYLOAD;
+	r->ts_ns += v;
+	if (r->ts_ns < prev)
+		return -PGWT_TF_BAD_PAYLOAD;	/* records ascend */
+	if ((rc = tf_v8d_rest(d, code, r, st)) < 0)
+		return rc;
+	if (slot && slot->s0 != r->new_event)
+	{
+		slot->s1 = slot->s0;
+		slot->s0 = r->new_event;
+	}
+	st->has_any = true;
+	st->any_ts = r->ts_ns;
+	st->any_q = r->query_id;
+	st->any_old = r->old_event;
+	st->any_new = r->new_event;
+	if (!tf_v8_is_marker(r->new_event))
+	{
+		st->nm_mask = ~(uint64_t) 0;
+		st->nm_ts = r->ts_ns;
+		st->nm_old = r->old_event;
+		st->nm_new = r->new_event;
+	}
+	return 0;
+}
+
+/* Header and code tables into d; *pp ends at the bit stream. */
+static int
+tf_v8d_start(const uint8_t **pp, const uint8_t *end, uint32_t n, tf_v8_dec *d)
+{
+	int			rc;
+	uint32_t	c;
+
+	if ((rc = tf_v8d_head(pp, end, n, d)) < 0 ||
+		(rc = tf_v8d_get_table(pp, end, V8_CODE_SYMBOLS, false, &d->code)) < 0)
+		return rc;
+	for (c = 0; c < V8_TS_TABLES; c++)
+		if ((rc = tf_v8d_get_table(pp, end, V8_TS_SYMBOLS, true, &d->ts[c])) < 0)
+			return rc;
+	memset(d->st, 0, d->np * sizeof(tf_v8d_pid));
+	return 0;
+}
+
+int
+tf_decode_transitions_v8(const uint8_t **pp, const uint8_t *end, uint32_t n,
+						 uint64_t first_ts, uint64_t last_ts, pgwt_record *recs,
+						 tf_v8_dec **ctx)
+{
+	const uint8_t *p = *pp;
+	tf_v8_dec  *d = tf_v8d_ctx_get(ctx);
+	tf_v8d_bits br;
+	uint64_t	prev = first_ts,
+				used;
+	uint32_t	i,
+				c;
+	int			rc;
+
+	if (d == NULL)
+		return -PGWT_TF_NOMEM;
+	if ((rc = tf_v8d_start(&p, end, n, d)) < 0)
+		goto out;
+	tf_v8d_bits_init(&br, p, end);
+	for (i = 0; i < n; i++)
+	{
+		pgwt_record r;
+
+		/* built in a local: its stores cannot alias the decoder's state */
+		if ((rc = tf_v8d_record(d, &br, &r, prev, last_ts)) < 0)
+			goto out;
+		r.kind = PGWT_REC_TRANSITION;
+		r.weight_ns = 0;
+		recs[i] = r;
+		prev = r.ts_ns;
+	}
+	/* the stream fills the rest of the payload, padded with zero bits */
+	rc = -PGWT_TF_BAD_PAYLOAD;
+	used = 8 * br.skipped + br.pos;
+	if (used > 8 * (uint64_t) br.len || 8 * (uint64_t) br.len - used >= 8 ||
+		(used & 7 && p[used >> 3] >> (used & 7)) != 0)
+		goto out;
+	for (c = 0; c < V8_NCOLS; c++)
+		if (d->cur[c] != d->cend[c])
+			goto out;
+	*pp = end;
+	rc = 0;
+out:
+	if (ctx == NULL)
+		free(d);
+	return rc;
+}
