@@ -1,6 +1,6 @@
 /*
  * render_internal.h
- *		Helpers render.c shares with render_exact.c. Not for use outside
+ *		Helpers render.c shares with render_exact.c and render_hist.c. Not for use outside
  *		analysis/.
  */
 #ifndef PGWT_ANALYSIS_RENDER_INTERNAL_H

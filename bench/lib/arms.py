@@ -72,9 +72,13 @@ ARMS = [
         side=(_TRACER, "--mode", "tiered", "--sample-rate", "10") + _TRACER_COMMON),
     Arm("full", ("15", "18"), "full",
         side=(_TRACER, "--mode", "full") + _TRACER_COMMON),
+    # the scheduler tier (issue #21): exact for blocking waits, no debug
+    # registers, so it runs where the watchpoint tier's self-test fails
+    Arm("sched", ("15", "18"), "sched",
+        side=(_TRACER, "--mode", "sched") + _TRACER_COMMON),
 ]
 
 BY_NAME = {a.name: a for a in ARMS}
-EVIDENCE_KINDS = ("none", "pg_wait_sampling", "coop", "sampled", "full")
+EVIDENCE_KINDS = ("none", "pg_wait_sampling", "coop", "sampled", "full", "sched")
 # Libraries whose presence makes a server traced (a "none" arm must have none).
 TRACING_LIBRARIES = ("pg_wait_sampling", "pg_wait_tracer")

@@ -106,7 +106,7 @@ def _cell_problems(rec):
         elif rec.get("evidence_tier") != arm.expect_tier:
             out.append(f"ARM NOT AS CLAIMED: {who}: pgwt_status tier was "
                        f"'{rec.get('evidence_tier')}', not '{arm.expect_tier}'")
-    elif arm.kind in ("sampled", "full"):
+    elif arm.kind in ("sampled", "full", "sched"):
         if rec.get("evidence_side_alive") != 1:
             out.append(f"ARM NOT AS CLAIMED: {who}: the tracer was not running at the end")
         elif not rec.get("evidence_attached"):

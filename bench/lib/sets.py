@@ -102,6 +102,12 @@ SETS = {
     "connect": BenchSet("connect", {
         "18-hooks": (("none", "coop_off", "coop_stats", "coop_trace"), ("connect",)),
     }, reps=4, duration_s=6, warmup_s=2, scale=10),
+    # the scheduler tier against none and the 10 Hz sampler (issue #21), on
+    # select-only and TPC-B, stock 15 and 18: ~6 min
+    "sched": BenchSet("sched", {
+        "15": (("none", "sampled_10hz", "sched"), ("select_only", "tpcb")),
+        "18": (("none", "sampled_10hz", "sched"), ("select_only", "tpcb")),
+    }, reps=3, duration_s=6, warmup_s=2, scale=10),
     # the extension's shared memory by part at max_connections 100 and 400
     # (issue #23), from pg_shmem_allocations: ~2 min
     "memory": BenchSet("memory", {}, reps=1, duration_s=0, warmup_s=0, scale=0,
