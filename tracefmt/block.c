@@ -406,20 +406,8 @@ encoded:
 	hdr->uncompressed = (uint32_t) raw_len;
 	hdr->type = type;
 	hdr->sample_period_ns = type == PGWT_TF_BLOCK_SAMPLES ? sample_period_ns : 0;
-	if (flags & PGWT_TF_FLAG_LZ4)
-	{
-		int			c = LZ4_compress_default((const char *) raw, (char *) out,
-											 (int) raw_len, TF_COMPRESSED_MAX);
-
-		if (c <= 0)
-			return -PGWT_TF_INVAL;
-		hdr->compressed = (uint32_t) c;
-	}
-	else
-	{
-		memcpy(out, raw, raw_len);
-		hdr->compressed = (uint32_t) raw_len;
-	}
+	if (tf_block_store_payload(raw, raw_len, flags, out, hdr) != 0)
+		return -PGWT_TF_INVAL;
 	hdr->reserved = version >= 4 ? tf_checksum16(out, hdr->compressed) : 0;
 	return 0;
 }
@@ -740,4 +728,54 @@ tf_block_decode_ctx(uint16_t version, uint16_t flags, const pgwt_tf_block_header
 	if (p != end)
 		return -PGWT_TF_BAD_PAYLOAD;
 	return seed ? tf_seed_normalize(recs, n) : 0;
+}
+
+int
+tf_block_store_payload(const uint8_t *raw, size_t raw_len, uint16_t flags,
+					   uint8_t *out, pgwt_tf_block_header *h)
+{
+	if (flags & PGWT_TF_FLAG_LZ4)
+	{
+		int			c = LZ4_compress_default((const char *) raw, (char *) out,
+											 (int) raw_len, TF_COMPRESSED_MAX);
+
+		if (c <= 0)
+			return -PGWT_TF_INVAL;
+		h->compressed = (uint32_t) c;
+	}
+	else
+	{
+		memcpy(out, raw, raw_len);
+		h->compressed = (uint32_t) raw_len;
+	}
+	return 0;
+}
+
+uint8_t *
+tf_put_dicts_columns(uint8_t *p, const uint32_t *pids, const uint16_t *order,
+					 uint32_t np, const uint32_t *events, uint32_t ne,
+					 const uint64_t *queries, uint32_t nq,
+					 const uint8_t *cols, size_t stride,
+					 const size_t *col_len, unsigned ncols)
+{
+	uint32_t	i;
+	unsigned	c;
+
+	p += tf_put_leb(p, np);
+	for (i = 0; i < np; i++, p += 4)
+		tf_put_u32(p, pids[order[i]]);
+	p += tf_put_leb(p, ne);
+	for (i = 0; i < ne; i++, p += 4)
+		tf_put_u32(p, events[i]);
+	p += tf_put_leb(p, nq);
+	for (i = 0; i < nq; i++, p += 8)
+		tf_put_u64(p, queries[i]);
+	for (c = 0; c < ncols; c++)
+		p += tf_put_leb(p, col_len[c]);
+	for (c = 0; c < ncols; c++)
+	{
+		memcpy(p, cols + c * stride, col_len[c]);
+		p += col_len[c];
+	}
+	return p;
 }

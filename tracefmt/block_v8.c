@@ -338,22 +338,8 @@ tf_encode_transitions_v8(const pgwt_record *recs, uint32_t n, uint8_t *p)
 			unit[c] = 1;
 		p += tf_put_leb(p, unit[c]);
 	}
-	p += tf_put_leb(p, np);
-	for (i = 0; i < np; i++, p += 4)
-		tf_put_u32(p, s->pids[s->order[i]]);
-	p += tf_put_leb(p, ne);
-	for (i = 0; i < ne; i++, p += 4)
-		tf_put_u32(p, s->events[i]);
-	p += tf_put_leb(p, nq);
-	for (i = 0; i < nq; i++, p += 8)
-		tf_put_u64(p, s->queries[i]);
-	for (c = 0; c < V8_NCOLS; c++)
-		p += tf_put_leb(p, s->col_len[c]);
-	for (c = 0; c < V8_NCOLS; c++)
-	{
-		memcpy(p, s->col[c], s->col_len[c]);
-		p += s->col_len[c];
-	}
+	p = tf_put_dicts_columns(p, s->pids, s->order, np, s->events, ne, s->queries, nq,
+							 &s->col[0][0], sizeof(s->col[0]), s->col_len, V8_NCOLS);
 	p = tf_v8_encode_stream(s, n, unit, p);
 	free(s);
 	return p;

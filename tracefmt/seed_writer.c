@@ -124,20 +124,8 @@ tf_seed_block_encode(uint16_t version, uint16_t flags, uint16_t type,
 	hdr->uncompressed = (uint32_t) raw_len;
 	hdr->type = type;
 	hdr->sample_period_ns = tr ? 0 : sample_period_ns;
-	if (flags & PGWT_TF_FLAG_LZ4)
-	{
-		int			c = LZ4_compress_default((const char *) raw, (char *) out,
-											 (int) raw_len, TF_COMPRESSED_MAX);
-
-		if (c <= 0)
-			return -PGWT_TF_INVAL;
-		hdr->compressed = (uint32_t) c;
-	}
-	else
-	{
-		memcpy(out, raw, raw_len);
-		hdr->compressed = (uint32_t) raw_len;
-	}
+	if (tf_block_store_payload(raw, raw_len, flags, out, hdr) != 0)
+		return -PGWT_TF_INVAL;
 	return 0;
 }
 

@@ -28,6 +28,23 @@ extern int	tf_block_header_decode(const uint8_t *in, uint16_t version,
 extern size_t tf_record_max_bytes(uint16_t version, uint16_t type);
 /* Bytes a block's payload may hold beyond n x tf_record_max_bytes. */
 extern size_t tf_block_fixed_max_bytes(uint16_t version, uint16_t type);
+/*
+ * Stores raw (raw_len bytes) at out, LZ4-compressed when flags ask, and
+ * sets h->compressed; -PGWT_TF_INVAL when compression fails.
+ */
+extern int	tf_block_store_payload(const uint8_t *raw, size_t raw_len, uint16_t flags,
+								   uint8_t *out, pgwt_tf_block_header *h);
+/*
+ * The dictionaries of a v6/v8 TRANSITIONS block (pids in table order
+ * through order[], events, query ids, each after its count) and then the
+ * column lengths and the columns (ncols columns stride bytes apart);
+ * returns the end.
+ */
+extern uint8_t *tf_put_dicts_columns(uint8_t *p, const uint32_t *pids, const uint16_t *order,
+									 uint32_t np, const uint32_t *events, uint32_t ne,
+									 const uint64_t *queries, uint32_t nq,
+									 const uint8_t *cols, size_t stride,
+									 const size_t *col_len, unsigned ncols);
 
 /* ---- block_v6.c: v6 TRANSITIONS columns after the ts column ----------- */
 
