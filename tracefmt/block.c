@@ -750,32 +750,3 @@ tf_block_store_payload(const uint8_t *raw, size_t raw_len, uint16_t flags,
 	}
 	return 0;
 }
-
-uint8_t *
-tf_put_dicts_columns(uint8_t *p, const uint32_t *pids, const uint16_t *order,
-					 uint32_t np, const uint32_t *events, uint32_t ne,
-					 const uint64_t *queries, uint32_t nq,
-					 const uint8_t *cols, size_t stride,
-					 const size_t *col_len, unsigned ncols)
-{
-	uint32_t	i;
-	unsigned	c;
-
-	p += tf_put_leb(p, np);
-	for (i = 0; i < np; i++, p += 4)
-		tf_put_u32(p, pids[order[i]]);
-	p += tf_put_leb(p, ne);
-	for (i = 0; i < ne; i++, p += 4)
-		tf_put_u32(p, events[i]);
-	p += tf_put_leb(p, nq);
-	for (i = 0; i < nq; i++, p += 8)
-		tf_put_u64(p, queries[i]);
-	for (c = 0; c < ncols; c++)
-		p += tf_put_leb(p, col_len[c]);
-	for (c = 0; c < ncols; c++)
-	{
-		memcpy(p, cols + c * stride, col_len[c]);
-		p += col_len[c];
-	}
-	return p;
-}

@@ -706,7 +706,27 @@ pgwt_tf_events_read(const char *dir, pgwt_tf_event_cb cb, void *arg,
 	return rc;
 }
 
-/* windows.tsv: start_mono_ns, start_rt_ns, source (8.5). */
+/*
+ * windows.tsv: start_mono_ns, start_rt_ns, source (8.5), and the names it
+ * stores for each exact source.
+ */
+static const char *const tf_xsrc_names[PGWT_TF_XSRC_COUNT] = {"unknown", "watch", "sched"};
+
+const char *
+pgwt_tf_exact_source_name(pgwt_tf_exact_source s)
+{
+	return (unsigned) s < PGWT_TF_XSRC_COUNT ? tf_xsrc_names[s] : "unknown";
+}
+
+pgwt_tf_exact_source
+pgwt_tf_exact_source_parse(const char *name)
+{
+	for (int i = 1; i < PGWT_TF_XSRC_COUNT; i++)
+		if (name && strcmp(name, tf_xsrc_names[i]) == 0)
+			return (pgwt_tf_exact_source) i;
+	return PGWT_TF_XSRC_UNKNOWN;
+}
+
 int
 pgwt_tf_window_append_at(int dirfd, const pgwt_tf_file_opts *opts, const pgwt_tf_window *w)
 {

@@ -34,6 +34,8 @@ extern size_t tf_block_fixed_max_bytes(uint16_t version, uint16_t type);
  */
 extern int	tf_block_store_payload(const uint8_t *raw, size_t raw_len, uint16_t flags,
 								   uint8_t *out, pgwt_tf_block_header *h);
+/* ---- block_v6.c: v6 TRANSITIONS columns after the ts column ----------- */
+
 /*
  * The dictionaries of a v6/v8 TRANSITIONS block (pids in table order
  * through order[], events, query ids, each after its count) and then the
@@ -45,8 +47,6 @@ extern uint8_t *tf_put_dicts_columns(uint8_t *p, const uint32_t *pids, const uin
 									 const uint64_t *queries, uint32_t nq,
 									 const uint8_t *cols, size_t stride,
 									 const size_t *col_len, unsigned ncols);
-
-/* ---- block_v6.c: v6 TRANSITIONS columns after the ts column ----------- */
 
 /* Writes the columns at p; returns the end, NULL when out of memory. */
 extern uint8_t *tf_encode_transitions_v6(const pgwt_record *recs, uint32_t n,

@@ -1,9 +1,10 @@
 /*
  * windows_side.c
  *		Which exact source the escalation windows of a range used, from
- *		windows.tsv (docs/TRACE_FORMAT.md 8.5): the source names, the
- *		count per source of the windows that start in a range, and the one
- *		line every view prints from it ("exact windows: 2, source sched").
+ *		windows.tsv (docs/TRACE_FORMAT.md 8.5; the file and its source
+ *		names are sidefiles.c's): the count per source of the windows
+ *		that start in a range, and the one line every view prints from it
+ *		("exact windows: 2, source sched").
  *		Pure apart from pgwt_tf_window_sources_load, which reads the file
  *		through sidefiles.c.
  */
@@ -11,23 +12,6 @@
 #include <string.h>
 
 #include "tracefmt/tracefmt.h"
-
-static const char *const tf_xsrc_names[PGWT_TF_XSRC_COUNT] = {"unknown", "watch", "sched"};
-
-const char *
-pgwt_tf_exact_source_name(pgwt_tf_exact_source s)
-{
-	return (unsigned) s < PGWT_TF_XSRC_COUNT ? tf_xsrc_names[s] : "unknown";
-}
-
-pgwt_tf_exact_source
-pgwt_tf_exact_source_parse(const char *name)
-{
-	for (int i = 1; i < PGWT_TF_XSRC_COUNT; i++)
-		if (name && strcmp(name, tf_xsrc_names[i]) == 0)
-			return (pgwt_tf_exact_source) i;
-	return PGWT_TF_XSRC_UNKNOWN;
-}
 
 void
 pgwt_tf_window_sources_add(pgwt_tf_window_sources *s, const pgwt_tf_window *w,
@@ -59,7 +43,7 @@ pgwt_tf_window_sources_text(const pgwt_tf_window_sources *s, char *buf, size_t l
 	{
 		for (int i = 0; i < PGWT_TF_XSRC_COUNT; i++)
 			if (s->by_source[i])
-				TF_ADD(", source %s", tf_xsrc_names[i]);
+				TF_ADD(", source %s", pgwt_tf_exact_source_name((pgwt_tf_exact_source) i));
 	}
 	else if (kinds > 1)
 	{
@@ -69,7 +53,7 @@ pgwt_tf_window_sources_text(const pgwt_tf_window_sources *s, char *buf, size_t l
 			int			j = i % PGWT_TF_XSRC_COUNT;	/* unknown last */
 
 			if (s->by_source[j])
-				TF_ADD(" %s %llu", tf_xsrc_names[j], (unsigned long long) s->by_source[j]);
+				TF_ADD(" %s %llu", pgwt_tf_exact_source_name((pgwt_tf_exact_source) j), (unsigned long long) s->by_source[j]);
 		}
 	}
 	if (s->bad)
