@@ -220,7 +220,8 @@ pgwt_run_replay(const pgwt_options *o)
 	out.opts = o;
 	out.names = &names;
 	out.source = "replay";
-	out.format = o->format == PGWT_FORMAT_JSON ? PGWT_FORMAT_JSON : PGWT_FORMAT_TEXT;
+	/* json and csv as asked; tui has no place in a replay, so text */
+	out.format = o->format == PGWT_FORMAT_JSON || o->format == PGWT_FORMAT_CSV ? o->format : PGWT_FORMAT_TEXT;
 	{
 		char		note[320],
 					xline[160];
