@@ -432,8 +432,20 @@ live_render(live_ctx *c, uint64_t now)
 	else if (c->eng)
 	{
 		pgwt_engine_flush(c->eng);
-		snprintf(note, sizeof(note), "Backends: %" PRIu64 "    Interval: %us    %u Hz sampled",
-				 c->metrics.backends_tracked, c->o->interval_s, c->o->sample_rate);
+		char		how[48];
+
+		/* what the figures are: a title that says "sampled" over exact
+		 * figures would undersell them, and the reverse mislead */
+		if (c->o->mode == PGWT_MODE_FULL)
+			snprintf(how, sizeof(how), "exact (watchpoints)");
+		else if (c->o->mode == PGWT_MODE_SCHED)
+			snprintf(how, sizeof(how), "exact (scheduler)");
+		else if (c->o->mode == PGWT_MODE_TIERED)
+			snprintf(how, sizeof(how), "%u Hz sampled, exact windows", c->o->sample_rate);
+		else
+			snprintf(how, sizeof(how), "%u Hz sampled", c->o->sample_rate);
+		snprintf(note, sizeof(note), "Backends: %" PRIu64 "    Interval: %us    %s",
+				 c->metrics.backends_tracked, c->o->interval_s, how);
 		pgwt_output_view(&c->out, c->eng, note);
 	}
 	else
