@@ -629,19 +629,21 @@ live_loop(live_ctx *c, const char *pgdata)
 
 	while (!live_stop)
 	{
-		uint64_t	deadline = c->sess.src->next_deadline(c->sess.src);
+		uint64_t	deadline;
 		uint64_t	now;
 		int			gone = 0,
 					woke;
 		/* tiered: the exact source follows backends beside the sampler */
 		pgwt_capture_source *side = c->sess.sampler ? c->sess.watch : NULL;
 
+		/* first: it may move a deadline the work above let pass */
+		if (c->sess.sampler)
+			pgwt_sampler_wait_begin(c->sess.sampler, pgwt_mono_ns());
+		deadline = c->sess.src->next_deadline(c->sess.src);
 		if (side && side->next_deadline(side) < deadline)
 			deadline = side->next_deadline(side);
 		if (end_ns && deadline > end_ns)
 			deadline = end_ns;
-		if (c->sess.sampler)
-			pgwt_sampler_wait_begin(c->sess.sampler);
 		woke = live_wait(c->tier, c->sess.watch ? pgwt_watch_source_wake_fd(c->sess.watch) : -1,
 						 deadline);
 		now = pgwt_mono_ns();

@@ -569,9 +569,14 @@ sampler_destroy(pgwt_capture_source *src)
 }
 
 void
-pgwt_sampler_wait_begin(pgwt_capture_source *src)
+pgwt_sampler_wait_begin(pgwt_capture_source *src, uint64_t now_ns)
 {
-	sampler_prio_set(src->state, 1);
+	sampler_state *s = src->state;
+
+	/* a deadline already passed is skipped, never ticked late (tick_clock.h) */
+	if (pgwt_tick_realign(&s->clock, now_ns) > 0)
+		s->cfg.metrics->ticks_skipped_total = s->clock.skipped_ticks;
+	sampler_prio_set(s, 1);
 }
 
 void

@@ -46,10 +46,13 @@ extern void pgwt_sampler_rescan_soon(pgwt_capture_source *src);
  * then favour waits over CPU). The tick drops back to normal scheduling as
  * soon as the values are read, before records are emitted; wait_end does
  * the same when the loop woke for something else well before the tick
- * (live.c keeps real-time for work just before one). No-ops when the
- * priority is 0 or could not be set (then *why says why, once).
+ * (live.c keeps real-time for work just before one). For the same reason
+ * wait_begin (called with the time, before the loop reads the deadline)
+ * skips a deadline that passed while the loop worked at normal priority
+ * (pgwt_tick_realign). The priority part is a no-op when the priority is
+ * 0 or could not be set (then *why says why, once).
  */
-extern void pgwt_sampler_wait_begin(pgwt_capture_source *src);
+extern void pgwt_sampler_wait_begin(pgwt_capture_source *src, uint64_t now_ns);
 extern void pgwt_sampler_wait_end(pgwt_capture_source *src);
 /* The priority in effect (0 = normal), and why not when one was asked. */
 extern int	pgwt_sampler_priority(pgwt_capture_source *src, const char **why);

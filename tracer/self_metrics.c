@@ -13,6 +13,7 @@ pgwt_self_metrics_json(FILE *out, const pgwt_self_metrics *m, uint64_t now_ns)
 
 	fprintf(out,
 			"{\"uptime_s\":%.3f,\"ticks_total\":%" PRIu64 ",\"late_ticks_total\":%" PRIu64
+			",\"ticks_skipped_total\":%" PRIu64
 			",\"samples_total\":%" PRIu64 ",\"samples_per_sec\":%.1f"
 			",\"sample_read_faults_total\":%" PRIu64 ",\"backends_tracked\":%" PRIu64
 			",\"backends_seen_total\":%" PRIu64 ",\"backends_exited_total\":%" PRIu64
@@ -28,7 +29,7 @@ pgwt_self_metrics_json(FILE *out, const pgwt_self_metrics *m, uint64_t now_ns)
 			",\"wp_exited_unwatched_total\":%" PRIu64 ",\"wp_attached_at_zero_total\":%" PRIu64
 			",\"wp_attach_races_total\":%" PRIu64
 			",\"wp_attach_latency_us_avg\":%.1f,\"wp_attach_latency_us_max\":%.1f",
-			up_s, m->ticks_total, m->late_ticks_total, m->samples_total,
+			up_s, m->ticks_total, m->late_ticks_total, m->ticks_skipped_total, m->samples_total,
 			up_s > 0 ? (double) m->samples_total / up_s : 0.0,
 			m->sample_read_faults_total, m->backends_tracked,
 			m->backends_seen_total, m->backends_exited_total, m->backends_sampled_total,

@@ -16,6 +16,7 @@ typedef struct pgwt_self_metrics
 	uint64_t	start_ns;				/* CLOCK_MONOTONIC at start */
 	uint64_t	ticks_total;
 	uint64_t	late_ticks_total;		/* late by common/tick_rule.h */
+	uint64_t	ticks_skipped_total;	/* deadlines passed before the wait (tick_clock.h) */
 	uint64_t	samples_total;			/* SAMPLE records produced */
 	uint64_t	sample_read_faults_total;	/* reads failed or not trusted */
 	uint64_t	backends_tracked;		/* now */

@@ -15,6 +15,7 @@ pgwt_tick_init(pgwt_tick_clock *c, unsigned rate_hz, uint64_t now_ns)
 	c->next_deadline_ns = now_ns + c->period_ns;
 	c->ticks = 0;
 	c->late_ticks = 0;
+	c->skipped_ticks = 0;
 	c->unobserved_ns = 0;
 }
 
@@ -39,4 +40,17 @@ pgwt_tick_advance(pgwt_tick_clock *c, uint64_t now_ns)
 	if (c->next_deadline_ns <= now_ns)
 		c->next_deadline_ns = now_ns + c->period_ns;
 	return c->next_deadline_ns;
+}
+
+uint64_t
+pgwt_tick_realign(pgwt_tick_clock *c, uint64_t now_ns)
+{
+	uint64_t	n;
+
+	if (c->next_deadline_ns > now_ns)
+		return 0;
+	n = (now_ns - c->next_deadline_ns) / c->period_ns + 1;
+	c->next_deadline_ns += n * c->period_ns;
+	c->skipped_ticks += n;
+	return n;
 }

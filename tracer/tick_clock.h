@@ -20,6 +20,7 @@ typedef struct pgwt_tick_clock
 	uint64_t	next_deadline_ns;
 	uint64_t	ticks;
 	uint64_t	late_ticks;		/* late by common/tick_rule.h */
+	uint64_t	skipped_ticks;	/* deadlines passed before the wait began */
 	uint64_t	unobserved_ns;	/* gap time not billed (over the cap) */
 } pgwt_tick_clock;
 
@@ -35,5 +36,17 @@ extern uint64_t pgwt_tick_bill(pgwt_tick_clock *c, uint64_t now_ns);
  * restarts the schedule from now instead of firing a burst.
  */
 extern uint64_t pgwt_tick_advance(pgwt_tick_clock *c, uint64_t now_ns);
+
+/*
+ * Called just before the sampler sleeps for its next tick. A deadline that
+ * already passed (the work after the previous tick ran over, e.g. starved
+ * of CPU at normal priority) moves to the next point of the same grid after
+ * now_ns; returns the number of deadlines skipped. A tick taken at once
+ * would fall at the instant the tracer got a CPU back, which on a saturated
+ * host is most often when a backend just left it: such samples under-count
+ * CPU. Ticks at timer deadlines do not depend on what the backends do, and
+ * the next tick bills the whole interval (pgwt_tick_bill).
+ */
+extern uint64_t pgwt_tick_realign(pgwt_tick_clock *c, uint64_t now_ns);
 
 #endif

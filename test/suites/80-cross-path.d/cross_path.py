@@ -20,10 +20,15 @@ time of each class (CPU* included), the total of each event the sessions
 waited for and the PgSleep histogram; for the file paths also which pids
 count as sessions. Exact within 0.5% (plus 5 ms on DB time and CPU*, which
 move with the reading sessions' own statements between a view's read and
-the instant, and 0.001 ms for SQL's rounding). The live views bring the
-reading session's own figures up to the read (pgwt_settle_own); other
-sessions' stand as of their last flush, which no workload session is
-between at T0 and T1 (they have all exited). The sampled path agrees
+the instant, and 0.001 ms for SQL's rounding). The session that reads the
+live views at an instant is an observer, not part of the workload: it runs
+with pg_wait_tracer.capture = off, so none of its own waits (a reader's
+LWLock wait between the instant and its read would be in the files' range
+but on the other side of the instant in the views) is counted by any path.
+Other sessions' figures stand as of their last flush, which no workload
+session is between at T0 and T1 (they have all exited), and autovacuum is
+off in this cluster so that no worker is halfway through a batch of
+unflushed waits at an instant. The sampled path agrees
 within two sample periods per wait plus 5% (a sample stands for a whole
 period; a wait's edges fall anywhere inside one), on DB time within 40
 periods.
@@ -73,10 +78,12 @@ def psql_many(queries):
     args = []
     for q in queries:
         args += ["-c", q]
+    # an observer: its own waits are neither in the views nor in the files
+    env = dict(os.environ, PGOPTIONS="-c pg_wait_tracer.capture=off")
     r = subprocess.run(
         ["runuser", "-u", "postgres", "--", os.path.join(BINDIR, "psql"), "-X", "-q",
          "-At", "-F", "\t", "-v", "ON_ERROR_STOP=1", "-h", HOST, "-p", PORT,
-         "-d", "postgres"] + args, capture_output=True, text=True)
+         "-d", "postgres"] + args, capture_output=True, text=True, env=env)
     if r.returncode != 0:
         raise RuntimeError(f"psql: {r.stderr.strip()}")
     return [line.split("\t") for line in r.stdout.splitlines() if line]
@@ -120,12 +127,10 @@ def live_snapshot():
         "WHERE wait_event_type = 'Timeout' AND wait_event = 'PgSleep'",
     ]
     # The views are read once to warm the session (catalog loads, planning),
-    # then the instant is taken, then the views are read for real. A view
-    # brings the reading session's own figures up to its start
-    # (pgwt_settle_own), so the reader's time between the instant and that
-    # read is in the files' range but not in the view at T0, and in the view
-    # but not in the range at T1: the same few warm statements at both
-    # ends, which cancel in the difference.
+    # then the instant is taken, then the views are read for real, so the
+    # instant and the figures are as close together as one session allows.
+    # The reader runs with capture off (psql_many): its own waits are in no
+    # path, whichever side of the instant they fall on.
     queries = queries + [now] + queries
     snap = {"classes": {}, "events": {}, "hist": {}, "sess": {}}
     rows = psql_many(queries)

@@ -111,6 +111,24 @@ tick_late_rule(void)
 	UNIT_CHECK(c.unobserved_ns == 4000000000ull && c.late_ticks == 1);
 }
 
+/*
+ * A deadline that passed before the wait began is skipped to the next point
+ * of the same grid, never ticked at once; the next tick bills the interval.
+ */
+static void
+tick_realign_rule(void)
+{
+	pgwt_tick_clock c;
+
+	pgwt_tick_init(&c, 100, 0);		/* deadline 10 ms */
+	UNIT_CHECK(pgwt_tick_realign(&c, 9000000) == 0 && c.next_deadline_ns == 10000000);
+	UNIT_CHECK(pgwt_tick_realign(&c, 10000000) == 1 && c.next_deadline_ns == 20000000);
+	UNIT_CHECK(pgwt_tick_realign(&c, 43500000) == 3 && c.next_deadline_ns == 50000000);
+	UNIT_CHECK(c.skipped_ticks == 4);
+	(void) pgwt_tick_bill(&c, 10000000);
+	UNIT_CHECK(pgwt_tick_bill(&c, 50000000) == 40000000);
+}
+
 void
 run_wait_tests(void)
 {
@@ -125,4 +143,5 @@ run_tick_tests(void)
 	UNIT_RUN(tick_weights_sum_to_elapsed);
 	UNIT_RUN(tick_deadlines);
 	UNIT_RUN(tick_late_rule);
+	UNIT_RUN(tick_realign_rule);
 }
