@@ -144,15 +144,16 @@ tf_v7_code_lengths(const uint32_t *freq, unsigned nsym, uint8_t *len)
 	}
 }
 
+/* The low len (1..32) bits of code in reverse order: swaps of halves. */
 static inline uint32_t
 tf_v7_reverse(uint32_t code, unsigned len)
 {
-	uint32_t	r = 0;
-	unsigned	i;
+	uint32_t	r = __builtin_bswap32(code);
 
-	for (i = 0; i < len; i++, code >>= 1)
-		r = (r << 1) | (code & 1);
-	return r;
+	r = (r & 0x0F0F0F0Fu) << 4 | ((r >> 4) & 0x0F0F0F0Fu);
+	r = (r & 0x33333333u) << 2 | ((r >> 2) & 0x33333333u);
+	r = (r & 0x55555555u) << 1 | ((r >> 1) & 0x55555555u);
+	return r >> (32 - len);
 }
 
 /*
@@ -330,6 +331,43 @@ tf_v7_entry(unsigned sym, unsigned len, bool ts)
 	return (uint32_t) (4 | (sym & 3)) << 10 | ((sym - 8) / 4 + 1) << 4 | len;
 }
 
+/*
+ * The lookup table of a code: entry j is the symbol whose reversed code
+ * is j's low bits (0 where none: an incomplete code). Built by length,
+ * shortest first, in a table doubled as the lengths grow: a copy of the
+ * first half repeats the shorter codes into the second, and a code of the
+ * current length then takes one entry. Writes 2^bits entries once, where
+ * a stride fill per symbol would loop on every entry of every short code.
+ */
+static void
+tf_v7_fill(tf_v7_table *t, const uint8_t *len, const uint32_t *rev, unsigned nsym,
+		   bool ts)
+{
+	unsigned	start[V7_MAX_LEN + 2] = {0};
+	uint16_t	order[V7_CODE_SYMBOLS];
+	unsigned	s,
+				l,
+				size = 1;
+
+	for (s = 0; s < nsym; s++)
+		start[len[s] + 1]++;
+	for (l = 1; l <= V7_MAX_LEN + 1; l++)
+		start[l] += start[l - 1];
+	for (s = 0; s < nsym; s++)
+		order[start[len[s]]++] = (uint16_t) s;
+	/* start[l] now ends length l; codes of length l begin at start[l - 1] */
+	t->e[0] = 0;
+	for (l = 1; l <= t->bits; l++)
+	{
+		unsigned	i;
+
+		memcpy(t->e + size, t->e, size * sizeof(uint32_t));
+		size *= 2;
+		for (i = start[l - 1]; i < start[l]; i++)
+			t->e[rev[order[i]]] = tf_v7_entry(order[i], l, ts);
+	}
+}
+
 int
 tf_v7_get_table(const uint8_t **pp, const uint8_t *end, unsigned nsym, bool ts,
 				tf_v7_table *t)
@@ -359,18 +397,7 @@ tf_v7_get_table(const uint8_t **pp, const uint8_t *end, unsigned nsym, bool ts,
 	p += (a + 1) / 2;
 	if (tf_v7_canonical(len, (unsigned) a, rev) < 0)
 		return -PGWT_TF_BAD_PAYLOAD;
-	memset(t->e, 0, sizeof(uint32_t) << t->bits);
-	for (s = 0; s < a; s++)
-	{
-		uint32_t	j;
-
-		if (len[s] == 0)
-			continue;
-		uint32_t	e = tf_v7_entry(s, len[s], ts);
-
-		for (j = rev[s]; j < (1u << t->bits); j += 1u << len[s])
-			t->e[j] = e;
-	}
+	tf_v7_fill(t, len, rev, (unsigned) a, ts);
 	*pp = p;
 	return 0;
 }

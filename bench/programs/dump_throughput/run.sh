@@ -10,6 +10,11 @@
 # One JSON line per run:
 #   {"bench":"dump_throughput","arm":A,"rep":R,"records":N,
 #    "records_per_s":X,"cpu_records_per_s":C,"peak_rss_kb":K}
+# and, when valgrind is installed, instructions per record under
+# callgrind on a 1M-record directory of the same scenario, three runs of
+# each arm (summary, decode, and baseline when given): a count the shared
+# host's load does not move:
+#   {"bench":"dump_callgrind","arm":A,"rep":R,"records":N,"instr_per_record":I}
 #   bench/programs/dump_throughput/run.sh [--reps R] [--records N] [--baseline BIN]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -52,3 +57,36 @@ for rep in $(seq 1 "$reps"); do
   [ -z "$baseline" ] || run baseline "$rep" "$baseline" "$tmp/trace"
   run decode "$rep" "$top/bin/pgwt-bench-tracefmt" --decode-only "$trace"
 done
+
+# callgrind ARM REP CMD...: instructions per record of one run of CMD DIR
+# (CMD DIR's trace file for decode)
+callgrind() {
+  local arm=$1 rep=$2 n=1000000 input
+  shift 2
+  [ -d "$tmp/cgtrace" ] || {
+    { cat "$top/bench/programs/dump_throughput/dump.scn"; echo "max_records $n"; } >"$tmp/cg.scn"
+    "$top/bin/pgwt-synth" -o "$tmp/cgtrace" "$tmp/cg.scn" >/dev/null
+  }
+  input=$tmp/cgtrace
+  [ "$arm" != decode ] || input=$(ls "$tmp"/cgtrace/*.trace.lz4)
+  valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.out" "$@" "$input" \
+    >/dev/null 2>"$tmp/cg.err" || { echo "run.sh: callgrind of $arm failed" >&2; exit 1; }
+  python3 - "$arm" "$rep" "$n" "$tmp/cg.err" <<'PY'
+import json, re, sys
+arm, rep, n, err = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), open(sys.argv[4]).read()
+m = re.search(r"Collected : (\d+)", err)
+if not m:
+    sys.exit("run.sh: no instruction count in callgrind's output")
+print(json.dumps({"bench": "dump_callgrind", "arm": arm, "rep": rep, "records": n,
+                  "instr_per_record": round(int(m.group(1)) / n, 1)}))
+PY
+}
+if command -v valgrind >/dev/null; then
+  for rep in 1 2 3; do
+    callgrind summary "$rep" "$top/bin/pgwt-dump"
+    [ -z "$baseline" ] || callgrind baseline "$rep" "$baseline"
+    callgrind decode "$rep" "$top/bin/pgwt-bench-tracefmt" --decode-only
+  done
+else
+  echo "run.sh: no instruction counts: valgrind is not installed" >&2
+fi

@@ -488,6 +488,75 @@ test_samples_malformed_refused(void)
 	CHECK(decode_samples_with(sizeof(samples_ok) - 1, -1) != 0);
 }
 
+/*
+ * A code's lookup table against its definition: entry j of the 2^bits
+ * is the one symbol whose reversed code is j's low len bits (found here
+ * by search over the symbols, not by the decoder's fill), 0 where no
+ * code is (an incomplete code's gaps); for complete codes from random
+ * frequencies and for codes with symbols taken out.
+ */
+static void
+test_table_matches_codes(void)
+{
+	uint32_t	seed = 12345;
+	int			round;
+
+	for (round = 0; round < 400; round++)
+	{
+		uint32_t	freq[256],
+					rev[256];
+		uint8_t		len[256],
+					buf[200];
+		const uint8_t *q = buf;
+		unsigned	nsym = 1 + round % 256,
+					s,
+					j,
+					bits = 0,
+					filled = 0;
+		tf_v7_table t,
+					tt;
+
+		for (s = 0; s < nsym; s++)
+		{
+			seed = seed * 1103515245u + 12345u;
+			/* skewed: some symbols absent, a few very frequent */
+			freq[s] = (seed >> 16) % 7 == 0 ? 0 : 1u << ((seed >> 8) % 20);
+		}
+		freq[0] += 1;
+		tf_v7_code_lengths(freq, nsym, len);
+		if (round % 3 == 1)
+			for (s = 0; s < nsym; s += 3)
+				len[s] = 0;		/* an incomplete code */
+		for (s = 0; s < nsym; s++)
+			bits = len[s] > bits ? len[s] : bits;
+		if (bits == 0)
+			continue;
+		CHECK(tf_v7_canonical(len, nsym, rev) == 0);
+		(void) tf_v7_put_lengths(buf, len, nsym);
+		CHECK_RC(tf_v7_get_table(&q, buf + sizeof(buf), 256, false, &t));
+		q = buf;
+		CHECK_RC(tf_v7_get_table(&q, buf + sizeof(buf), 256, true, &tt));
+		CHECKF(t.bits == bits, "round %d: bits %u, want %u", round, t.bits, bits);
+		for (j = 0; j < (1u << bits); j++)
+		{
+			uint32_t	want = 0;
+
+			for (s = 0; s < nsym; s++)
+				if (len[s] && (j & ((1u << len[s]) - 1)) == rev[s])
+				{
+					CHECKF(want == 0, "round %d: entry %u has two codes", round, j);
+					want = (uint32_t) s << 10 | len[s];
+				}
+			CHECKF(t.e[j] == want, "round %d: entry %u is %#x, want %#x",
+				   round, j, t.e[j], want);
+			CHECKF((tt.e[j] & 15) == (want & 15) && (tt.e[j] == 0) == (want == 0),
+				   "round %d: ts entry %u is %#x", round, j, tt.e[j]);
+			filled += want != 0;
+		}
+		CHECK(filled > 0);
+	}
+}
+
 int
 main(void)
 {
@@ -495,6 +564,7 @@ main(void)
 	RUN(test_every_miss_roundtrips);
 	RUN(test_extreme_and_skewed_deltas);
 	RUN(test_unit);
+	RUN(test_table_matches_codes);
 	RUN(test_malformed_refused);
 	RUN(test_samples_roundtrip);
 	RUN(test_samples_malformed_refused);
