@@ -36,6 +36,7 @@
 #include "analysis/backends_load.h"
 #include "analysis/engine.h"
 #include "analysis/names_load.h"
+#include "analysis/query_texts.h"
 #include "analysis/range_load.h"
 #include "analysis/render.h"
 #include "analysis/summary_load.h"
@@ -59,74 +60,6 @@ dump_names_load(pgwt_names *names, const char *dir)
 	if (pgwt_names_load_dir(names, dir, NULL, &ignored) >= 0 && ignored > 0)
 		fprintf(stderr, "pgwt-dump: warning: %s/%s: %llu line(s) ignored (malformed, over the bounds, or a class that is not the id's)\n",
 				dir, PGWT_TF_EVENTS_NAME, (unsigned long long) ignored);
-}
-
-/*
- * Query texts from the side file, for the query_event rows. Bounded: at
- * most DUMP_MAX_QUERIES texts of DUMP_QUERY_TEXT bytes, the first ones
- * read (a later line for the same id replaces the text).
- */
-#define DUMP_MAX_QUERIES 8192
-#define DUMP_QUERY_TEXT 256
-
-typedef struct dump_query
-{
-	uint64_t	id;
-	char		text[DUMP_QUERY_TEXT];
-} dump_query;
-
-typedef struct dump_queries
-{
-	dump_query *q;
-	size_t		n;
-	uint64_t	dropped;
-} dump_queries;
-
-static int
-dump_query_cb(uint64_t query_id, pgwt_tf_query_mode mode, bool truncated, const char *text, void *arg)
-{
-	dump_queries *qs = arg;
-	size_t		i;
-
-	if (!text || query_id == 0)
-		return 0;
-	for (i = qs->n; i > 0; i--)		/* replace: files are small, ids repeat rarely */
-		if (qs->q[i - 1].id == query_id)
-			break;
-	if (i == 0)
-	{
-		if (qs->n == DUMP_MAX_QUERIES)
-		{
-			qs->dropped++;
-			return 0;
-		}
-		i = ++qs->n;
-	}
-	qs->q[i - 1].id = query_id;
-	snprintf(qs->q[i - 1].text, DUMP_QUERY_TEXT, "%s%s", text, truncated ? "..." : "");
-	return 0;
-}
-
-static int
-dump_query_cmp(const void *a, const void *b)
-{
-	uint64_t	x = ((const dump_query *) a)->id,
-				y = ((const dump_query *) b)->id;
-
-	return x < y ? -1 : x > y;
-}
-
-static const char *
-dump_query_text(uint64_t query_id, void *arg)
-{
-	const dump_queries *qs = arg;
-	dump_query	key = {.id = query_id};
-	const dump_query *hit;
-
-	if (qs->n == 0)
-		return NULL;
-	hit = bsearch(&key, qs->q, qs->n, sizeof(key), dump_query_cmp);
-	return hit ? hit->text : NULL;
 }
 
 /* ---- reading --------------------------------------------------------------- */
@@ -390,10 +323,10 @@ dump_render_exact(pgwt_buf *b, const dump_args *a, const pgwt_engine *eng, int w
 
 static void
 dump_render(pgwt_buf *b, const dump_args *a, const pgwt_engine *eng, int w,
-			const pgwt_names *names, uint32_t event, bool first, dump_queries *qs,
+			const pgwt_names *names, uint32_t event, bool first, pgwt_query_texts *qs,
 			bool skip_time_model)
 {
-	pgwt_render_opts ro = {a->format, names, first, dump_query_text, qs};
+	pgwt_render_opts ro = {a->format, names, first, pgwt_query_texts_lookup, qs};
 	pgwt_view_opts vo = {0};
 	pgwt_window_summary sum;
 	bool		sum_view = a->view == DV_SUMMARY;
@@ -576,7 +509,7 @@ dump_parse_times(const dump_args *a, int64_t *now_ns, int64_t *from_rt, int64_t 
  */
 static int
 dump_load_side(const dump_args *a, const struct stat *sb, const pgwt_tf_reader *r,
-			   pgwt_engine *eng, pgwt_names *names, dump_queries *queries,
+			   pgwt_engine *eng, pgwt_names *names, pgwt_query_texts *queries,
 			   dump_blockers *blockers)
 {
 	char	   *side_dir = strdup(a->path);
@@ -595,11 +528,8 @@ dump_load_side(const dump_args *a, const struct stat *sb, const pgwt_tf_reader *
 	}
 	dump_names_load(names, side_dir);
 	pgwt_backends_load(eng, side_dir, NULL);	/* before records: who is background */
-	queries->q = malloc(DUMP_MAX_QUERIES * sizeof(dump_query));
-	if (!queries->q)
+	if (pgwt_query_texts_load(queries, side_dir) != 0)
 		goto done;
-	pgwt_tf_queries_read(side_dir, dump_query_cb, queries, NULL);
-	qsort(queries->q, queries->n, sizeof(dump_query), dump_query_cmp);
 	if (a->view == DV_LOCK_CHAINS &&
 		!dump_blockers_read(side_dir, pgwt_tf_reader_nfiles(r) > 0 ? pgwt_tf_reader_file_header(r, 0) : NULL,
 							blockers))
@@ -640,7 +570,7 @@ dump_exact_sources(const char *path, const struct stat *sb, const pgwt_window_sp
 static void
 dump_render_all(pgwt_buf *out, const dump_args *a, const pgwt_tf_reader *r,
 				const pgwt_engine *eng, int pg_major, const dump_blockers *blockers,
-				int nwin, const pgwt_names *names, uint32_t event, dump_queries *queries,
+				int nwin, const pgwt_names *names, uint32_t event, pgwt_query_texts *queries,
 				const pgwt_tf_window_sources *xs)
 {
 	bool		columns = a->format == PGWT_OUT_TEXT && nwin > 1 &&
@@ -771,7 +701,7 @@ main(int argc, char **argv)
 	uint32_t	event = 0;
 	pgwt_buf	out = {0};
 	int			status = 1;
-	dump_queries queries = {0};
+	pgwt_query_texts queries = {0};
 	dump_blockers blockers = {0};
 	pgwt_tf_window_sources xs = {0};
 	bool		use_sum;
@@ -853,7 +783,7 @@ main(int argc, char **argv)
 	}
 done:
 	pgwt_buf_free(&out);
-	free(queries.q);
+	pgwt_query_texts_free(&queries);
 	free(blockers.obs);
 	pgwt_names_free(&names);
 	pgwt_range_close(l);

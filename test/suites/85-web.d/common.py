@@ -1,0 +1,46 @@
+"""Shared by the web suite's checks: result lines, the API, pgwt-dump."""
+import json
+import subprocess
+import urllib.error
+import urllib.request
+from datetime import datetime, timezone
+
+RESULTS = {'fail': 0}
+
+
+def report(ok, name, why=''):
+    if ok:
+        print(f'PASS {name}', flush=True)
+    else:
+        RESULTS['fail'] += 1
+        print(f'FAIL {name}: {why}', flush=True)
+
+
+def get(base, path, headers=None):
+    """(status, headers, body bytes) of a GET; never raises on HTTP errors."""
+    req = urllib.request.Request(base + path, headers=headers or {})
+    try:
+        with urllib.request.urlopen(req, timeout=60) as r:
+            return r.status, dict(r.headers), r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, dict(e.headers), e.read()
+
+
+def get_json(base, path):
+    st, _, body = get(base, path)
+    if st != 200:
+        raise RuntimeError(f'{path}: HTTP {st}: {body[:200]!r}')
+    return json.loads(body)
+
+
+def iso(ns):
+    return datetime.fromtimestamp(ns // 10**9, timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')
+
+
+def dump_time_model(top, trace, frm, to):
+    """pgwt-dump's time model of [frm, to) (whole seconds): {class: ns}."""
+    out = subprocess.run([f'{top}/bin/pgwt-dump', trace, '--view', 'time_model', '--format', 'json',
+                          '--from', iso(frm), '--to', iso(to)],
+                         capture_output=True, text=True, check=True).stdout
+    tm = [json.loads(line) for line in out.splitlines() if '"time_model"' in line][0]
+    return {c['class']: c['total_ns'] for c in tm['classes']}, tm

@@ -1,0 +1,25 @@
+/*
+ * srv_api.h
+ *		pgwt-server's JSON API over the trace directory (docs/WEB.md):
+ *		/api/range, /api/view, /api/aas. Every parameter is checked; a bad
+ *		one is a 400 with a JSON error. Figures come from analysis/.
+ */
+#ifndef PGWT_SRV_API_H
+#define PGWT_SRV_API_H
+
+#include "srv.h"
+
+#define SRV_MAX_POINTS	2000	/* AAS buckets per request */
+#define SRV_MAX_LIMIT	5000	/* table rows per request */
+
+void		srv_api_range(const srv_config *cfg, srv_reply *r);
+void		srv_api_view(const srv_config *cfg, srv_arg_fn arg, void *conn, srv_reply *r);
+void		srv_api_aas(const srv_config *cfg, srv_arg_fn arg, void *conn, srv_reply *r);
+
+/* Parameter parsers shared by the handlers (srv_params.c); pure. */
+bool		srv_param_u64(const char *s, uint64_t *out);
+/* from/to: both optional; false (and r set to 400) when bad or from >= to. */
+bool		srv_param_range(srv_arg_fn arg, void *conn, uint64_t *from, uint64_t *to,
+							srv_reply *r);
+
+#endif							/* PGWT_SRV_API_H */

@@ -1,0 +1,248 @@
+/*
+ * srv_http.c
+ *		The HTTP side of pgwt-server on libmicrohttpd. One internal polling
+ *		thread handles every request in turn, so the handlers share no state
+ *		with another thread (srv_aas.c's static buckets rely on this); the
+ *		main thread only waits for a signal.
+ *
+ * Every reply carries a Content-Security-Policy that allows only the
+ * page's own scripts and styles (no inline script), nosniff and
+ * no-referrer. GET and HEAD only; the query parameters each endpoint knows
+ * are the only ones accepted. With a token, every /api/ request must carry
+ * it (Authorization: Bearer); on loopback, the Host header must name a
+ * loopback host, so another site's page cannot reach the API through DNS
+ * rebinding.
+ */
+#include <microhttpd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "srv_api.h"
+#include "srv_http.h"
+#include "srv_static.h"
+
+#define SRV_CSP "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " \
+	"connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+void
+srv_reply_error(srv_reply *r, unsigned status, const char *msg)
+{
+	pgwt_buf_free(&r->body);
+	r->status = status;
+	r->ctype = "application/json";
+	r->filename[0] = '\0';
+	/* our own messages: no quote or backslash to escape */
+	pgwt_buf_printf(&r->body, "{\"error\":\"%s\"}", msg);
+}
+
+static const char *
+srv_arg(void *conn, const char *key)
+{
+	return MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, key);
+}
+
+typedef struct srv_argcheck
+{
+	const char *const *known;
+	bool		bad;
+} srv_argcheck;
+
+static enum MHD_Result
+srv_arg_known(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	srv_argcheck *c = cls;
+	bool		found = false;
+
+	for (const char *const *k = c->known; *k; k++)
+		found |= strcmp(*k, key) == 0;
+	if (!found || !value || strlen(value) > 256)
+		c->bad = true;
+	return MHD_YES;
+}
+
+/* Constant time in the token's length. */
+static bool
+srv_token_ok(const srv_config *cfg, struct MHD_Connection *conn)
+{
+	const char *h = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+	size_t		n = strlen(cfg->token);
+	unsigned char diff = 0;
+
+	if (!n)
+		return true;
+	if (!h || strncasecmp(h, "Bearer ", 7) != 0 || strlen(h + 7) != n)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		diff |= (unsigned char) (h[7 + i] ^ cfg->token[i]);
+	return diff == 0;
+}
+
+/* On loopback: the Host header names localhost, 127.x or [::1] (any port:
+ * ssh -L may forward another one). */
+static bool
+srv_host_ok(const srv_config *cfg, struct MHD_Connection *conn)
+{
+	const char *h = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+	size_t		len;
+
+	if (!cfg->loopback)
+		return true;
+	if (!h)
+		return false;
+	if (strncmp(h, "[::1]", 5) == 0)
+		len = 5;
+	else
+	{
+		len = strcspn(h, ":");
+		if (!((len == 9 && strncasecmp(h, "localhost", 9) == 0) || strncmp(h, "127.", 4) == 0))
+			return false;
+		for (size_t i = 0; i < len && strncmp(h, "127.", 4) == 0; i++)
+			if (!(h[i] == '.' || (h[i] >= '0' && h[i] <= '9')))
+				return false;
+	}
+	if (h[len] == '\0')
+		return true;
+	if (h[len] != ':' || !h[len + 1])
+		return false;
+	for (const char *p = h + len + 1; *p; p++)
+		if (*p < '0' || *p > '9')
+			return false;
+	return true;
+}
+
+static void
+srv_route(const srv_config *cfg, struct MHD_Connection *conn, const char *url, srv_reply *r)
+{
+	static const char *const view_args[] = {"view", "from", "to", "class", "event", "pid", "query",
+	"sort", "limit", "format", NULL};
+	static const char *const aas_args[] = {"from", "to", "points", NULL};
+	static const char *const no_args[] = {NULL};
+	srv_argcheck chk = {no_args, false};
+
+	if (!srv_host_ok(cfg, conn))
+	{
+		srv_reply_error(r, 421, "this server answers only requests addressed to localhost");
+		return;
+	}
+	if (strncmp(url, "/api/", 5) != 0)
+	{
+		if (!srv_static_serve(cfg, url, r))
+			srv_reply_error(r, 404, "not found");
+		return;
+	}
+	if (!srv_token_ok(cfg, conn))
+	{
+		srv_reply_error(r, 401, "a valid token is required (Authorization: Bearer)");
+		return;
+	}
+	if (strcmp(url, "/api/view") == 0)
+		chk.known = view_args;
+	else if (strcmp(url, "/api/aas") == 0)
+		chk.known = aas_args;
+	else if (strcmp(url, "/api/range") != 0)
+	{
+		srv_reply_error(r, 404, "not found");
+		return;
+	}
+	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, srv_arg_known, &chk);
+	if (chk.bad)
+	{
+		srv_reply_error(r, 400, "unknown or overlong query parameter");
+		return;
+	}
+	if (strcmp(url, "/api/view") == 0)
+		srv_api_view(cfg, srv_arg, conn, r);
+	else if (strcmp(url, "/api/aas") == 0)
+		srv_api_aas(cfg, srv_arg, conn, r);
+	else
+		srv_api_range(cfg, r);
+}
+
+static enum MHD_Result
+srv_handle(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
+		   const char *version, const char *upload_data, size_t *upload_size, void **con_cls)
+{
+	const srv_config *cfg = cls;
+	srv_reply	r = {200, "application/json", {0}, ""};
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+
+	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
+		srv_reply_error(&r, 405, "only GET is served");
+	else if (*upload_size)
+		srv_reply_error(&r, 400, "no request body is accepted");
+	else
+		srv_route(cfg, conn, url, &r);
+	if (r.body.oom)
+		srv_reply_error(&r, 500, "out of memory");
+	resp = MHD_create_response_from_buffer(r.body.len, r.body.data, MHD_RESPMEM_MUST_COPY);
+	pgwt_buf_free(&r.body);
+	if (!resp)
+		return MHD_NO;
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, r.ctype);
+	MHD_add_response_header(resp, "Content-Security-Policy", SRV_CSP);
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
+	MHD_add_response_header(resp, "X-Frame-Options", "DENY");
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	if (r.filename[0])
+	{
+		char		cd[128];
+
+		snprintf(cd, sizeof(cd), "attachment; filename=\"%s\"", r.filename);
+		MHD_add_response_header(resp, "Content-Disposition", cd);
+	}
+	ret = MHD_queue_response(conn, r.status, resp);
+	MHD_destroy_response(resp);
+	if (!cfg->quiet)
+		fprintf(stderr, "pgwt-server: %s %s -> %u\n", method, url, r.status);
+	return ret;
+}
+
+static volatile sig_atomic_t srv_stop;
+
+static void
+srv_on_signal(int sig)
+{
+	srv_stop = sig;
+}
+
+int
+srv_http_run(const srv_config *cfg)
+{
+	struct MHD_Daemon *d;
+	struct sigaction sa;
+	sigset_t	mask,
+				old;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = srv_on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG |
+						 (cfg->addr.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
+						 0, NULL, NULL, srv_handle, (void *) cfg,
+						 MHD_OPTION_SOCK_ADDR, (const struct sockaddr *) &cfg->addr,
+						 MHD_OPTION_CONNECTION_LIMIT, (unsigned) 64,
+						 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) 30,
+						 MHD_OPTION_END);
+	if (!d)
+	{
+		fprintf(stderr, "pgwt-server: cannot listen on %s\n", cfg->listen_text);
+		return 1;
+	}
+	fprintf(stderr, "pgwt-server: serving %s on http://%s/\n", cfg->trace_dir, cfg->listen_text);
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigprocmask(SIG_BLOCK, &mask, &old);
+	while (!srv_stop)
+		sigsuspend(&old);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	MHD_stop_daemon(d);
+	return 0;
+}

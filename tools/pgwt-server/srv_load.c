@@ -1,0 +1,123 @@
+/*
+ * srv_load.c
+ *		Reads a range of a trace directory for pgwt-server through the one
+ *		range loader of analysis/ (wall-clock time, the open escalation
+ *		window first, waits cut to the range), so every figure the server
+ *		shows is the one pgwt-dump shows for the same range. Each request
+ *		loads afresh: live files are seen as they grow. No shared state.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis/backends_load.h"
+#include "analysis/names_load.h"
+#include "analysis/range_load.h"
+#include "tracefmt/tracefmt.h"
+#include "srv_load.h"
+
+static int
+srv_load_feed(pgwt_range_loader *l, srv_loaded *out, char *err, size_t errlen)
+{
+	pgwt_range_batch blk;
+	int			rc;
+
+	out->first_rt = UINT64_MAX;
+	out->last_rt = 0;
+	while ((rc = pgwt_range_next(l, &blk)) > 0)
+	{
+		if (blk.n == 0)
+			continue;
+		if (blk.first_ts < out->first_rt)
+			out->first_rt = blk.first_ts;
+		if (blk.last_ts > out->last_rt)
+			out->last_rt = blk.last_ts;
+		out->records += blk.n;
+		if (out->eng)
+			pgwt_engine_add_many(out->eng, blk.recs, blk.n);
+	}
+	if (rc < 0)
+	{
+		snprintf(err, errlen, "reading the trace failed: %s", pgwt_tf_strerror(rc));
+		return -1;
+	}
+	return 0;
+}
+
+int
+srv_load_range(const char *path, uint64_t from, uint64_t to,
+			   const pgwt_window_spec *win, int nwin, bool with_side,
+			   srv_loaded *out, char *err, size_t errlen)
+{
+	pgwt_engine_config cfg = {0};
+	pgwt_range_loader *l = NULL;
+	const char *eerr = NULL;
+	int			rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = pgwt_range_open(path, from, to, &l)) < 0)
+	{
+		snprintf(err, errlen, "cannot read the trace: %s", pgwt_tf_strerror(rc));
+		return -1;
+	}
+	out->eng = pgwt_engine_create(&cfg, win, nwin, &eerr);
+	if (!out->eng)
+	{
+		snprintf(err, errlen, "%s", eerr ? eerr : "out of memory");
+		pgwt_range_close(l);
+		return -1;
+	}
+	if (with_side)
+	{
+		const pgwt_tf_reader *r = pgwt_range_reader(l);
+		int			pg_major = 0;
+
+		if (pgwt_tf_reader_nfiles(r) > 0)
+			pg_major = (int) pgwt_tf_pg_major(pgwt_tf_reader_file_header(r, 0)->pg_version);
+		pgwt_names_init(&out->names, pg_major);
+		pgwt_names_load_dir(&out->names, path, NULL, NULL);
+		/* before the records: the metadata says who is background */
+		pgwt_backends_load(out->eng, path, NULL);
+		if (pgwt_query_texts_load(&out->qt, path) != 0)
+		{
+			snprintf(err, errlen, "out of memory");
+			pgwt_range_close(l);
+			srv_loaded_free(out);
+			return -1;
+		}
+	}
+	rc = srv_load_feed(l, out, err, errlen);
+	pgwt_range_close(l);
+	if (rc < 0)
+	{
+		srv_loaded_free(out);
+		return -1;
+	}
+	pgwt_engine_flush(out->eng);
+	return 0;
+}
+
+int
+srv_load_extent(const char *path, srv_loaded *out, char *err, size_t errlen)
+{
+	pgwt_range_loader *l = NULL;
+	int			rc;
+
+	memset(out, 0, sizeof(*out));
+	if ((rc = pgwt_range_open(path, 0, UINT64_MAX, &l)) < 0)
+	{
+		snprintf(err, errlen, "cannot read the trace: %s", pgwt_tf_strerror(rc));
+		return -1;
+	}
+	rc = srv_load_feed(l, out, err, errlen);
+	pgwt_range_close(l);
+	return rc;
+}
+
+void
+srv_loaded_free(srv_loaded *l)
+{
+	pgwt_engine_free(l->eng);
+	l->eng = NULL;
+	pgwt_names_free(&l->names);
+	pgwt_query_texts_free(&l->qt);
+}

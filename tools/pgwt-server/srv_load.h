@@ -1,0 +1,40 @@
+/*
+ * srv_load.h
+ *		pgwt-server's reading of a trace directory: a time range of records
+ *		into an analysis engine over caller-given windows, with the side
+ *		files (names, backends, query texts) the views and renderers need.
+ */
+#ifndef PGWT_SRV_LOAD_H
+#define PGWT_SRV_LOAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "analysis/engine.h"
+#include "analysis/query_texts.h"
+#include "analysis/wait_event.h"
+
+typedef struct srv_loaded
+{
+	pgwt_engine *eng;
+	pgwt_names	names;
+	pgwt_query_texts qt;
+	uint64_t	records;
+	uint64_t	first_rt;		/* extent of the records read (UINT64_MAX/0: none) */
+	uint64_t	last_rt;
+} srv_loaded;
+
+/*
+ * Load [from, to) of path (a trace directory) into a new engine over the
+ * windows (1..PGWT_MAX_WINDOWS; the last one should end at
+ * pgwt_range_window_end(to) to show the range whole). with_side: names,
+ * backends and query texts too. 0, or -1 with a one-line reason in err.
+ */
+int			srv_load_range(const char *path, uint64_t from, uint64_t to,
+						   const pgwt_window_spec *win, int nwin, bool with_side,
+						   srv_loaded *out, char *err, size_t errlen);
+/* Only the extent of the whole trace (first/last record, count). */
+int			srv_load_extent(const char *path, srv_loaded *out, char *err, size_t errlen);
+void		srv_loaded_free(srv_loaded *l);
+
+#endif							/* PGWT_SRV_LOAD_H */

@@ -1,0 +1,54 @@
+/*
+ * srv_params.c
+ *		Checks of the API's query parameters: decimal integers only (no
+ *		sign, no spaces, no overflow), ranges ordered. Pure.
+ */
+#include <string.h>
+
+#include "srv_api.h"
+
+bool
+srv_param_u64(const char *s, uint64_t *out)
+{
+	uint64_t	v = 0;
+	size_t		n = 0;
+
+	if (!s || !*s)
+		return false;
+	for (; *s; s++, n++)
+	{
+		if (*s < '0' || *s > '9' || n >= 20)
+			return false;
+		if (v > (UINT64_MAX - (uint64_t) (*s - '0')) / 10)
+			return false;
+		v = v * 10 + (uint64_t) (*s - '0');
+	}
+	*out = v;
+	return true;
+}
+
+bool
+srv_param_range(srv_arg_fn arg, void *conn, uint64_t *from, uint64_t *to, srv_reply *r)
+{
+	const char *f = arg(conn, "from"),
+			   *t = arg(conn, "to");
+
+	*from = 0;
+	*to = UINT64_MAX;
+	if (f && !srv_param_u64(f, from))
+	{
+		srv_reply_error(r, 400, "from: expected nanoseconds since the epoch (decimal)");
+		return false;
+	}
+	if (t && !srv_param_u64(t, to))
+	{
+		srv_reply_error(r, 400, "to: expected nanoseconds since the epoch (decimal)");
+		return false;
+	}
+	if (*from >= *to)
+	{
+		srv_reply_error(r, 400, "from must be before to");
+		return false;
+	}
+	return true;
+}

@@ -1,0 +1,91 @@
+// tables.js: sortable tables with percentage bars. Every value from the
+// trace (query texts above all) goes in through textContent: data is
+// never markup.
+
+export function fmtSeconds(ns) {
+  return ns === null || ns === undefined ? '' : (ns / 1e9).toFixed(3);
+}
+
+export function fmtMs(ns) {
+  return ns === null || ns === undefined ? '' : (ns / 1e6).toFixed(3);
+}
+
+function cell(tr, text, cls) {
+  const td = document.createElement('td');
+  if (cls) td.className = cls;
+  td.textContent = text;
+  tr.appendChild(td);
+  return td;
+}
+
+function barCell(tr, pct) {
+  const td = document.createElement('td');
+  td.className = 'bar num';
+  if (pct !== null && pct !== undefined) {
+    const fill = document.createElement('span');
+    fill.className = 'fill';
+    fill.style.width = Math.max(0, Math.min(100, pct)).toFixed(1) + '%';
+    const val = document.createElement('span');
+    val.className = 'val';
+    val.textContent = pct.toFixed(1) + '%';
+    td.append(fill, val);
+  }
+  tr.appendChild(td);
+}
+
+function compare(a, b) {
+  if (a === b) return 0;
+  if (a === null || a === undefined) return 1;
+  if (b === null || b === undefined) return -1;
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  return String(a).localeCompare(String(b));
+}
+
+// cols: [{key, label, kind: 'text'|'num'|'s'|'ms'|'pct'|'fid'}]
+// opts: {sort: {key, dir}, onSort(key, dir), onRow(row), selected(row)}
+export function renderTable(table, cols, rows, opts) {
+  table.replaceChildren();
+  const thead = document.createElement('thead');
+  const hr = document.createElement('tr');
+  const sort = opts.sort;
+  for (const c of cols) {
+    const th = document.createElement('th');
+    th.textContent = c.label;
+    th.dataset.key = c.key;
+    if (sort && sort.key === c.key) th.className = 'sorted-' + sort.dir;
+    th.addEventListener('click', () => {
+      const dir = sort && sort.key === c.key && sort.dir === 'desc' ? 'asc' : 'desc';
+      opts.onSort(c.key, dir);
+    });
+    hr.appendChild(th);
+  }
+  thead.appendChild(hr);
+  const body = document.createElement('tbody');
+  const sorted = rows.slice();
+  if (sort && cols.some((c) => c.key === sort.key)) {
+    sorted.sort((a, b) => {
+      const r = compare(a[sort.key], b[sort.key]);
+      return sort.dir === 'desc' ? -r : r;
+    });
+  }
+  for (const row of sorted) {
+    const tr = document.createElement('tr');
+    if (opts.onRow) {
+      tr.className = 'drill';
+      tr.addEventListener('click', () => opts.onRow(row));
+    }
+    if (opts.selected && opts.selected(row)) tr.classList.add('selected');
+    for (const c of cols) {
+      const v = row[c.key];
+      if (c.kind === 'pct') barCell(tr, v);
+      else if (c.kind === 's') cell(tr, fmtSeconds(v), 'num');
+      else if (c.kind === 'ms') cell(tr, fmtMs(v), 'num');
+      else if (c.kind === 'num') cell(tr, v === null || v === undefined ? '' : String(v), 'num');
+      else if (c.kind === 'fid') cell(tr, v || '', 'fid-' + (v || 'none'));
+      else cell(tr, v === null || v === undefined ? '' : String(v), 'text');
+    }
+    body.appendChild(tr);
+  }
+  table.append(thead, body);
+  table.dataset.rows = String(sorted.length);
+}
