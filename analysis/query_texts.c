@@ -50,7 +50,7 @@ pgwt_query_texts_load(pgwt_query_texts *qt, const char *dir)
 	qt->q = malloc(PGWT_QT_MAX * sizeof(pgwt_qt_entry));
 	if (!qt->q)
 		return -1;
-	pgwt_tf_queries_read(dir, qt_add, qt, NULL);
+	pgwt_tf_queries_read(dir, qt_add, qt, &qt->bad);
 	qsort(qt->q, qt->n, sizeof(pgwt_qt_entry), qt_cmp);
 	return 0;
 }

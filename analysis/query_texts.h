@@ -29,10 +29,12 @@ typedef struct pgwt_query_texts
 	pgwt_qt_entry *q;
 	size_t		n;
 	uint64_t	dropped;		/* past PGWT_QT_MAX */
+	uint64_t	bad;			/* damaged lines, skipped and counted */
 } pgwt_query_texts;
 
 /* Load dir's texts into qt (zeroed by the caller). 0, or -1 out of memory
- * (a missing or damaged file leaves the table empty or partial: 0). */
+ * (a missing file leaves the table empty: 0; damaged lines are skipped and
+ * counted in qt->bad, for the caller to report). */
 int			pgwt_query_texts_load(pgwt_query_texts *qt, const char *dir);
 /* The text of an id, or NULL; arg is a const pgwt_query_texts * (the
  * signature of pgwt_render_opts.query_text). */

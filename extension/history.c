@@ -26,7 +26,8 @@
  * promptly.
  * Files whose footer the reader refused (more entries than the file can
  * hold, or out of place) are read by scanning their blocks, and said in a
- * WARNING. Events are named by the directory's events.tsv first (the
+ * WARNING; so are side-file lines not used (backends, names: one WARNING
+ * with the counts). Events are named by the directory's events.tsv first (the
  * names its writer's server registered at run time), then by this
  * server. No shared state.
  */
@@ -285,18 +286,37 @@ hist_warn_footers(const char *dir, const pgwt_range_loader *rl)
 /*
  * The names the directory gives its events (events.tsv): the tranches and
  * custom events registered at run time by the server that wrote it, which
- * this backend may not know. One warning for lines not used.
+ * this backend may not know. Lines not used and a file that does not
+ * parse go to *sd.
  */
 static void
-hist_load_names(HistHold *h, const char *dir)
+hist_load_names(HistHold *h, const char *dir, pgwt_tf_side_damage *sd)
 {
 	uint64		ignored = 0;
+	int			rc = pgwt_names_load_dir(&h->names, dir, NULL, &ignored);
 
-	if (pgwt_names_load_dir(&h->names, dir, NULL, &ignored) >= 0 && ignored > 0)
-		ereport(WARNING,
-				(errmsg("%llu line(s) of %s in \"%s\" were ignored",
-						(unsigned long long) ignored, PGWT_TF_EVENTS_NAME, dir),
-				 errdetail("A line that is malformed, over the bounds, or whose class is not its id's names nothing; those events show by id.")));
+	if (rc >= 0)
+		sd->names_bad = ignored;
+	else if (rc != -PGWT_TF_NOT_FOUND)
+		sd->names_unreadable = true;
+}
+
+/*
+ * Side files' lines skipped (names, backends): one WARNING with the
+ * counts (tracefmt's sentence, as the CLIs print it); the rows are
+ * computed without them.
+ */
+static void
+hist_warn_side(const char *dir, const pgwt_tf_side_damage *sd)
+{
+	char		msg[256];
+
+	if (!pgwt_tf_side_damaged(sd))
+		return;
+	pgwt_tf_side_damage_text(sd, msg, sizeof(msg));
+	ereport(WARNING,
+			(errmsg("trace files in \"%s\": %s", dir, msg),
+			 errdetail("A line that is malformed, over the bounds, or whose class is not its id's is not used; unnamed events show by id, unknown pids as sessions.")));
 }
 
 /*
@@ -312,6 +332,7 @@ hist_compute(HistHold *h, const char *dir, uint64 from, uint64 to, HistView view
 	pgwt_view_opts vo;
 	pgwt_range_batch blk;
 	const char *engine_err = NULL;
+	pgwt_tf_side_damage sd;
 	int			rc;
 
 	/* an empty range: no rows (the engine takes no empty window) */
@@ -332,10 +353,12 @@ hist_compute(HistHold *h, const char *dir, uint64 from, uint64 to, HistView view
 	if (h->eng == NULL)
 		hist_read_error(dir, -PGWT_TF_NOMEM, engine_err);
 	/* who each pid was, before its records: background is never DB time */
-	rc = pgwt_backends_load(h->eng, dir, NULL);
+	memset(&sd, 0, sizeof(sd));
+	rc = pgwt_backends_load(h->eng, dir, &sd.backends_bad);
 	if (rc < 0)
 		hist_read_error(dir, rc, NULL);
-	hist_load_names(h, dir);
+	hist_load_names(h, dir, &sd);
+	hist_warn_side(dir, &sd);
 	while ((rc = pgwt_range_next(h->rl, &blk)) == 1)
 	{
 		/* a long read stays cancellable: once a block */
@@ -817,7 +840,13 @@ pgwt_history_histogram(PG_FUNCTION_ARGS)
 	dir = hist_dir(fcinfo, 4);
 
 	h = hist_hold_new();
-	hist_load_names(h, dir);
+	{
+		pgwt_tf_side_damage sd;
+
+		memset(&sd, 0, sizeof(sd));
+		hist_load_names(h, dir, &sd);
+		hist_warn_side(dir, &sd);
+	}
 	snprintf(spec, sizeof(spec), "%s:%s", want_type, want_name);
 	if (strchr(want_name, ':') == NULL && h->names.noverride > 0 &&
 		pgwt_event_parse(&h->names, spec, &file_id) && file_id != 0 &&

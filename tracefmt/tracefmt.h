@@ -226,6 +226,26 @@ typedef struct pgwt_tf_reader pgwt_tf_reader;
 extern bool pgwt_tf_read_damaged(const pgwt_tf_read_stats *rs);
 extern int	pgwt_tf_read_damage_text(const pgwt_tf_read_stats *rs, char *buf, size_t len);
 
+/*
+ * The side files' share of damaged input: lines of events.tsv /
+ * wait_event_names.json, backends.tsv / backends.jsonl and query_texts.tsv
+ * / query_texts.jsonl that were not used (malformed, over the bounds, a
+ * name whose class is not its id's), and a names file that did not parse
+ * at all. Same rule as blocks: said on stderr with the counts, nonzero
+ * status unless accepted (read_damage.c).
+ */
+typedef struct pgwt_tf_side_damage
+{
+	uint64_t	names_bad;		/* names lines or entries not used */
+	bool		names_unreadable;	/* the names file as a whole */
+	uint64_t	backends_bad;
+	uint64_t	queries_bad;
+} pgwt_tf_side_damage;
+
+extern bool pgwt_tf_side_damaged(const pgwt_tf_side_damage *sd);
+extern uint64_t pgwt_tf_side_bad_total(const pgwt_tf_side_damage *sd);
+extern int	pgwt_tf_side_damage_text(const pgwt_tf_side_damage *sd, char *buf, size_t len);
+
 typedef struct pgwt_tf_read_opts
 {
 	/* Inclusive time range in record timestamps. t_start 0 and t_end

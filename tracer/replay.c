@@ -109,12 +109,14 @@ replay_windows(const pgwt_options *o, uint64_t from, uint64_t to, pgwt_window_sp
 
 /* Names: the built-in table of the recorded server version + side file
  * (who each pid was comes from pgwt_backends_load). One warning when the
- * side file has lines that were not used. */
+ * side file has lines that were not used, or does not parse. */
 static void
-replay_names(const pgwt_options *o, pgwt_names *names, const pgwt_tf_reader *r)
+replay_names(const pgwt_options *o, pgwt_names *names, const pgwt_tf_reader *r,
+			 pgwt_tf_side_damage *sd)
 {
 	uint32_t	pg_version = 0;
 	uint64_t	ignored = 0;
+	int			rc;
 
 	/* the side file's version first: it names the table that fits */
 	pgwt_names_init(names, 0);
@@ -124,9 +126,27 @@ replay_names(const pgwt_options *o, pgwt_names *names, const pgwt_tf_reader *r)
 	if (!pg_version && pgwt_tf_reader_nfiles(r) > 0)
 		pg_version = pgwt_tf_reader_file_header(r, 0)->pg_version;
 	pgwt_names_init(names, (int) pgwt_tf_pg_major(pg_version));
-	if (pgwt_names_load_dir(names, o->trace_dir, NULL, &ignored) >= 0 && ignored > 0)
+	rc = pgwt_names_load_dir(names, o->trace_dir, NULL, &ignored);
+	if (rc >= 0 && ignored > 0)
 		fprintf(stderr, "pg_wait_tracer: warning: %s/%s: %llu line(s) ignored (malformed, over the bounds, or a class that is not the id's)\n",
 				o->trace_dir, PGWT_TF_EVENTS_NAME, (unsigned long long) ignored);
+	else if (rc < 0 && rc != -PGWT_TF_NOT_FOUND)
+	{
+		fprintf(stderr, "pg_wait_tracer: warning: %s: the wait-event names file cannot be used: %s\n",
+				o->trace_dir, pgwt_tf_strerror(rc));
+		sd->names_unreadable = true;
+	}
+	sd->names_bad = rc >= 0 ? ignored : 0;
+}
+
+/* The engine's configuration: p50/p95/p99 per (session, event) and
+ * (query, event) need their buckets, kept only for the views that show
+ * those rows. */
+static void
+replay_engine_cfg(const pgwt_options *o, pgwt_engine_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->key_histograms = o->view == PGWT_VIEW_SESSION_EVENT || o->view == PGWT_VIEW_QUERY_EVENT;
 }
 
 int
@@ -148,6 +168,8 @@ pgwt_run_replay(const pgwt_options *o)
 	const pgwt_tf_read_stats *rs;
 	uint64_t	rfrom,
 				rto;
+	pgwt_engine_config ecfg;
+	pgwt_tf_side_damage sd = {0};
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	now_rt = (int64_t) ts.tv_sec * 1000000000ll + ts.tv_nsec;
@@ -171,7 +193,8 @@ pgwt_run_replay(const pgwt_options *o)
 
 	if ((nw = replay_windows(o, rfrom, rto, ws)) < 0)
 		return 1;
-	c.eng = pgwt_engine_create(NULL, ws, nw, &eerr);
+	replay_engine_cfg(o, &ecfg);
+	c.eng = pgwt_engine_create(&ecfg, ws, nw, &eerr);
 	if (!c.eng)
 	{
 		fprintf(stderr, "pg_wait_tracer: %s\n", eerr ? eerr : "cannot create the analysis engine");
@@ -183,8 +206,11 @@ pgwt_run_replay(const pgwt_options *o)
 		return 1;
 	}
 	/* who each pid was, before its records: background is never DB time */
-	pgwt_backends_load(c.eng, o->trace_dir, NULL);
-	replay_names(o, &names, pgwt_range_reader(l));
+	pgwt_backends_load(c.eng, o->trace_dir, &sd.backends_bad);
+	if (sd.backends_bad)
+		fprintf(stderr, "pg_wait_tracer: warning: %s: %llu backend line(s) bad, skipped\n",
+				o->trace_dir, (unsigned long long) sd.backends_bad);
+	replay_names(o, &names, pgwt_range_reader(l), &sd);
 	if (replay_feed(o, l, c.eng) != 0)
 	{
 		status = 1;
@@ -196,6 +222,16 @@ pgwt_run_replay(const pgwt_options *o)
 		char		msg[256];
 
 		pgwt_tf_read_damage_text(rs, msg, sizeof(msg));
+		fprintf(stderr, "pg_wait_tracer: %s%s\n", msg,
+				o->accept_damaged ? " (accepted)" : "; --accept-damaged to accept");
+		if (!o->accept_damaged)
+			status = 1;
+	}
+	if (pgwt_tf_side_damaged(&sd))
+	{
+		char		msg[256];
+
+		pgwt_tf_side_damage_text(&sd, msg, sizeof(msg));
 		fprintf(stderr, "pg_wait_tracer: %s%s\n", msg,
 				o->accept_damaged ? " (accepted)" : "; --accept-damaged to accept");
 		if (!o->accept_damaged)

@@ -42,8 +42,8 @@ dump_usage(FILE *f)
 			"                   summaries beside the trace: the same answer as from\n"
 			"                   records (waits cut to the range), faster; records\n"
 			"                   where summaries are missing, partial or inexact\n"
-			"  --accept-damaged exit 0 although blocks or files could not be read\n"
-			"                   (their count is in the output either way)\n");
+			"  --accept-damaged exit 0 although blocks, files or side-file lines\n"
+			"                   could not be read (counted in the output either way)\n");
 }
 
 static bool

@@ -20,9 +20,9 @@
  * to the range, as pgwt_history_*() and --replay see them. Side files in
  * the trace directory (backends, wait-event names) add metadata.
  * Exit status: 0 done, 1 the trace could not be read, 2 bad arguments,
- * 3 read, but blocks or files were damaged and skipped (said on stderr;
- * --accept-damaged makes it 0, the counts being in the output's trace
- * line or object anyway).
+ * 3 read, but blocks, files or side-file lines were damaged and skipped
+ * (said on stderr with their counts; --accept-damaged makes it 0, the
+ * counts being in the output's trace line or object anyway).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -51,15 +51,24 @@
 
 /* ---- side files ------------------------------------------------------------ */
 
-/* The trace's own names (events.tsv); one warning for lines not used. */
+/* The trace's own names (events.tsv, or the seed's wait_event_names.json);
+ * one warning for lines not used, one for a file that does not parse. */
 static void
-dump_names_load(pgwt_names *names, const char *dir)
+dump_names_load(pgwt_names *names, const char *dir, pgwt_tf_side_damage *sd)
 {
 	uint64_t	ignored = 0;
+	int			rc = pgwt_names_load_dir(names, dir, NULL, &ignored);
 
-	if (pgwt_names_load_dir(names, dir, NULL, &ignored) >= 0 && ignored > 0)
+	if (rc >= 0 && ignored > 0)
 		fprintf(stderr, "pgwt-dump: warning: %s/%s: %llu line(s) ignored (malformed, over the bounds, or a class that is not the id's)\n",
 				dir, PGWT_TF_EVENTS_NAME, (unsigned long long) ignored);
+	else if (rc < 0 && rc != -PGWT_TF_NOT_FOUND)
+	{
+		fprintf(stderr, "pgwt-dump: warning: %s: the wait-event names file cannot be used: %s\n",
+				dir, pgwt_tf_strerror(rc));
+		sd->names_unreadable = true;
+	}
+	sd->names_bad = rc >= 0 ? ignored : 0;
 }
 
 /* ---- reading --------------------------------------------------------------- */
@@ -164,7 +173,8 @@ dump_fmt_rt(uint64_t ns, char *buf, size_t len)
 
 static void
 dump_trace_info(pgwt_buf *b, const dump_args *a, const pgwt_tf_reader *r, const pgwt_engine *eng,
-				int pg_major, const dump_blockers *bl, const pgwt_tf_window_sources *xs)
+				int pg_major, const dump_blockers *bl, const pgwt_tf_window_sources *xs,
+				const pgwt_tf_side_damage *sd)
 {
 	char		xline[160];
 
@@ -197,6 +207,8 @@ dump_trace_info(pgwt_buf *b, const dump_args *a, const pgwt_tf_reader *r, const 
 							(unsigned long long) xs->by_source[PGWT_TF_XSRC_WATCH],
 							(unsigned long long) xs->by_source[PGWT_TF_XSRC_SCHED],
 							(unsigned long long) xs->by_source[PGWT_TF_XSRC_UNKNOWN]);
+		if (pgwt_tf_side_damaged(sd))
+			pgwt_buf_printf(b, ",\"side_lines_bad\":%llu", (unsigned long long) pgwt_tf_side_bad_total(sd));
 		pgwt_buf_printf(b, "}\n");
 		return;
 	}
@@ -228,6 +240,13 @@ dump_trace_info(pgwt_buf *b, const dump_args *a, const pgwt_tf_reader *r, const 
 			size_t		len = strlen(line);
 
 			snprintf(line + len - 1, sizeof(line) - len + 1, "; %s\n", xline);
+		}
+		if (pgwt_tf_side_damaged(sd))
+		{
+			size_t		len = strlen(line);
+
+			snprintf(line + len - 1, sizeof(line) - len + 1, "; side files: %llu bad lines skipped\n",
+					 (unsigned long long) pgwt_tf_side_bad_total(sd));
 		}
 		if (a->format == PGWT_OUT_CSV)
 			fputs(line, stderr);	/* keep the CSV itself one table */
@@ -510,7 +529,7 @@ dump_parse_times(const dump_args *a, int64_t *now_ns, int64_t *from_rt, int64_t 
 static int
 dump_load_side(const dump_args *a, const struct stat *sb, const pgwt_tf_reader *r,
 			   pgwt_engine *eng, pgwt_names *names, pgwt_query_texts *queries,
-			   dump_blockers *blockers)
+			   dump_blockers *blockers, pgwt_tf_side_damage *sd)
 {
 	char	   *side_dir = strdup(a->path);
 	int			rc = -1;
@@ -526,10 +545,17 @@ dump_load_side(const dump_args *a, const struct stat *sb, const pgwt_tf_reader *
 		if (!side_dir)
 			return -1;
 	}
-	dump_names_load(names, side_dir);
-	pgwt_backends_load(eng, side_dir, NULL);	/* before records: who is background */
+	dump_names_load(names, side_dir, sd);
+	pgwt_backends_load(eng, side_dir, &sd->backends_bad);	/* before records: who is background */
+	if (sd->backends_bad)
+		fprintf(stderr, "pgwt-dump: warning: %s: %llu backend line(s) bad, skipped\n",
+				side_dir, (unsigned long long) sd->backends_bad);
 	if (pgwt_query_texts_load(queries, side_dir) != 0)
 		goto done;
+	sd->queries_bad = queries->bad;
+	if (sd->queries_bad)
+		fprintf(stderr, "pgwt-dump: warning: %s: %llu query-text line(s) bad, skipped\n",
+				side_dir, (unsigned long long) sd->queries_bad);
 	if (a->view == DV_LOCK_CHAINS &&
 		!dump_blockers_read(side_dir, pgwt_tf_reader_nfiles(r) > 0 ? pgwt_tf_reader_file_header(r, 0) : NULL,
 							blockers))
@@ -571,12 +597,12 @@ static void
 dump_render_all(pgwt_buf *out, const dump_args *a, const pgwt_tf_reader *r,
 				const pgwt_engine *eng, int pg_major, const dump_blockers *blockers,
 				int nwin, const pgwt_names *names, uint32_t event, pgwt_query_texts *queries,
-				const pgwt_tf_window_sources *xs)
+				const pgwt_tf_window_sources *xs, const pgwt_tf_side_damage *sd)
 {
 	bool		columns = a->format == PGWT_OUT_TEXT && nwin > 1 &&
 		(a->view == DV_SUMMARY || a->view == DV_TIME_MODEL);
 
-	dump_trace_info(out, a, r, eng, pg_major, blockers, xs);
+	dump_trace_info(out, a, r, eng, pg_major, blockers, xs, sd);
 	if (columns)
 		dump_time_model_columns(out, eng, nwin, names);
 	for (int w = 0; w < nwin; w++)
@@ -658,6 +684,9 @@ dump_engine(const dump_args *a, const pgwt_window_spec *specs, int nwin)
 	pgwt_engine *eng;
 
 	ecfg.exact_analysis = dump_view_exact(a->view);
+	/* p50/p95/p99 per (session, event) and (query, event) need their
+	 * buckets: only the views that show those rows pay for them */
+	ecfg.key_histograms = a->view == DV_SESSION_EVENT || a->view == DV_QUERY_EVENT;
 	eng = pgwt_engine_create(&ecfg, specs, nwin, &eerr);
 	if (!eng)
 		fprintf(stderr, "pgwt-dump: %s\n", eerr);
@@ -704,6 +733,7 @@ main(int argc, char **argv)
 	pgwt_query_texts queries = {0};
 	dump_blockers blockers = {0};
 	pgwt_tf_window_sources xs = {0};
+	pgwt_tf_side_damage sd = {0};
 	bool		use_sum;
 
 	if ((rc = dump_parse_args(argc, argv, &a)) != 0)
@@ -743,7 +773,7 @@ main(int argc, char **argv)
 		goto done;
 
 	pg_major = dump_names_init(&a, r, &names);
-	if (dump_load_side(&a, &sb, r, eng, &names, &queries, &blockers) != 0)
+	if (dump_load_side(&a, &sb, r, eng, &names, &queries, &blockers, &sd) != 0)
 		goto done;
 	dump_exact_sources(a.path, &sb, specs, nwin, &xs);
 
@@ -769,7 +799,7 @@ main(int argc, char **argv)
 	dump_blockers_feed(eng, &blockers, UINT64_MAX);
 	pgwt_engine_flush(eng);
 
-	dump_render_all(&out, &a, r, eng, pg_major, &blockers, nwin, &names, event, &queries, &xs);
+	dump_render_all(&out, &a, r, eng, pg_major, &blockers, nwin, &names, event, &queries, &xs, &sd);
 	if (dump_write_out(&out) == 0)
 		status = 0;
 	/* accepted, the counts are in the output's trace line or object */
@@ -778,6 +808,14 @@ main(int argc, char **argv)
 		char		msg[256];
 
 		pgwt_tf_read_damage_text(pgwt_tf_reader_stats(r), msg, sizeof(msg));
+		fprintf(stderr, "pgwt-dump: %s; --accept-damaged to accept\n", msg);
+		status = 3;
+	}
+	if ((status == 0 || status == 3) && !a.accept_damaged && pgwt_tf_side_damaged(&sd))
+	{
+		char		msg[256];
+
+		pgwt_tf_side_damage_text(&sd, msg, sizeof(msg));
 		fprintf(stderr, "pgwt-dump: %s; --accept-damaged to accept\n", msg);
 		status = 3;
 	}
