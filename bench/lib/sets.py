@@ -29,7 +29,8 @@ _ALL_WL = ("select_only", "tpcb", "connect", "lwlock")
 # connect cells' noisy connections/s cannot resolve (issue #23).
 _CONNECT_INSTR = ("bench/programs/coop_instr/coop_instr",
                   ("--workloads", "connect", "--arms", "none,coop_off,coop_stats,coop_trace",
-                   "--reps", "3", "--tx", "4", "--t-small", "1", "--warmup", "2"))
+                   "--reps", "3", "--tx", "4", "--t-small", "1", "--warmup", "2",
+                   "--native-conns", "10"))
 
 # Micro-benchmark programs (bench/programs/*, or built into bin/): each
 # prints JSON lines {"bench", "arm", "rep", metrics...} on stdout.
