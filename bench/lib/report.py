@@ -313,6 +313,8 @@ HEADLINE = [
      ("micro", "coop_instr_connect", "coop_trace", "instr_per_conn", True),
      ("<=", ("share", 0.05, ("micro", "coop_instr_connect", "none", "instr_per_conn", False),
              "5% of a connection without the extension"), "instr", "the same, for a window's price")),
+    ("extension, exact (hooks)", "minor page faults added per connection, stats capture (native)",
+     ("micro", "coop_native_connect", "coop_stats", "minflt_per_conn", True), None),
     ("extension, exact (hooks)", "server CPU per transaction, select-only",
      ("cell", "18-hooks", "select_only", "coop_stats", "cpu_diff"), ("<=", 2, "%",
       "within the run-to-run noise of a 2-core VM: a tool to leave on")),
