@@ -20,7 +20,7 @@ MIN_REPS = 3
 _COMMIT = re.compile(r"^[0-9a-f]{12,40}(-dirty)?$")
 _UNIT_WORDS = {"ns", "us", "ms", "s", "kb", "mb", "bytes", "instr", "events",
                "pct", "cycles", "count", "waits", "ops", "tps", "qps", "ratio",
-               "seconds"}
+               "seconds", "minflt", "faults"}
 
 
 def _where(rec):

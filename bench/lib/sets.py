@@ -4,7 +4,7 @@ the repetition protocol. `make bench` runs `default` (about 30 minutes on a
 `full`; `smoke` is a one-minute check of the harness itself; `format` the
 trace format's programs alone; `sampler` the in-server sampler against
 pg_wait_sampling alone; `connect` the connection cost of exact capture
-alone; `dump` pgwt-dump end to end alone; `seed_read` pgwt-dump on the
+alone (`connect_instr` its instruction count alone); `dump` pgwt-dump end to end alone; `seed_read` pgwt-dump on the
 seed tool's layout against ours; `memory` the extension's shared memory by
 part alone.
 """
@@ -24,6 +24,13 @@ class BenchSet:
 
 
 _ALL_WL = ("select_only", "tpcb", "connect", "lwlock")
+
+# A connection's whole life in instructions (callgrind), by arm: what the
+# connect cells' noisy connections/s cannot resolve (issue #23).
+_CONNECT_INSTR = ("bench/programs/coop_instr/coop_instr",
+                  ("--workloads", "connect", "--arms", "none,coop_off,coop_stats,coop_trace",
+                   "--reps", "3", "--tx", "4", "--t-small", "1", "--warmup", "2",
+                   "--native-conns", "10"))
 
 # Micro-benchmark programs (bench/programs/*, or built into bin/): each
 # prints JSON lines {"bench", "arm", "rep", metrics...} on stdout.
@@ -45,6 +52,7 @@ _PROGRAMS_DEFAULT = (
     ("bench/programs/coop_instr/coop_instr", ("--workloads", "select_only,tpcb", "--reps", "2",
                                               "--tx", "300")),
     ("bench/programs/shmem/shmem", ("--connections", "100,400", "--reps", "3")),
+    _CONNECT_INSTR,
 )
 _PROGRAMS_FULL = (
     ("bin/pgwt-bench-watchpoint", ("--reps", "10")),
@@ -69,6 +77,7 @@ _PROGRAMS_FULL = (
     ("bench/programs/coop_instr/coop_instr", ("--workloads", "select_only,tpcb,lwlock", "--reps", "3",
                                               "--tx", "300", "--arms",
                                               "none,coop_off,coop_stats,coop_stats_auto")),
+    _CONNECT_INSTR,
 )
 
 SETS = {
@@ -98,10 +107,13 @@ SETS = {
         "18-hooks": (("none", "coop_off", "coop_stats", "coop_trace"), ("select_only", "connect")),
     }, reps=3, duration_s=6, warmup_s=2, scale=10, programs=_PROGRAMS_DEFAULT),
     # what exact capture costs a connection (issue #23): pgbench -S -C on the
-    # hooked 18, each arm in 4 blocks: ~4 min
+    # hooked 18, each arm in 4 blocks, then the instruction count: ~10 min
     "connect": BenchSet("connect", {
         "18-hooks": (("none", "coop_off", "coop_stats", "coop_trace"), ("connect",)),
-    }, reps=4, duration_s=6, warmup_s=2, scale=10),
+    }, reps=4, duration_s=6, warmup_s=2, scale=10, programs=(_CONNECT_INSTR,)),
+    # a connection's instructions by arm alone (callgrind): ~6 min
+    "connect_instr": BenchSet("connect_instr", {}, reps=3, duration_s=0, warmup_s=0, scale=0,
+                              programs=(_CONNECT_INSTR,)),
     # the scheduler tier against none and the 10 Hz sampler (issue #21), on
     # select-only and TPC-B, stock 15 and 18: ~6 min
     "sched": BenchSet("sched", {
