@@ -11,6 +11,7 @@
 #ifndef PGWT_TRACER_EXACT_KERNEL_H
 #define PGWT_TRACER_EXACT_KERNEL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -42,6 +43,14 @@ typedef struct pgwt_exact_kernel
 	void		(*metrics) (void *h, pgwt_self_metrics *m);
 	/* Optional: counters kept in user space, no system call: every drain. */
 	void		(*metrics_drained) (void *h, pgwt_self_metrics *m);
+
+	/*
+	 * Optional: attach (on) or detach the kernel programs. Called with true
+	 * before the first backend is traced and with false once the last one
+	 * is released, so a program that runs for every task on the machine
+	 * costs nothing between windows. The self-test attaches for itself.
+	 */
+	int			(*set_active) (void *h, bool on, char *err, size_t errlen);
 } pgwt_exact_kernel;
 
 #endif

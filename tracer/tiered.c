@@ -327,6 +327,12 @@ ctl_metrics(void *arg, pgwt_metric *out, size_t max)
 		pgwt_mode_always_exact(t->o->mode) || pgwt_tiered_exact_available(t) ? 1 : 0);
 	MET("exact_source", "the escalation windows' exact source: 0 none, 1 watchpoints, 2 the scheduler's tracepoints", false,
 		pgwt_tiered_exact_available(t) ? (int) t->source : 0);
+	if (m->sched_on)
+	{
+		/* between windows the scheduler's programs are detached: 0 */
+		MET("sched_attached", "1 while the scheduler's tracepoint programs are attached", false, m->sched_attached);
+		MET("sched_attaches_total", "times the scheduler's tracepoint programs were attached", true, m->sched_attaches_total);
+	}
 	MET("exact_self_tests_total", "exact-source self-tests run", true, t->self_tests_total);
 	MET("exact_self_test_failures_total", "exact-source self-tests that saw nothing", true, t->self_test_failures_total);
 	MET("escalation_no_exact_total", "escalation requests refused: the exact tier cannot see", true, t->no_exact_denied_total);

@@ -616,6 +616,14 @@ pgwt_watch_source_enable(pgwt_capture_source *src, bool on, uint64_t now_ns,
 	s->now_ns = now_ns;
 	if (on && !s->enabled)
 	{
+		char		err[256];
+
+		if (s->k.set_active && s->k.set_active(s->k.h, true, err, sizeof(err)) != 0)
+		{
+			/* the window has no exact source: it says so and stays sampled */
+			fprintf(stderr, "pg_wait_tracer: %s\n", err);
+			return -1;
+		}
 		s->enabled = true;
 		ws_resync(s);
 		ws_attach_pending(s, now_ns);
@@ -632,6 +640,8 @@ pgwt_watch_source_enable(pgwt_capture_source *src, bool on, uint64_t now_ns,
 			s->be[i].live_known = 0;
 		}
 		s->k.poll(s->k.h, 0, ws_sink, s);
+		if (s->k.set_active)
+			s->k.set_active(s->k.h, false, NULL, 0);
 		s->enabled = false;
 		s->npending_fresh = 0;
 	}
@@ -816,6 +826,8 @@ pgwt_exact_source_create(const pgwt_watch_source_config *cfg, const pgwt_exact_k
 	}
 	if (cfg->enabled)
 		pgwt_watch_source_enable(src, true, s->now_ns, NULL, NULL);
+	else if (s->k.set_active)
+		s->k.set_active(s->k.h, false, NULL, 0);
 	return src;
 }
 
