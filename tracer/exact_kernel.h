@@ -23,6 +23,11 @@
 typedef struct pgwt_exact_kernel
 {
 	const char *tier;			/* the source's name: "full", "sched" */
+	/*
+	 * The id its records give "no wait event": 0 (CPU*), or
+	 * PGWT_EVENT_CPU_ONCPU where CPU:RunQueue is split off (common/event_ids.h).
+	 */
+	uint32_t	cpu_event;
 	void	   *h;				/* the loaded program */
 	/* Trace pid (pgwt_watch_add's arguments and contract). */
 	int			(*add) (void *h, pid_t pid, uint64_t wait_addr, uint64_t qid_addr,

@@ -405,7 +405,7 @@ sk_metrics_drained(void *h, pgwt_self_metrics *m)
 }
 
 static const pgwt_exact_kernel sk_ops = {
-	.tier = "sched", .add = sk_add, .remove = sk_remove, .count = sk_count,
+	.tier = "sched", .cpu_event = PGWT_EVENT_CPU_ONCPU, .add = sk_add, .remove = sk_remove, .count = sk_count,
 	.target_get = sk_target_get, .target_set = sk_target_set,
 	.set_qid_source = sk_set_qid_source, .poll = sk_poll, .counters = sk_counters,
 	.self_test = sk_self_test, .close = sk_close, .metrics = sk_metrics,

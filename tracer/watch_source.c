@@ -211,16 +211,25 @@ ws_note_live(ws_t *s, const pgwt_record *r)
 }
 
 static void
-ws_sink(const pgwt_record *rec, void *arg)
+ws_sink(const pgwt_record *in, void *arg)
 {
 	ws_t	   *s = arg;
+	pgwt_record r = *in;
 
 	/* a backend learnt to be excluded after its transitions were captured */
-	if (ws_excluded(s, rec->pid))
+	if (ws_excluded(s, r.pid))
 		return;
-	if (ws_push(s, rec) == 0)
+	/* the kernel side's "no event" is this source's CPU id (exact_kernel.h) */
+	if (r.kind == PGWT_REC_TRANSITION && s->k.cpu_event)
+	{
+		if (r.old_event == 0)
+			r.old_event = s->k.cpu_event;
+		if (r.new_event == 0)
+			r.new_event = s->k.cpu_event;
+	}
+	if (ws_push(s, &r) == 0)
 		s->st.records++;
-	ws_note_live(s, rec);
+	ws_note_live(s, &r);
 }
 
 /*
