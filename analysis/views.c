@@ -346,7 +346,7 @@ pgwt_view_time_model(const pgwt_engine *eng, int w, pgwt_time_model *out)
 			pgwt_event_row row;
 			unsigned	pos;
 
-			/* CPU*'s only event under it: its run-queue part, where known */
+			/* under CPU*: its two parts (run queue, on CPU) where split */
 			if (pgwt_event_class(id) != c || pgwt_event_is_idle(id) || id == 0)
 				continue;
 			row_from_stat(&row, &es->st, id, out->sum.db_ns);

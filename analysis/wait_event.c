@@ -154,6 +154,11 @@ pgwt_event_format(const pgwt_names *names, uint32_t id, char *buf, size_t buflen
 		snprintf(buf, buflen, "CPU:RunQueue");
 		return;
 	}
+	if (id == PGWT_EVENT_CPU_ONCPU)
+	{
+		snprintf(buf, buflen, "CPU:OnCPU");
+		return;
+	}
 	ename = pgwt_names_lookup(names, id);
 	if (cname && ename)
 		snprintf(buf, buflen, "%s:%s", cname, ename);
@@ -215,6 +220,11 @@ pgwt_event_parse(const pgwt_names *names, const char *text, uint32_t *id)
 	if (strcasecmp(text, "CPU:RunQueue") == 0)
 	{
 		*id = PGWT_EVENT_CPU_RUNQUEUE;
+		return true;
+	}
+	if (strcasecmp(text, "CPU:OnCPU") == 0)
+	{
+		*id = PGWT_EVENT_CPU_ONCPU;
 		return true;
 	}
 	colon = strchr(text, ':');

@@ -41,10 +41,15 @@
  * class (class byte 0). So every sum by class (the time models, DB time,
  * the history's classes) still counts it in CPU*, which keeps one meaning
  * in every tier; the event views show it as a row of its own,
- * "CPU:RunQueue", beside event 0, which is then the time on a CPU (waits
- * that never block included). Other tiers never write it.
+ * "CPU:RunQueue". Where the split ran, the rest of CPU* is not event 0
+ * but PGWT_EVENT_CPU_ONCPU ("CPU:OnCPU": on a CPU, waits that never block
+ * included, and blocks with no wait event set), so no view shows an
+ * unsplit "CPU*" row beside "CPU:RunQueue" for the same time: a CPU* row
+ * next to them is time from a tier that cannot split (samples outside
+ * the scheduler's windows). Other tiers never write either id.
  */
 #define PGWT_EVENT_CPU_RUNQUEUE		0x00000001u
+#define PGWT_EVENT_CPU_ONCPU		0x00000002u
 
 /* CPU*: no wait event (0) or its run-queue part; never a session's top wait. */
 static inline bool

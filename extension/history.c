@@ -423,11 +423,11 @@ hist_run(FunctionCallInfo fcinfo, HistView view)
 static void
 hist_event_name_strs(const pgwt_names *dn, uint32 event, const char **type, const char **name)
 {
-	if (event == PGWT_EVENT_CPU_RUNQUEUE)
+	if (event == PGWT_EVENT_CPU_RUNQUEUE || event == PGWT_EVENT_CPU_ONCPU)
 	{
-		/* the scheduler tier's run-queue part of CPU* (common/event_ids.h) */
+		/* the scheduler tier's two parts of CPU* (common/event_ids.h) */
 		*type = "CPU";
-		*name = "RunQueue";
+		*name = event == PGWT_EVENT_CPU_ONCPU ? "OnCPU" : "RunQueue";
 		return;
 	}
 	*type = event == 0 ? "CPU*" : pgstat_get_wait_event_type(event);

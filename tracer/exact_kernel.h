@@ -11,6 +11,7 @@
 #ifndef PGWT_TRACER_EXACT_KERNEL_H
 #define PGWT_TRACER_EXACT_KERNEL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -22,6 +23,11 @@
 typedef struct pgwt_exact_kernel
 {
 	const char *tier;			/* the source's name: "full", "sched" */
+	/*
+	 * The id its records give "no wait event": 0 (CPU*), or
+	 * PGWT_EVENT_CPU_ONCPU where CPU:RunQueue is split off (common/event_ids.h).
+	 */
+	uint32_t	cpu_event;
 	void	   *h;				/* the loaded program */
 	/* Trace pid (pgwt_watch_add's arguments and contract). */
 	int			(*add) (void *h, pid_t pid, uint64_t wait_addr, uint64_t qid_addr,
@@ -42,6 +48,14 @@ typedef struct pgwt_exact_kernel
 	void		(*metrics) (void *h, pgwt_self_metrics *m);
 	/* Optional: counters kept in user space, no system call: every drain. */
 	void		(*metrics_drained) (void *h, pgwt_self_metrics *m);
+
+	/*
+	 * Optional: attach (on) or detach the kernel programs. Called with true
+	 * before the first backend is traced and with false once the last one
+	 * is released, so a program that runs for every task on the machine
+	 * costs nothing between windows. The self-test attaches for itself.
+	 */
+	int			(*set_active) (void *h, bool on, char *err, size_t errlen);
 } pgwt_exact_kernel;
 
 #endif

@@ -301,6 +301,18 @@ live_tier_session(live_ctx *c)
 								c->sess.cluster.pid, c->sess.cluster.pg_major, pgwt_mono_ns());
 }
 
+/* Tiered auto: the session chooses the windows' source again (tiered.h). */
+static void
+live_reselect_exact(void *arg)
+{
+	live_ctx   *c = arg;
+
+	if (!c->attached)
+		return;
+	pgwt_session_reselect_exact(&c->sess, c->o, &c->metrics);
+	live_tier_session(c);
+}
+
 /* Close the session (the cluster went away); an open window ends first. */
 static void
 live_detach(live_ctx *c, uint64_t now)
@@ -591,6 +603,8 @@ live_open_outputs(live_ctx *c)
 		return 1;
 	}
 	pgwt_tiered_set_side_opts(c->tier, c->rec ? pgwt_recorder_side_opts(c->rec) : NULL);
+	if (c->o->mode == PGWT_MODE_TIERED && c->o->exact_source == PGWT_EXACT_AUTO)
+		pgwt_tiered_set_reselect(c->tier, live_reselect_exact, c);
 	live_tier_session(c);
 	/* blockers.tsv in the directory the recorder opened and checked */
 	if (pgwt_blockers_init_at(&c->blk, LIVE_BLOCKERS_NS, c->rec ? pgwt_recorder_dirfd(c->rec) : -1,
@@ -647,6 +661,8 @@ live_loop(live_ctx *c, const char *pgdata)
 		woke = live_wait(c->tier, c->sess.watch ? pgwt_watch_source_wake_fd(c->sess.watch) : -1,
 						 deadline);
 		now = pgwt_mono_ns();
+		/* a request served while waiting may have chosen another source */
+		side = c->sess.sampler ? c->sess.watch : NULL;
 
 		/*
 		 * Real-time only around a sampler tick: woken for something else

@@ -5,10 +5,13 @@
  *		hash map the program filters on, one ring buffer of transitions,
  *		per-CPU counters.
  *
- * The three tracepoints are attached once at load and run for every task
- * switch on the machine; a task that is no target costs one hash lookup.
- * Adding a backend is one map update (no perf event, no debug register),
- * so any number of backends can be traced at once.
+ * The three tracepoints run for every task switch on the machine (a task
+ * that is no target costs one hash lookup), so they are attached only
+ * while the source is enabled (an escalation window, or all of --mode
+ * sched) and for the self-test: between windows the programs stay loaded
+ * but no link exists, and the scheduler runs none of them. Adding a
+ * backend is one map update (no perf event, no debug register), so any
+ * number of backends can be traced at once.
  *
  * The query-id carry (common/query_carry.h) is applied as events are
  * drained, with one carry per traced pid, found by the pid itself
@@ -56,6 +59,8 @@ typedef struct sk_t
 	pgwt_carry_table carry;
 	uint64_t	runq_ns;		/* run-queue time of the records drained */
 	uint64_t	runq_total;
+	bool		attached;		/* the tracepoint links exist */
+	uint64_t	attaches;
 } sk_t;
 
 static int
@@ -240,6 +245,34 @@ sk_counters(void *h, uint64_t out[PGWT_WC_NCOUNTERS])
 	out[PGWT_WC_SELF_TEST] = c[PGWT_SC_SELF_TEST];
 }
 
+/* Attach or detach the three tracepoint programs (exact_kernel.h). */
+static int
+sk_set_active(void *h, bool on, char *err, size_t errlen)
+{
+	sk_t	   *k = h;
+	int			rc;
+
+	if (on == k->attached)
+		return 0;
+	if (!on)
+	{
+		sched_wait_bpf__detach(k->skel);
+		k->attached = false;
+		return 0;
+	}
+	if ((rc = sched_wait_bpf__attach(k->skel)) != 0)
+	{
+		/* a partial attach leaves links behind: drop them */
+		sched_wait_bpf__detach(k->skel);
+		snprintf(err, errlen, "cannot attach to the scheduler tracepoints (tp_btf sched_switch, sched_wakeup): %s",
+				 strerror(-rc));
+		return rc;
+	}
+	k->attached = true;
+	k->attaches++;
+	return 0;
+}
+
 /*
  * The tracepoints fire and this program runs on them: this thread sleeps a
  * few times and each switch-out must be counted. Proves the attach, not
@@ -253,14 +286,19 @@ sk_self_test(void *h, pgwt_watch_self_test *r)
 				after[PGWT_SC_NCOUNTERS];
 	uint64_t	t0 = pgwt_mono_ns();
 	struct timespec nap = {0, 1000000};
+	bool		was = k->attached;
 
 	memset(r, 0, sizeof(*r));
+	if (sk_set_active(k, true, r->why, sizeof(r->why)) != 0)
+		return -1;
 	sk_sum(k, before);
 	k->skel->bss->self_test_tid = (__u32) syscall(SYS_gettid);
 	for (int i = 0; i < SK_SELF_TEST_SLEEPS; i++)
 		nanosleep(&nap, NULL);
 	k->skel->bss->self_test_tid = 0;
 	sk_sum(k, after);
+	if (!was)
+		sk_set_active(k, false, NULL, 0);
 	r->writes = SK_SELF_TEST_SLEEPS;
 	r->runs = after[PGWT_SC_SELF_TEST] - before[PGWT_SC_SELF_TEST];
 	r->hits = r->runs;
@@ -318,12 +356,9 @@ sk_open(sk_t **out, char *err, size_t errlen)
 				 strerror(-rc));
 		goto fail;
 	}
-	if ((rc = sched_wait_bpf__attach(k->skel)) != 0)
-	{
-		snprintf(err, errlen, "cannot attach to the scheduler tracepoints (tp_btf sched_switch, sched_wakeup): %s",
-				 strerror(-rc));
+	/* attached once to say now whether it can be; detached till enabled */
+	if ((rc = sk_set_active(k, true, err, errlen)) != 0)
 		goto fail;
-	}
 	k->rb = ring_buffer__new(bpf_map__fd(k->skel->maps.events), sk_on_event, k, NULL);
 	if (!k->rb)
 	{
@@ -364,14 +399,17 @@ sk_metrics_drained(void *h, pgwt_self_metrics *m)
 
 	m->sched_runq_ns = k->runq_ns;
 	m->sched_runq_total = k->runq_total;
+	m->sched_on = 1;
+	m->sched_attached = k->attached;
+	m->sched_attaches_total = k->attaches;
 }
 
 static const pgwt_exact_kernel sk_ops = {
-	.tier = "sched", .add = sk_add, .remove = sk_remove, .count = sk_count,
+	.tier = "sched", .cpu_event = PGWT_EVENT_CPU_ONCPU, .add = sk_add, .remove = sk_remove, .count = sk_count,
 	.target_get = sk_target_get, .target_set = sk_target_set,
 	.set_qid_source = sk_set_qid_source, .poll = sk_poll, .counters = sk_counters,
 	.self_test = sk_self_test, .close = sk_close, .metrics = sk_metrics,
-	.metrics_drained = sk_metrics_drained,
+	.metrics_drained = sk_metrics_drained, .set_active = sk_set_active,
 };
 
 pgwt_capture_source *

@@ -52,6 +52,8 @@ typedef struct pgwt_self_metrics
 	uint64_t	sched_unnamed_off_ns;		/* their off-CPU time (in CPU*) */
 	uint64_t	sched_runq_ns;				/* runnable, waiting for a CPU */
 	uint64_t	sched_runq_total;			/* run-queue waits */
+	int			sched_attached;				/* tracepoints attached now (0 between windows) */
+	uint64_t	sched_attaches_total;		/* times they were attached */
 } pgwt_self_metrics;
 
 /* One JSON object (no newline) with the counters and derived rates. */

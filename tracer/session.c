@@ -190,6 +190,27 @@ session_open_tiered_exact(pgwt_session *s, const pgwt_options *o, const pgwt_clu
 				s->watch_err);
 }
 
+/*
+ * Tiered, --exact-source auto, between windows: choose the windows' source
+ * again in the order of tier_stats.h (the one in use is destroyed first:
+ * it is not enabled, so nothing of it is lost), then give the new one
+ * what the session learnt since the attach (query id offsets, our own
+ * connection).
+ */
+void
+pgwt_session_reselect_exact(pgwt_session *s, const pgwt_options *o, pgwt_self_metrics *m)
+{
+	if (s->watch)
+		s->watch->destroy(s->watch);
+	s->watch = NULL;
+	session_open_tiered_exact(s, o, &s->cluster, m);
+	if (!s->watch)
+		return;
+	pgwt_watch_source_set_qid_offset(s->watch, s->attach.qid_offset, s->attach.xact_offset);
+	if (s->pg)
+		pgwt_watch_source_ignore_pid(s->watch, (uint32_t) pgwt_pg_backend_pid(s->pg));
+}
+
 int
 pgwt_session_open(pgwt_session *s, const pgwt_options *o, const pgwt_cluster *c,
 				  pgwt_self_metrics *m, char *errbuf, size_t errlen)

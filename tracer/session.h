@@ -56,6 +56,9 @@ extern void pgwt_session_connect(pgwt_session *s, const pgwt_options *o,
 
 /* Never trace this pid (our own libpq backend), in every source. */
 extern void pgwt_session_ignore_pid(pgwt_session *s, uint32_t pid);
+/* Tiered auto: choose the escalation windows' source again (not in a window). */
+extern void pgwt_session_reselect_exact(pgwt_session *s, const pgwt_options *o,
+										pgwt_self_metrics *m);
 
 /*
  * Decide from a pg_stat_activity read which of the postmaster's children

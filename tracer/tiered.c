@@ -89,6 +89,12 @@ struct pgwt_tiered
 	long long	last_request_id;
 	char		last_reason[300];
 	uint64_t	listen_step_ns; /* next timer step of the listener */
+	/* --exact-source auto: the source chosen again before each window */
+	pgwt_tiered_reselect_fn reselect;
+	void	   *reselect_arg;
+	uint64_t	reprobes_total; /* preferred source probed before a window */
+	uint64_t	reselects_total;	/* sources chosen again */
+	char		probe_why[256]; /* the last probe's answer */
 };
 
 /*
@@ -195,6 +201,41 @@ tiered_close_window(pgwt_tiered *t, uint64_t now, const char *why)
 /* Without requests, a source that failed is tried again once a minute. */
 #define TIERED_IDLE_RETEST_NS 60000000000ull
 
+/*
+ * --exact-source auto, before a window: where the scheduler's tracepoints
+ * stand in for the watchpoints, probe the watchpoints again (one
+ * breakpoint, 64 writes: a few milliseconds) and take them back when they
+ * fire; the answer is kept for the status. Where the source in use fails
+ * its self-test, the order is tried again. Returns true when the source
+ * was chosen again (its self-test has just run).
+ */
+static bool
+tiered_auto_reselect(pgwt_tiered *t, uint64_t now)
+{
+	pgwt_watch_self_test r;
+
+	if (t->o->exact_source != PGWT_EXACT_AUTO || !t->reselect || t->window_open)
+		return false;
+	if (t->exact_ok && t->source != PGWT_TF_XSRC_WATCH)
+	{
+		t->reprobes_total++;
+		if (pgwt_exact_probe(&r) != 0)
+		{
+			snprintf(t->probe_why, sizeof(t->probe_why), "watch: %.240s", r.why);
+			return false;
+		}
+		snprintf(t->probe_why, sizeof(t->probe_why), "watch: the self-test passes again");
+	}
+	else if (t->exact_ok || (t->self_test_ns && now - t->self_test_ns < TIERED_RETEST_NS))
+		return false;
+	t->reselects_total++;
+	t->reselect(t->reselect_arg);
+	if (t->o->verbose || t->o->daemon)
+		fprintf(stderr, "pg_wait_tracer: escalation windows' source chosen again: %s\n",
+				t->exact_ok ? pgwt_tf_exact_source_name(t->source) : t->why_no_watch);
+	return true;
+}
+
 static bool
 tiered_exact_ready(pgwt_tiered *t, uint64_t now)
 {
@@ -205,6 +246,8 @@ tiered_exact_ready(pgwt_tiered *t, uint64_t now)
 		return false;
 	if (t->window_open)
 		return true;
+	if (tiered_auto_reselect(t, now))
+		return t->exact_ok;
 	if (!t->exact_ok && t->self_test_ns && now - t->self_test_ns < TIERED_RETEST_NS)
 		return false;
 	t->self_test_ns = now;
@@ -276,6 +319,7 @@ ctl_status(void *arg, pgwt_json_out *out)
 	{
 		/* the windows' source: the one chosen and tested, or none */
 		pgwt_json_str(out, "exact_source_choice", pgwt_exact_choice_name(t->o->exact_source));
+		pgwt_json_str(out, "exact_source_probe", t->probe_why);
 		pgwt_json_str(out, "exact_source", pgwt_tiered_exact_available(t) ?
 					  pgwt_tf_exact_source_name(t->source) : "none");
 	}
@@ -327,7 +371,15 @@ ctl_metrics(void *arg, pgwt_metric *out, size_t max)
 		pgwt_mode_always_exact(t->o->mode) || pgwt_tiered_exact_available(t) ? 1 : 0);
 	MET("exact_source", "the escalation windows' exact source: 0 none, 1 watchpoints, 2 the scheduler's tracepoints", false,
 		pgwt_tiered_exact_available(t) ? (int) t->source : 0);
+	if (m->sched_on)
+	{
+		/* between windows the scheduler's programs are detached: 0 */
+		MET("sched_attached", "1 while the scheduler's tracepoint programs are attached", false, m->sched_attached);
+		MET("sched_attaches_total", "times the scheduler's tracepoint programs were attached", true, m->sched_attaches_total);
+	}
 	MET("exact_self_tests_total", "exact-source self-tests run", true, t->self_tests_total);
+	MET("exact_reprobes_total", "--exact-source auto: watchpoint probes before a window while the scheduler stood in", true, t->reprobes_total);
+	MET("exact_reselects_total", "--exact-source auto: windows' source chosen again", true, t->reselects_total);
 	MET("exact_self_test_failures_total", "exact-source self-tests that saw nothing", true, t->self_test_failures_total);
 	MET("escalation_no_exact_total", "escalation requests refused: the exact tier cannot see", true, t->no_exact_denied_total);
 	MET("escalation_seconds_remaining", "seconds left in the open window", false, pgwt_esc_seconds_remaining(&t->esc, now));
@@ -789,6 +841,13 @@ pgwt_tiered_service(pgwt_tiered *t, int timeout_ms)
 		if (pgwt_mono_ns() >= deadline)
 			break;
 	}
+}
+
+void
+pgwt_tiered_set_reselect(pgwt_tiered *t, pgwt_tiered_reselect_fn fn, void *arg)
+{
+	t->reselect = fn;
+	t->reselect_arg = arg;
 }
 
 void

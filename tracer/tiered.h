@@ -43,6 +43,14 @@ void		pgwt_tiered_set_session(pgwt_tiered *t, pgwt_capture_source *watch,
 									bool exact_ok, const char *why_unavailable,
 									int pg_pid, int pg_major, uint64_t now_ns);
 
+/*
+ * --exact-source auto: fn(arg) chooses the windows' source again (the
+ * session's order) and hands it back with pgwt_tiered_set_session; called
+ * only between windows, from a request or a step.
+ */
+typedef void (*pgwt_tiered_reselect_fn) (void *arg);
+void		pgwt_tiered_set_reselect(pgwt_tiered *t, pgwt_tiered_reselect_fn fn, void *arg);
+
 /* The trace directory's side-file options (windows.tsv's bound and mode). */
 struct pgwt_tf_file_opts;
 void		pgwt_tiered_set_side_opts(pgwt_tiered *t, const struct pgwt_tf_file_opts *opts);

@@ -13,8 +13,8 @@ pgwt_wait_info_valid(uint32_t info, int pg_major)
 {
 	uint32_t	cls = info >> 24;
 
-	if (info == 0)
-		return 1;
+	if (info == 0 || info == PGWT_EVENT_CPU_RUNQUEUE || info == PGWT_EVENT_CPU_ONCPU)
+		return 1;				/* CPU*, and the scheduler tier's split of it */
 	if ((info & 0x00FF0000u) != 0)
 		return 0;
 	switch (cls)
@@ -41,7 +41,7 @@ pgwt_wait_classify(uint32_t info, int pg_major)
 {
 	if (!pgwt_wait_info_valid(info, pg_major))
 		return PGWT_STATE_INVALID;
-	if (info == 0)
+	if (pgwt_event_is_cpu(info))
 		return PGWT_STATE_CPU;
 	if (pgwt_event_is_idle(info))
 		return PGWT_STATE_IDLE;

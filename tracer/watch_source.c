@@ -211,16 +211,25 @@ ws_note_live(ws_t *s, const pgwt_record *r)
 }
 
 static void
-ws_sink(const pgwt_record *rec, void *arg)
+ws_sink(const pgwt_record *in, void *arg)
 {
 	ws_t	   *s = arg;
+	pgwt_record r = *in;
 
 	/* a backend learnt to be excluded after its transitions were captured */
-	if (ws_excluded(s, rec->pid))
+	if (ws_excluded(s, r.pid))
 		return;
-	if (ws_push(s, rec) == 0)
+	/* the kernel side's "no event" is this source's CPU id (exact_kernel.h) */
+	if (r.kind == PGWT_REC_TRANSITION && s->k.cpu_event)
+	{
+		if (r.old_event == 0)
+			r.old_event = s->k.cpu_event;
+		if (r.new_event == 0)
+			r.new_event = s->k.cpu_event;
+	}
+	if (ws_push(s, &r) == 0)
 		s->st.records++;
-	ws_note_live(s, rec);
+	ws_note_live(s, &r);
 }
 
 /*
@@ -616,6 +625,14 @@ pgwt_watch_source_enable(pgwt_capture_source *src, bool on, uint64_t now_ns,
 	s->now_ns = now_ns;
 	if (on && !s->enabled)
 	{
+		char		err[256];
+
+		if (s->k.set_active && s->k.set_active(s->k.h, true, err, sizeof(err)) != 0)
+		{
+			/* the window has no exact source: it says so and stays sampled */
+			fprintf(stderr, "pg_wait_tracer: %s\n", err);
+			return -1;
+		}
 		s->enabled = true;
 		ws_resync(s);
 		ws_attach_pending(s, now_ns);
@@ -632,6 +649,8 @@ pgwt_watch_source_enable(pgwt_capture_source *src, bool on, uint64_t now_ns,
 			s->be[i].live_known = 0;
 		}
 		s->k.poll(s->k.h, 0, ws_sink, s);
+		if (s->k.set_active)
+			s->k.set_active(s->k.h, false, NULL, 0);
 		s->enabled = false;
 		s->npending_fresh = 0;
 	}
@@ -816,6 +835,8 @@ pgwt_exact_source_create(const pgwt_watch_source_config *cfg, const pgwt_exact_k
 	}
 	if (cfg->enabled)
 		pgwt_watch_source_enable(src, true, s->now_ns, NULL, NULL);
+	else if (s->k.set_active)
+		s->k.set_active(s->k.h, false, NULL, 0);
 	return src;
 }
 

@@ -61,7 +61,8 @@ extern pgwt_capture_source *pgwt_watch_source_create(const pgwt_watch_source_con
 
 /*
  * Start (on) or stop (off) watching every backend. Stopping drains what the
- * kernel captured first and emits it. Returns the number of watched backends.
+ * kernel captured first and emits it. Returns the number of watched backends,
+ * or -1 (said on stderr) when the kernel programs cannot be attached.
  */
 extern int	pgwt_watch_source_enable(pgwt_capture_source *src, bool on, uint64_t now_ns,
 									 pgwt_emit_fn emit, void *arg);

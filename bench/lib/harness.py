@@ -237,6 +237,29 @@ def side_status(text):
     return last
 
 
+def side_rate(text, start, end):
+    """Events per second the tracer recorded over the measured run: its own
+    counters (events_total, uptime_s) of the first and the last status
+    line it printed between the byte offsets start and end of its output
+    (read at the run's start and end); None with fewer than two lines."""
+    pts = []
+    for line in text[start:end].splitlines():
+        line = line.strip()
+        if not line.startswith("{"):
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        m = obj.get("metrics") if isinstance(obj, dict) and obj.get("type") == "status" else None
+        if isinstance(m, dict) and isinstance(m.get("events_total"), int) and \
+                isinstance(m.get("uptime_s"), (int, float)):
+            pts.append((m["uptime_s"], m["events_total"]))
+    if len(pts) < 2 or pts[-1][0] <= pts[0][0]:
+        return None
+    return round((pts[-1][1] - pts[0][1]) / (pts[-1][0] - pts[0][0]), 1)
+
+
 def side_drops(metrics):
     """Events the tracer says it lost (its counters named *drop*), or None."""
     vals = [v for k, v in metrics.items() if "drop" in k and isinstance(v, int)]
@@ -271,6 +294,13 @@ class Side:
 
     def alive(self):
         return self.proc.poll() is None
+
+    def offset(self):
+        """Bytes of output so far (the tracer flushes each status line)."""
+        try:
+            return os.path.getsize(self.out_path)
+        except OSError:
+            return None
 
     def stop(self):
         if self.proc.poll() is None:
@@ -316,6 +346,7 @@ def measure_cell(ctx, cluster, wl, arm, rep, position, block_position, workdir):
         cpu0 = procstat.tree_cpu_s(pm)
         tracer0 = procstat.proc_cpu_s(side.proc.pid if side else collector_pid) \
             if (side or collector_pid) else None
+        side_off0 = side.offset() if side else None
         run_psi = procstat.PressureWindow()
         prefix = os.path.join(workdir, "lat")
         out, client_cpu = pgbench.run(pgbench.command(cluster.bindir, cluster.dir, cluster.port,
@@ -326,6 +357,7 @@ def measure_cell(ctx, cluster, wl, arm, rep, position, block_position, workdir):
         tracer1 = procstat.proc_cpu_s(side.proc.pid if side else collector_pid) \
             if (side or collector_pid) else None
         counters1 = _counters(cluster, arm)
+        side_off1 = side.offset() if side else None
         summary = pgbench.parse_summary(out)
         lat = pgbench.latency_summary(pgbench.read_logs(prefix))
         # Evidence of what ran, read while the arm is still running.
@@ -366,7 +398,10 @@ def measure_cell(ctx, cluster, wl, arm, rep, position, block_position, workdir):
                tx=tx, failed_tx=summary["failed_tx"], tps=summary["tps"],
                lat_avg_ms=summary["lat_avg_ms"], **lat,
                transitions_per_s=(round((counters1[0] - counters0[0]) / bset.duration_s, 1)
-                                  if counters0 and counters1 else None),
+                                  if counters0 and counters1 else
+                                  side_rate(side_out, side_off0, side_off1)
+                                  if side and side_off0 is not None and side_off1 is not None
+                                  else None),
                tracer_cpu_s=round(tracer1 - tracer0, 3) if tracer0 is not None and tracer1 is not None else None,
                server_cpu_s=server_cpu,
                server_cpu_us_per_tx=round(server_cpu * 1e6 / tx, 3) if tx else None,

@@ -183,6 +183,19 @@ class Harness(unittest.TestCase):
         self.assertEqual(harness.side_status("no json here"), {})
         self.assertIsNone(harness.side_drops({"backends_seen_total": 7}))
 
+    def test_side_rate(self):
+        # only the status lines inside [start, end): 1000 events in 2 s
+        before = '{"type":"status","metrics":{"uptime_s":1.0,"events_total":5}}\n'
+        inside = ('{"type":"status","metrics":{"uptime_s":2.0,"events_total":100}}\n'
+                  'pg_wait_tracer: a log line\n'
+                  '{"type":"status","metrics":{"uptime_s":3.0,"events_total":600}}\n'
+                  '{"type":"status","metrics":{"uptime_s":4.0,"events_total":1100}}\n')
+        after = '{"type":"status","metrics":{"uptime_s":9.0,"events_total":99999}}\n'
+        text = before + inside + after
+        self.assertEqual(harness.side_rate(text, len(before), len(before) + len(inside)), 500.0)
+        self.assertIsNone(harness.side_rate(text, 0, len(before)))
+        self.assertIsNone(harness.side_rate("no json", 0, 7))
+
     def test_units(self):
         for ok in ("ns_per_wait", "instr_per_wait", "events_per_s", "bytes_per_event", "peak_rss_kb"):
             self.assertTrue(check.metric_has_unit(ok), ok)

@@ -877,19 +877,21 @@ test_batch_equals_single(void)
  * 100 ms, waits 300 ms in the run queue, runs 100 ms, sleeps 50 ms, runs
  * 10 ms. On CPU 100 + 100 + 10 = 210 ms, CPU:RunQueue 300 ms, so CPU* is
  * 510 ms; PgSleep 50 ms; DB time 560 ms. The run queue is a row of its own, sits
- * under CPU* in the time model, counts as the session's CPU and is never
- * its top wait.
+ * under CPU* in the time model (with CPU:OnCPU), counts as the session's CPU and is never
+ * its top wait. As that tier writes it, the on-CPU part is CPU:OnCPU, not
+ * event 0: the view has no unsplit CPU* row beside the run queue.
  */
 static void
 test_cpu_runqueue_split(void)
 {
+	const uint32_t ON = PGWT_EVENT_CPU_ONCPU;
 	pgwt_engine *e = one_window(0, 100 * S, NULL);
 	pgwt_record rs[] = {
-		tr(7, 1100 * MS, 0, PGWT_EVENT_CPU_RUNQUEUE, 100 * MS, 5),
-		tr(7, 1400 * MS, PGWT_EVENT_CPU_RUNQUEUE, 0, 300 * MS, 5),
-		tr(7, 1500 * MS, 0, EV_PGSLEEP, 100 * MS, 5),
-		tr(7, 1550 * MS, EV_PGSLEEP, 0, 50 * MS, 5),
-		tr(7, 1560 * MS, 0, PGWT_EVENT_EXIT, 10 * MS, 5),
+		tr(7, 1100 * MS, ON, PGWT_EVENT_CPU_RUNQUEUE, 100 * MS, 5),
+		tr(7, 1400 * MS, PGWT_EVENT_CPU_RUNQUEUE, ON, 300 * MS, 5),
+		tr(7, 1500 * MS, ON, EV_PGSLEEP, 100 * MS, 5),
+		tr(7, 1550 * MS, EV_PGSLEEP, ON, 50 * MS, 5),
+		tr(7, 1560 * MS, ON, PGWT_EVENT_EXIT, 10 * MS, 5),
 	};
 	pgwt_event_rows rows;
 	pgwt_session_rows s;
@@ -904,8 +906,9 @@ test_cpu_runqueue_split(void)
 	EXPECT(pgwt_view_system_event(e, 0, &(pgwt_view_opts) {.names = &names}, &rows) == PGWT_VIEW_OK);
 	r = find_row(&rows, PGWT_EVENT_CPU_RUNQUEUE);
 	EXPECT(r && r->total_ns == 300 * MS && r->waits == 1 && !r->idle);
-	r = find_row(&rows, 0);
-	EXPECT(r && r->total_ns == 210 * MS);
+	r = find_row(&rows, ON);
+	EXPECT(r && r->total_ns == 210 * MS && !r->idle);
+	EXPECT(find_row(&rows, 0) == NULL);
 	pgwt_event_rows_free(&rows);
 
 	EXPECT(pgwt_view_time_model(e, 0, &tm) == PGWT_VIEW_OK);
@@ -915,7 +918,9 @@ test_cpu_runqueue_split(void)
 	if (tm.nclasses >= 1)
 	{
 		EXPECT_U64(tm.classes[0].total_ns, 510 * MS);
-		EXPECT(tm.classes[0].ntop == 1 && tm.classes[0].top[0].event == PGWT_EVENT_CPU_RUNQUEUE);
+		/* CPU*'s two parts under it, largest first */
+		EXPECT(tm.classes[0].ntop == 2 && tm.classes[0].top[0].event == PGWT_EVENT_CPU_RUNQUEUE &&
+			   tm.classes[0].top[1].event == ON && tm.classes[0].top[1].total_ns == 210 * MS);
 	}
 
 	EXPECT(pgwt_view_session_event(e, 0, NULL, &s) == PGWT_VIEW_OK);
@@ -931,6 +936,10 @@ test_cpu_runqueue_split(void)
 	pgwt_event_format(&names, PGWT_EVENT_CPU_RUNQUEUE, buf, sizeof(buf));
 	EXPECT(strcmp(buf, "CPU:RunQueue") == 0);
 	EXPECT(pgwt_event_parse(&names, "cpu:runqueue", &id) && id == PGWT_EVENT_CPU_RUNQUEUE);
+	pgwt_event_format(&names, ON, buf, sizeof(buf));
+	EXPECT(strcmp(buf, "CPU:OnCPU") == 0);
+	EXPECT(pgwt_event_parse(&names, "CPU:OnCPU", &id) && id == ON);
+	EXPECT(pgwt_event_is_cpu(ON) && !pgwt_event_is_idle(ON));
 	EXPECT(pgwt_event_is_cpu(PGWT_EVENT_CPU_RUNQUEUE) && pgwt_event_is_cpu(0) &&
 		   !pgwt_event_is_cpu(EV_PGSLEEP) && !pgwt_event_is_idle(PGWT_EVENT_CPU_RUNQUEUE));
 	pgwt_names_free(&names);

@@ -28,6 +28,10 @@ static void
 wait_classification(void)
 {
 	UNIT_CHECK(pgwt_wait_classify(0, 15) == PGWT_STATE_CPU);
+	/* the scheduler tier's CPU:RunQueue and CPU:OnCPU (common/event_ids.h) */
+	UNIT_CHECK(pgwt_wait_classify(0x00000001u, 15) == PGWT_STATE_CPU);
+	UNIT_CHECK(pgwt_wait_classify(0x00000002u, 18) == PGWT_STATE_CPU);
+	UNIT_CHECK(!pgwt_wait_info_valid(0x00000003u, 18));
 	UNIT_CHECK(pgwt_wait_classify(0x09000002u, 15) == PGWT_STATE_WAITING);
 	UNIT_CHECK(pgwt_wait_classify(0x0A000010u, 15) == PGWT_STATE_WAITING);
 	UNIT_CHECK(pgwt_wait_classify(0x06000000u, 15) == PGWT_STATE_IDLE);
