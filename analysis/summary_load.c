@@ -17,7 +17,9 @@
  * Leaves the window empty and says why (used_summary false) when a trace
  * file in the range has no summary (written before summaries, by the seed
  * tool, or with no_summary), when a frame inside the range is not exact
- * (folded keys, late records), or when background processes are known:
+ * (folded keys, late records), when the engine keeps per-key histograms
+ * (percentiles of session and query rows), or when background processes
+ * are known:
  * the caller then reads the range through the range loader. The live
  * summary lags its trace by a few seconds: the seconds after its last
  * frame come from records.
@@ -355,6 +357,10 @@ pgwt_summary_load_source(pgwt_engine *eng, int w, const pgwt_tf_trace_source *sr
 	 * background processes out of DB time (common/process_rule.h) */
 	if (pgwt_engine_has_background(eng))
 		return sl_raw(eng, st, "background processes in the trace (the summaries do not tell them apart)");
+	/* summaries keep a histogram per event, not per (session or query,
+	 * event): those rows' percentiles come only from records */
+	if (eng->cfg.key_histograms)
+		return sl_raw(eng, st, "per-session and per-query percentiles need the records");
 	if (!src->all_summarized(src->arg, from, p.raw_hi[p.nraw - 1], shift))
 		return sl_raw(eng, st, "a trace file has no summary (or another clock offset)");
 	if (src->live_summary_end(src->arg, &live_end))
