@@ -1,7 +1,8 @@
 /*
  * srv.h
  *		pgwt-server's shared types: its configuration (srv_args.c) and the
- *		reply a handler fills for the HTTP layer (srv_http.c) to send.
+ *		reply a handler fills for the HTTP layer (srv_http.c) to send (the
+ *		error reply is srv_reply.c's).
  */
 #ifndef PGWT_SRV_H
 #define PGWT_SRV_H

@@ -27,17 +27,6 @@
 #define SRV_CSP "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " \
 	"connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
-void
-srv_reply_error(srv_reply *r, unsigned status, const char *msg)
-{
-	pgwt_buf_free(&r->body);
-	r->status = status;
-	r->ctype = "application/json";
-	r->filename[0] = '\0';
-	/* our own messages: no quote or backslash to escape */
-	pgwt_buf_printf(&r->body, "{\"error\":\"%s\"}", msg);
-}
-
 static const char *
 srv_arg(void *conn, const char *key)
 {

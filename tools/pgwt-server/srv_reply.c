@@ -1,0 +1,18 @@
+/*
+ * srv_reply.c
+ *		The error reply every layer of pgwt-server fills (parameters,
+ *		handlers, the HTTP layer): below all of them, so none depends on
+ *		another for it.
+ */
+#include "srv.h"
+
+void
+srv_reply_error(srv_reply *r, unsigned status, const char *msg)
+{
+	pgwt_buf_free(&r->body);
+	r->status = status;
+	r->ctype = "application/json";
+	r->filename[0] = '\0';
+	/* our own messages: no quote or backslash to escape */
+	pgwt_buf_printf(&r->body, "{\"error\":\"%s\"}", msg);
+}
