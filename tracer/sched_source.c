@@ -57,8 +57,6 @@ typedef struct sk_t
 	pgwt_watch_sink sink;		/* valid only inside sk_poll */
 	void	   *sink_arg;
 	pgwt_carry_table carry;
-	uint64_t	runq_ns;		/* run-queue time of the records drained */
-	uint64_t	runq_total;
 	bool		attached;		/* the tracepoint links exist */
 	uint64_t	attaches;
 } sk_t;
@@ -81,11 +79,6 @@ sk_on_event(void *ctx, void *data, size_t size)
 	if (size < sizeof(*e))
 		return 0;
 	pgwt_watch_event_to_record(e, pgwt_carry_table_get(&k->carry, e->pid, false), &rec);
-	if (rec.old_event == PGWT_EVENT_CPU_RUNQUEUE)
-	{
-		k->runq_ns += rec.duration_ns;
-		k->runq_total++;
-	}
 	k->sink(&rec, k->sink_arg);
 	return 0;
 }
@@ -387,18 +380,15 @@ sk_metrics(void *h, pgwt_self_metrics *m)
 }
 
 /*
- * The status's run-queue figures are those of the records drained, at
- * every drain: the same time the views show as CPU:RunQueue, not the
- * kernel's counter read once a second (which ran up to a second behind
- * the records). A queue wait still in progress counts at its end.
+ * The status's run-queue figures are watch_source.c's, counted over every
+ * record the views see (the closing record of a backend that exits while
+ * queued included); here only the attach state.
  */
 static void
 sk_metrics_drained(void *h, pgwt_self_metrics *m)
 {
 	sk_t	   *k = h;
 
-	m->sched_runq_ns = k->runq_ns;
-	m->sched_runq_total = k->runq_total;
 	m->sched_on = 1;
 	m->sched_attached = k->attached;
 	m->sched_attaches_total = k->attaches;

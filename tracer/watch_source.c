@@ -47,6 +47,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "common/event_ids.h"
 #include "tracer/esc_notify.h"
 #include "tracer/exact_kernel.h"
 #include "tracer/proc_events.h"
@@ -98,6 +99,8 @@ typedef struct ws_state_t
 	size_t		nrecs,
 				caprecs;
 	pgwt_watch_stats st;
+	uint64_t	runq_ns;		/* CPU:RunQueue time of the records emitted */
+	uint64_t	runq_total;
 	pgwt_self_metrics local_metrics;
 	uint64_t	now_ns;			/* the tick being processed */
 	uint64_t	last_counters_ns;
@@ -229,6 +232,12 @@ ws_sink(const pgwt_record *in, void *arg)
 	}
 	if (ws_push(s, &r) == 0)
 		s->st.records++;
+	/* every record the views see, the closing ones of ws_unwatch included */
+	if (r.kind == PGWT_REC_TRANSITION && r.old_event == PGWT_EVENT_CPU_RUNQUEUE)
+	{
+		s->runq_ns += r.duration_ns;
+		s->runq_total++;
+	}
 	ws_note_live(s, &r);
 }
 
@@ -504,6 +513,8 @@ ws_flush(ws_t *s, pgwt_emit_fn emit, void *arg)
 	m->wp_attach_latency_ns_max = s->st.attach_latency_ns_max;
 	if (s->k.metrics_drained)
 		s->k.metrics_drained(s->k.h, m);
+	m->sched_runq_ns = s->runq_ns;
+	m->sched_runq_total = s->runq_total;
 	/* the kernel's counters cost a few map reads: once a second */
 	if (s->now_ns - s->last_counters_ns >= 1000000000ull)
 	{
