@@ -139,19 +139,32 @@ pgwt_rd_json_str(pgwt_buf *b, const char *s)
 	pgwt_buf_printf(b, "\"");
 }
 
-/* CSV field: quoted when it holds a separator, quote or newline. */
-void
-pgwt_rd_csv_str(pgwt_buf *b, const char *s)
+/*
+ * CSV field: quoted when it holds a separator, quote or newline; with
+ * inert, one that begins like a spreadsheet formula starts with a '
+ * inside the field (pgwt_render_opts.csv_inert).
+ */
+static void
+rd_csv_field(pgwt_buf *b, const char *s, bool inert)
 {
+	const char *lead = inert && s && s[0] && strchr("=+-@\t\r", s[0]) ? "'" : "";
+
 	if (s && strpbrk(s, ",\"\n\r"))
 	{
-		pgwt_buf_printf(b, "\"");
+		pgwt_buf_printf(b, "\"%s", lead);
 		for (; *s; s++)
 			pgwt_buf_printf(b, *s == '"' ? "\"\"" : "%c", *s);
 		pgwt_buf_printf(b, "\"");
 	}
 	else
-		pgwt_buf_printf(b, "%s", s ? s : "");
+		pgwt_buf_printf(b, "%s%s", lead, s ? s : "");
+}
+
+/* CSV field: quoted when it holds a separator, quote or newline. */
+void
+pgwt_rd_csv_str(pgwt_buf *b, const char *s)
+{
+	rd_csv_field(b, s, false);
 }
 
 static void
@@ -366,7 +379,7 @@ rd_event_csv(pgwt_buf *b, const pgwt_render_opts *o, const pgwt_window_summary *
 		if (with_query)
 		{
 			pgwt_buf_printf(b, ",");
-			pgwt_rd_csv_str(b, rd_query_text(o, r));
+			rd_csv_field(b, rd_query_text(o, r), o->csv_inert);
 		}
 		pgwt_buf_printf(b, "\n");
 	}

@@ -48,6 +48,13 @@ typedef struct pgwt_render_opts
 	/* query_event: the text of a query id, or NULL (may be unset) */
 	const char *(*query_text) (uint64_t query_id, void *arg);
 	void	   *query_text_arg;
+	/*
+	 * CSV for a spreadsheet (pgwt-server's downloads): a query text that
+	 * begins with = + - @ TAB or CR gets a leading ' so the spreadsheet
+	 * shows it as text instead of evaluating it as a formula (a statement
+	 * can begin with a comment: "--cmd|..." is valid SQL).
+	 */
+	bool		csv_inert;
 } pgwt_render_opts;
 
 void		pgwt_render_time_model(pgwt_buf *b, const pgwt_render_opts *o,

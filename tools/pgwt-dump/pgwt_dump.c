@@ -259,7 +259,7 @@ dump_trace_info(pgwt_buf *b, const dump_args *a, const pgwt_tf_reader *r, const 
 static void
 dump_time_model_columns(pgwt_buf *b, const pgwt_engine *eng, int nwin, const pgwt_names *names)
 {
-	pgwt_render_opts ro = {PGWT_OUT_TEXT, names, false, NULL, NULL};
+	pgwt_render_opts ro = {PGWT_OUT_TEXT, names, false, NULL, NULL, false};
 	pgwt_time_model tm[DUMP_MAX_WINDOWS];
 	pgwt_event_rows ev[DUMP_MAX_WINDOWS];
 
@@ -345,7 +345,7 @@ dump_render(pgwt_buf *b, const dump_args *a, const pgwt_engine *eng, int w,
 			const pgwt_names *names, uint32_t event, bool first, pgwt_query_texts *qs,
 			bool skip_time_model)
 {
-	pgwt_render_opts ro = {a->format, names, first, pgwt_query_texts_lookup, qs};
+	pgwt_render_opts ro = {a->format, names, first, pgwt_query_texts_lookup, qs, false};
 	pgwt_view_opts vo = {0};
 	pgwt_window_summary sum;
 	bool		sum_view = a->view == DV_SUMMARY;

@@ -136,7 +136,7 @@ srv_rows_narrow(pgwt_event_rows *rows, const srv_view_req *q, bool by_event, uin
 static void
 srv_view_render(pgwt_buf *b, const srv_view_req *q, const srv_loaded *l, uint32_t event, bool has_event)
 {
-	pgwt_render_opts ro = {q->format, &l->names, true, pgwt_query_texts_lookup, (void *) &l->qt};
+	pgwt_render_opts ro = {q->format, &l->names, true, pgwt_query_texts_lookup, (void *) &l->qt, true};
 	pgwt_view_opts vo = {0};
 	pgwt_window_summary sum;
 	pgwt_view_status st;

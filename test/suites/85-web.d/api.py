@@ -1,4 +1,6 @@
 """The web suite's API checks (no browser): argv BASE TOP TRACE FIRST_S."""
+import csv
+import io as iomod
 import json
 import sys
 
@@ -82,6 +84,17 @@ lines = body.decode().splitlines()
 report(st == 200 and h.get('Content-Type', '').startswith('text/csv')
        and 'attachment' in h.get('Content-Disposition', '') and len(lines) == 1 + len(ev)
        and 'IO:DataFileRead' in body.decode(), 'api-csv', f'HTTP {st}, {len(lines)} lines')
+
+# a query text is data in a CSV download too: one that begins like a
+# formula gets a leading ' (the spreadsheet shows text), JSON keeps it as is
+st, h, body = get(base, f'/api/view?view=query_event&from={frm}&to={to}&format=csv')
+rows = list(csv.DictReader(iomod.StringIO(body.decode())))
+q2 = [r['query'] for r in rows if r.get('query_id') == '2']
+qj = [r.get('query') for v in get_json(base, f'/api/view?view=query_event&from={frm}&to={to}')['views']
+      for r in v.get('rows', []) if r.get('query_id') == 2]
+report(st == 200 and q2 and all(t.startswith("'--cmd|") for t in q2)
+       and qj and all(t == "--cmd|' /C calc'!A0\nSELECT 2" for t in qj), 'api-csv-formula-inert',
+       f'HTTP {st}, CSV texts {q2[:2]}, JSON texts {qj[:2]}')
 
 # security headers on the page and the API
 for path in ['/', '/api/range']:
