@@ -3,7 +3,8 @@
  *		The one rule for billing a sampler tick, used by the in-server
  *		sampler (extension/sampler.c) and the external tracer's sampled
  *		tier (tracer/tick_clock.c): how much time one tick's samples stand
- *		for, how much of a long gap is not billed, and when a tick is late.
+ *		for, how much of a long gap is not billed, when a tick is late, and
+ *		where the next tick falls after a deadline was missed.
  *
  * A sample stands for the time really elapsed since the previous tick, so a
  * tick that runs a little late does not shrink the accounted time. But one
@@ -76,6 +77,33 @@ static inline bool
 pgwt_tick_is_late(uint64_t prev_ns, uint64_t now_ns, uint64_t period_ns)
 {
 	return pgwt_tick_interval_ns(prev_ns, now_ns, period_ns) > period_ns + period_ns / 2;
+}
+
+/*
+ * Where the next tick falls when its deadline has already passed (the work
+ * after the previous tick ran over, e.g. the sampler starved of CPU at
+ * normal priority on a saturated host): the first point of the same grid
+ * after now_ns, with the number of deadlines skipped in *skipped. Ticking
+ * at once instead would put the tick at the instant the sampler got a CPU
+ * back, which on a saturated host is most often when a backend has just
+ * left it: such samples under-count CPU. Ticks at timer deadlines do not
+ * depend on what the backends do, and the next tick bills the whole
+ * interval (pgwt_tick_bill_ns). A deadline still ahead is kept.
+ */
+static inline uint64_t
+pgwt_tick_next_on_grid(uint64_t deadline_ns, uint64_t now_ns, uint64_t period_ns,
+					   uint64_t *skipped)
+{
+	uint64_t	n;
+
+	if (deadline_ns > now_ns || period_ns == 0)
+	{
+		*skipped = 0;
+		return deadline_ns > now_ns ? deadline_ns : now_ns;
+	}
+	n = (now_ns - deadline_ns) / period_ns + 1;
+	*skipped = n;
+	return deadline_ns + n * period_ns;
 }
 
 #endif							/* PGWT_COMMON_TICK_RULE_H */

@@ -34,7 +34,8 @@ DATA = \
 	extension/pg_wait_tracer--0.4--0.5.sql \
 	extension/pg_wait_tracer--0.5--0.6.sql \
 	extension/pg_wait_tracer--0.6--0.7.sql \
-	extension/pg_wait_tracer--0.7--0.8.sql
+	extension/pg_wait_tracer--0.7--0.8.sql \
+	extension/pg_wait_tracer--0.8--0.9.sql
 
 # Regression tests for a cluster that preloads the library (and loads
 # pg_stat_statements with compute_query_id = on); the test suites choose

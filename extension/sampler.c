@@ -22,10 +22,14 @@
  * Time: each tick bills every sample it takes with the real time elapsed
  * since the previous tick (a late tick covers more time), so totals stay
  * right when the worker is delayed; a stall longer than the cap of
- * common/tick_rule.h bills the cap and counts the rest as unbilled. A process's consecutive samples in the
- * same state, event and query are one run, billed to the tables when it
- * ends (and at least once a second): a tick that finds a process as it was
- * writes nothing.
+ * common/tick_rule.h bills the cap and counts the rest as unbilled. Ticks
+ * fall on one grid of timer deadlines: a deadline the previous tick's work
+ * ran past is skipped (counted in skipped_ticks), not ticked at the moment
+ * the worker gets a CPU back, when on a saturated host a backend has most
+ * often just left it. A process's consecutive samples in the same state,
+ * event and query are one run, billed to the tables when it ends (and at
+ * least once a second): a tick that finds a process as it was writes
+ * nothing.
  *
  * Restarts: the worker is restarted by the postmaster one second after
  * exiting with an error; a start less than a minute after the previous one
@@ -131,6 +135,7 @@ pgwt_sampler_clear(void)
 	pgwt_table_init(pgwt_sampler_by_event, PGWT_SAMPLER_EVENTS);
 	pgwt_sampler_ring->written = 0;
 	pgwt_sampler->ticks = pgwt_sampler->late_ticks = 0;
+	pgwt_sampler->skipped_ticks = 0;
 	pgwt_sampler->sampled_ns = pgwt_sampler->reads_retried = 0;
 	pgwt_sampler->unbilled_ns = 0;
 	pgwt_sampler->stats_reset = GetCurrentTimestamp();
@@ -887,16 +892,24 @@ pgwt_sampler_main(Datum arg)
 	}
 	ereport(LOG, (errmsg("pg_wait_tracer sampler started at %d Hz", pgwt_sample_rate)));
 
-	next_ns = pgwt_sampler_now_ns();
+	next_ns = pgwt_sampler_now_ns() + UINT64CONST(1000000000) / (uint64) pgwt_sample_rate;
 	for (;;)
 	{
 		uint64		period_ns = UINT64CONST(1000000000) / (uint64) pgwt_sample_rate;
 		uint64		now_ns = pgwt_sampler_now_ns();
-		uint64		retried = 0;
+		uint64		retried = 0,
+					skipped;
 		int			n;
 
-		if (now_ns < next_ns)
-			pgwt_sampler_sleep_until(now_ns, next_ns);
+		/* a deadline the previous tick's work ran past is skipped, never ticked late */
+		next_ns = pgwt_tick_next_on_grid(next_ns, now_ns, period_ns, &skipped);
+		if (skipped > 0)
+		{
+			LWLockAcquire(pgwt_sampler->lock, LW_EXCLUSIVE);
+			pgwt_sampler->skipped_ticks += skipped;
+			LWLockRelease(pgwt_sampler->lock);
+		}
+		pgwt_sampler_sleep_until(now_ns, next_ns);
 		CHECK_FOR_INTERRUPTS();
 		if (ConfigReloadPending)
 		{
@@ -934,9 +947,7 @@ pgwt_sampler_main(Datum arg)
 								(double) (bill + lost) / 1e9, (double) lost / 1e9)));
 		}
 		prev_ns = now_ns;
-		/* keep the schedule; after a long stall, restart it from now */
+		/* keep the schedule: absolute deadlines on one grid */
 		next_ns += period_ns;
-		if (next_ns + period_ns < now_ns)
-			next_ns = now_ns + period_ns;
 	}
 }

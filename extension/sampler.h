@@ -61,6 +61,7 @@ typedef struct PgwtSamplerShared
 	/* tick accounting (under lock) */
 	uint64		ticks;
 	uint64		late_ticks;		/* late by common/tick_rule.h */
+	uint64		skipped_ticks;	/* deadlines passed before the sleep */
 	uint64		sampled_ns;		/* sum of the periods billed */
 	uint64		unbilled_ns;	/* stall time over the tick cap, not billed */
 	uint64		reads_retried;	/* status entries being written, read again */

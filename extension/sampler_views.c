@@ -550,7 +550,13 @@ pgwt_sampler_query_event(ReturnSetInfo *rsinfo)
 	pfree(t);
 }
 
-#define PGWT_SAMPLER_STATUS_COLS 21
+/*
+ * Columns of pgwt_sampler_status: 22 since 0.9 (skipped_ticks last); the 21
+ * of an older SQL definition are still served, so a new library under an
+ * extension not yet updated keeps working.
+ */
+#define PGWT_SAMPLER_STATUS_COLS 22
+#define PGWT_SAMPLER_STATUS_COLS_0_8 21
 
 /* pgwt_sampler_status(): one row; NULL counters when the sampler is off. */
 Datum
@@ -563,7 +569,8 @@ pgwt_sampler_status(PG_FUNCTION_ARGS)
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
-	if (tupdesc->natts != PGWT_SAMPLER_STATUS_COLS)
+	if (tupdesc->natts != PGWT_SAMPLER_STATUS_COLS &&
+		tupdesc->natts != PGWT_SAMPLER_STATUS_COLS_0_8)
 		elog(ERROR, "pgwt_sampler_status: expected %d columns, got %d",
 			 PGWT_SAMPLER_STATUS_COLS, tupdesc->natts);
 
@@ -598,6 +605,7 @@ pgwt_sampler_status(PG_FUNCTION_ARGS)
 		values[18] = Int64GetDatum((int64) pgwt_sampler->reads_retried);
 		values[19] = Int64GetDatum((int64) pgwt_sampler_shmem_size());
 		values[20] = TimestampTzGetDatum(pgwt_sampler->stats_reset);
+		values[21] = Int64GetDatum((int64) pgwt_sampler->skipped_ticks);
 		LWLockRelease(pgwt_sampler->lock);
 	}
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));

@@ -47,10 +47,8 @@ pgwt_tick_realign(pgwt_tick_clock *c, uint64_t now_ns)
 {
 	uint64_t	n;
 
-	if (c->next_deadline_ns > now_ns)
-		return 0;
-	n = (now_ns - c->next_deadline_ns) / c->period_ns + 1;
-	c->next_deadline_ns += n * c->period_ns;
+	c->next_deadline_ns = pgwt_tick_next_on_grid(c->next_deadline_ns, now_ns,
+												 c->period_ns, &n);
 	c->skipped_ticks += n;
 	return n;
 }

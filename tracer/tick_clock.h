@@ -38,14 +38,10 @@ extern uint64_t pgwt_tick_bill(pgwt_tick_clock *c, uint64_t now_ns);
 extern uint64_t pgwt_tick_advance(pgwt_tick_clock *c, uint64_t now_ns);
 
 /*
- * Called just before the sampler sleeps for its next tick. A deadline that
- * already passed (the work after the previous tick ran over, e.g. starved
- * of CPU at normal priority) moves to the next point of the same grid after
- * now_ns; returns the number of deadlines skipped. A tick taken at once
- * would fall at the instant the tracer got a CPU back, which on a saturated
- * host is most often when a backend just left it: such samples under-count
- * CPU. Ticks at timer deadlines do not depend on what the backends do, and
- * the next tick bills the whole interval (pgwt_tick_bill).
+ * Called just before the sampler sleeps for its next tick: a deadline that
+ * already passed moves to the next point of the same grid after now_ns
+ * (the rule and its reason: pgwt_tick_next_on_grid, common/tick_rule.h);
+ * returns the number of deadlines skipped.
  */
 extern uint64_t pgwt_tick_realign(pgwt_tick_clock *c, uint64_t now_ns);
 

@@ -108,6 +108,31 @@ test_tick_cap(void)
 	report("tick-cap", ok);
 }
 
+/*
+ * A deadline the previous tick's work ran past moves to the next point of
+ * the same grid (never a tick at once, when the sampler gets a CPU back):
+ * the rule both samplers call before they sleep.
+ */
+static void
+test_tick_grid(void)
+{
+	int			ok = 1;
+	const uint64_t p = 10000000;	/* 100 Hz */
+	uint64_t	skipped = 99;
+
+	/* a deadline still ahead is kept */
+	CHECK(pgwt_tick_next_on_grid(50 * p, 49 * p + 1, p, &skipped) == 50 * p && skipped == 0);
+	/* reached exactly: the next point */
+	CHECK(pgwt_tick_next_on_grid(50 * p, 50 * p, p, &skipped) == 51 * p && skipped == 1);
+	/* 3.4 periods past: deadlines 50 to 53 skipped, back on the grid (not now + p) */
+	CHECK(pgwt_tick_next_on_grid(50 * p, 53 * p + 4000000, p, &skipped) == 54 * p && skipped == 4);
+	/* a long stall skips many, still on the grid */
+	CHECK(pgwt_tick_next_on_grid(50 * p, 50 * p + 1000 * p - 1, p, &skipped) == 1050 * p && skipped == 1000);
+	/* a zero period cannot loop or divide by zero */
+	CHECK(pgwt_tick_next_on_grid(5, 7, 0, &skipped) == 7 && skipped == 0);
+	report("tick-grid", ok);
+}
+
 static PgwtSampleTable *
 new_table(uint32_t max_used)
 {
@@ -397,6 +422,7 @@ main(void)
 	test_qid_carry();
 	test_tick_bill();
 	test_tick_cap();
+	test_tick_grid();
 	test_table_basic();
 	test_table_eviction();
 	test_table_delete_chains();
