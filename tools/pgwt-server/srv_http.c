@@ -2,7 +2,7 @@
  * srv_http.c
  *		The HTTP side of pgwt-server on libmicrohttpd. One internal polling
  *		thread handles every request in turn, so the handlers share no state
- *		with another thread (srv_aas.c's static buckets rely on this); the
+ *		with another thread (a handler may keep static buffers); the
  *		main thread only waits for a signal.
  *
  * Every reply carries a Content-Security-Policy that allows only the
@@ -212,6 +212,13 @@ srv_http_run(const srv_config *cfg)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	/* blocked before MHD's thread starts, which inherits the mask: a
+	 * signal delivered to that thread would set srv_stop without waking
+	 * the main thread's sigsuspend, and the server would not stop */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigprocmask(SIG_BLOCK, &mask, &old);
 	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG |
 						 (cfg->addr.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
 						 0, NULL, NULL, srv_handle, (void *) cfg,
@@ -225,10 +232,6 @@ srv_http_run(const srv_config *cfg)
 		return 1;
 	}
 	fprintf(stderr, "pgwt-server: serving %s on http://%s/\n", cfg->trace_dir, cfg->listen_text);
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigprocmask(SIG_BLOCK, &mask, &old);
 	while (!srv_stop)
 		sigsuspend(&old);
 	sigprocmask(SIG_SETMASK, &old, NULL);
