@@ -108,6 +108,7 @@ srv_route(const srv_config *cfg, struct MHD_Connection *conn, const char *url, s
 	static const char *const view_args[] = {"view", "from", "to", "class", "event", "pid", "query",
 	"sort", "limit", "format", NULL};
 	static const char *const aas_args[] = {"from", "to", "points", NULL};
+	static const char *const cmp_args[] = {"a_from", "a_to", "b_from", "b_to", "view", "format", NULL};
 	static const char *const no_args[] = {NULL};
 	srv_argcheck chk = {no_args, false};
 
@@ -131,6 +132,8 @@ srv_route(const srv_config *cfg, struct MHD_Connection *conn, const char *url, s
 		chk.known = view_args;
 	else if (strcmp(url, "/api/aas") == 0)
 		chk.known = aas_args;
+	else if (strcmp(url, "/api/compare") == 0)
+		chk.known = cmp_args;
 	else if (strcmp(url, "/api/range") != 0)
 	{
 		srv_reply_error(r, 404, "not found");
@@ -146,6 +149,8 @@ srv_route(const srv_config *cfg, struct MHD_Connection *conn, const char *url, s
 		srv_api_view(cfg, srv_arg, conn, r);
 	else if (strcmp(url, "/api/aas") == 0)
 		srv_api_aas(cfg, srv_arg, conn, r);
+	else if (strcmp(url, "/api/compare") == 0)
+		srv_api_compare(cfg, srv_arg, conn, r);
 	else
 		srv_api_range(cfg, r);
 }
