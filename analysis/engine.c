@@ -8,6 +8,8 @@
  */
 #include "analysis/engine_internal.h"
 #include "analysis/exact_internal.h"
+#include "analysis/series.h"
+#include "analysis/span_cut.h"
 #include "common/process_rule.h"
 
 #include <stdlib.h>
@@ -255,6 +257,37 @@ const pgwt_window_spec *
 pgwt_engine_window(const pgwt_engine *eng, int w)
 {
 	return (w >= 0 && w < eng->nwindows) ? &eng->win[w].spec : NULL;
+}
+
+void
+pgwt_engine_set_series(pgwt_engine *eng, struct pgwt_series *s)
+{
+	eng->series = s;
+}
+
+/* Is pid a background process (by its metadata; none given: no)? */
+static bool
+engine_pid_background(const pgwt_engine *eng, uint32_t pid)
+{
+	int			b;
+
+	if (eng->backends.n == 0)
+		return false;
+	b = pgwt_agg_find(&eng->backends, pid, 0);
+	return b >= 0 && ((const pgwt_backend_info *) agg_value(&eng->backends, (unsigned) b))->background;
+}
+
+/* The series' share of a wait or a sample: class time for a session's
+ * non-idle time, as the windows' classes[] (key_sync) */
+static void
+engine_series_bill(pgwt_engine *eng, const pgwt_record *r, uint32_t ev, uint64_t start)
+{
+	bool		db = !pgwt_event_is_idle(ev) && !engine_pid_background(eng, r->pid);
+
+	if (r->kind == PGWT_REC_SAMPLE)
+		pgwt_series_bill_sample(eng->series, ev, r->ts_ns, r->weight_ns, db);
+	else
+		pgwt_series_bill_wait(eng->series, ev, start, r->ts_ns, db);
 }
 
 /* ---- exact spans ----------------------------------------------------------- */
@@ -614,6 +647,8 @@ engine_add_transition(pgwt_engine *eng, const pgwt_record *r)
 		return;
 	if (eng->exact)
 		pgwt_exact_transition(eng, r);
+	if (eng->series)
+		engine_series_bill(eng, r, ev, start);
 
 	for (int w = 0; w < eng->nwindows; w++)
 	{
@@ -621,9 +656,9 @@ engine_add_transition(pgwt_engine *eng, const pgwt_record *r)
 		uint64_t	from = wa->spec.from_ns,
 					to = wa->spec.to_ns;
 		bool		counted = end >= from && end < to;
-		uint64_t	lo = start > from ? start : from;
-		uint64_t	hi = end < to ? end : to;
-		uint64_t	ns = hi > lo ? hi - lo : 0;
+		uint64_t	lo,
+					hi;
+		uint64_t	ns = pgwt_span_cut(start, end, from, to, &lo, &hi);
 
 		if (!counted && ns == 0)
 			continue;
@@ -655,6 +690,8 @@ engine_commit_sample(pgwt_engine *eng, const pgwt_record *r)
 		}
 		return;
 	}
+	if (eng->series)
+		engine_series_bill(eng, r, r->new_event, r->ts_ns);
 	for (int w = 0; w < eng->nwindows; w++)
 	{
 		window_agg *wa = &eng->win[w];
@@ -768,7 +805,7 @@ pgwt_engine_pending(const pgwt_engine *eng)
 static inline bool
 engine_fast_ok(const pgwt_engine *eng)
 {
-	return eng->nwindows == 1 && eng->exact == NULL;
+	return eng->nwindows == 1 && eng->exact == NULL && eng->series == NULL;
 }
 
 /*

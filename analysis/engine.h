@@ -217,6 +217,15 @@ const pgwt_backend_info *pgwt_engine_backend(const pgwt_engine *eng, uint32_t pi
 /* Does the metadata name any background process? */
 bool		pgwt_engine_has_background(const pgwt_engine *eng);
 
+/*
+ * Also bill every record into a time series (series.h) of many buckets,
+ * by the windows' rules, in the same pass; NULL detaches. The caller owns
+ * it; attach before the first record. Records then take the general path
+ * (no single-window batch loop).
+ */
+struct pgwt_series;
+void		pgwt_engine_set_series(pgwt_engine *eng, struct pgwt_series *s);
+
 const pgwt_engine_counters *pgwt_engine_counters_get(const pgwt_engine *eng);
 int			pgwt_engine_nwindows(const pgwt_engine *eng);
 const pgwt_window_spec *pgwt_engine_window(const pgwt_engine *eng, int w);

@@ -98,6 +98,7 @@ struct pgwt_engine
 	uint64_t	drain_at;			/* when the oldest is due (engine.c) */
 	uint64_t	max_ts_seen;		/* latest timestamp of any record */
 	struct pgwt_exact *exact;	/* exact-only analyses, or NULL (exact.c) */
+	struct pgwt_series *series;	/* the caller's time series, or NULL */
 };
 
 /*

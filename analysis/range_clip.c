@@ -5,6 +5,7 @@
  *		why). Pure: no I/O, no state.
  */
 #include "analysis/range_load.h"
+#include "analysis/span_cut.h"
 
 bool
 pgwt_range_clip(const pgwt_record *in, uint64_t from, uint64_t to, pgwt_record *out)
@@ -27,8 +28,7 @@ pgwt_range_clip(const pgwt_record *in, uint64_t from, uint64_t to, pgwt_record *
 		return true;
 	end = in->ts_ns;
 	start = in->duration_ns > end ? 0 : end - in->duration_ns;
-	lo = start > from ? start : from;
-	hi = end < to ? end : to;
+	(void) pgwt_span_cut(start, end, from, to, &lo, &hi);
 	/* a zero-length transition (a first sighting, say) counts when its
 	 * instant is inside; a wait, when some of its time is */
 	if (end == start ? (end < from || end >= to) : hi <= lo)

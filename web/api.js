@@ -37,8 +37,8 @@ export async function getJSON(path, params) {
 }
 
 // The same view as CSV, saved as a file (a link cannot carry the token).
-export async function downloadCsv(params, filename) {
-  const r = await fetch(apiUrl('/api/view', { ...params, format: 'csv' }), { headers: headers() });
+export async function downloadCsv(params, filename, path = '/api/view') {
+  const r = await fetch(apiUrl(path, { ...params, format: 'csv' }), { headers: headers() });
   if (!r.ok) throw new Error(`CSV: HTTP ${r.status}`);
   const blob = await r.blob();
   const a = document.createElement('a');

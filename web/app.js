@@ -29,7 +29,7 @@ function fmtTime(ns) {
 function crumbs(s) {
   const nav = $('crumbs');
   nav.replaceChildren();
-  const steps = [['All', { from: s.from, to: s.to, sort: s.sort, token: s.token }]];
+  const steps = [['All', { from: s.from, to: s.to, sort: s.sort, token: s.token, a_from: s.a_from, a_to: s.a_to }]];
   if (s.class) steps.push([s.class, { ...steps[0][1], class: s.class }]);
   if (s.event) steps.push([s.event, { ...steps[steps.length - 1][1], event: s.event }]);
   if (s.pid) steps.push(['pid ' + s.pid, { ...steps[steps.length - 1][1], pid: s.pid }]);
@@ -146,6 +146,43 @@ async function loadChart(s) {
   $('range-text').textContent = `${fmtTime(aas.from_ns)} \u2013 ${fmtTime(aas.to_ns)}`;
 }
 
+// Compare periods: period A from the URL (a_from, a_to) against the shown
+// range B, per class (/api/compare), the largest change first.
+async function loadCompare(s) {
+  const box = $('box-compare');
+  if (!s.a_from || !s.a_to || !s.from || !s.to) {
+    box.classList.add('hidden');
+    return;
+  }
+  box.classList.remove('hidden');
+  const params = { a_from: s.a_from, a_to: s.a_to, b_from: s.from, b_to: s.to, view: 'time_model' };
+  box.querySelector('h2').textContent =
+    `Compare: ${fmtTime(s.a_from)} \u2013 ${fmtTime(s.a_to)} (A) with the range shown (B)`;
+  const tools = box.querySelector('.tools');
+  const csv = document.createElement('button');
+  csv.type = 'button';
+  csv.textContent = 'CSV';
+  csv.addEventListener('click', () => downloadCsv(params, 'compare.csv', '/api/compare')
+    .catch((e) => setStatus(e.message, true)));
+  const off = document.createElement('button');
+  off.type = 'button';
+  off.textContent = 'Stop comparing';
+  off.addEventListener('click', () => go({ ...readState(), a_from: undefined, a_to: undefined }));
+  tools.replaceChildren(csv, off);
+  const res = await getJSON('/api/compare', params);
+  const cols = [
+    { key: 'class', label: 'Class', kind: 'text' },
+    { key: 'a_ns', label: 'A (s)', kind: 's' }, { key: 'a_pct_db', label: 'A % DB time', kind: 'pct' },
+    { key: 'b_ns', label: 'B (s)', kind: 's' }, { key: 'b_pct_db', label: 'B % DB time', kind: 'pct' },
+    { key: 'delta_ns', label: 'Change (s)', kind: 's' },
+    { key: 'delta_pct_db', label: 'Change (points)', kind: 'num' },
+  ];
+  renderTable($('t-compare'), cols, res.rows, {
+    sort: sortsOf(s).compare,
+    onSort: (key, dir) => go(withSort(readState(), 'compare', key, dir), false),
+  });
+}
+
 let generation = 0;
 
 async function refresh() {
@@ -156,7 +193,8 @@ async function refresh() {
   document.body.dataset.ready = 'no';
   const specs = tableSpecs(s);
   try {
-    await Promise.all([loadChart(s), ...Object.entries(specs).map(([n, sp]) => loadTable(n, sp, s))]);
+    await Promise.all([loadChart(s), loadCompare(s),
+      ...Object.entries(specs).map(([n, sp]) => loadTable(n, sp, s))]);
     if (gen === generation) setStatus('');
   } catch (e) {
     if (gen === generation) setStatus(e.message, true);
@@ -167,6 +205,15 @@ async function refresh() {
 $('reset-zoom').addEventListener('click', () => {
   const s = readState();
   go({ ...s, from: undefined, to: undefined });
+});
+// A = the period of the same length just before the shown range.
+$('compare-prev').addEventListener('click', () => {
+  const s = readState();
+  const aas = window.pgwtAAS;
+  const from = BigInt(s.from || (aas && aas.from_ns) || 0);
+  const to = BigInt(s.to || (aas && aas.to_ns) || 0);
+  if (to <= from || from < to - from) return;
+  go({ ...s, from: from.toString(), to: to.toString(), a_from: (from - (to - from)).toString(), a_to: from.toString() });
 });
 window.addEventListener('popstate', refresh);
 window.addEventListener('hashchange', refresh);

@@ -1,8 +1,9 @@
 // state.js: the page's whole state lives in the URL fragment, so a URL
 // reopens the same view (and the fragment never reaches the server's logs).
 // Keys: from, to (ns since the epoch, decimal strings), class, event, pid,
-// query (the drill path), sort (table.column.dir, comma separated), token.
-const KEYS = ['from', 'to', 'class', 'event', 'pid', 'query', 'sort', 'token'];
+// query (the drill path), sort (table.column.dir, comma separated), token,
+// a_from, a_to (a period to compare the shown range with).
+const KEYS = ['from', 'to', 'class', 'event', 'pid', 'query', 'sort', 'token', 'a_from', 'a_to'];
 
 export function readState() {
   const p = new URLSearchParams(location.hash.slice(1));

@@ -363,6 +363,16 @@ HEADLINE = [
     ("analysis", "pgwt-dump end to end, 10M records of 8 backends, per CPU second",
      ("micro", "dump_throughput", "summary", "cpu_records_per_s", False), (">=", 30e6, "/s",
       "a day of traces summarised in seconds")),
+    ("web client", "/api/aas at 300 points, instructions of the handler (20 s trace)",
+     ("micro", "web_api_callgrind", "aas_300", "instr_per_request", False),
+     ("<=", ("share", 2.0, ("micro", "web_api_callgrind", "aas_8", "instr_per_request", False),
+             "twice 8 points' count"), "instr",
+      "the chart's resolution must not multiply the reading of the range")),
+    ("web client", "server CPU ms, time model of 1 h of exact records (7.5M)",
+     ("micro", "web_api_cpu", "time_model_1h", "cpu_ms", False), None),
+    ("web client", "page interactive in headless Chromium, 1 h of exact records",
+     ("micro", "web_page", "hour_1h", "interactive_ms", False), ("<=", 1500, "ms",
+      "a DBA opening the page during an incident; the goal of issue #18 is for 24 h")),
 ]
 
 

@@ -48,6 +48,7 @@ _PROGRAMS_DEFAULT = (
                                     "--xv-reps", "2", "--xv-rate", "10")),
     ("bench/programs/summary_views/run.sh", ("--reps", "3")),
     ("bench/programs/dump_throughput/run.sh", ("--reps", "5")),
+    ("bench/programs/web_api/run.py", ("--reps", "3")),
     ("bench/programs/trace_overhead/trace_overhead", ("--reps", "2", "--duration", "5", "--idle-s", "5")),
     ("bench/programs/coop_instr/coop_instr", ("--workloads", "select_only,tpcb", "--reps", "2",
                                               "--tx", "300")),
@@ -99,6 +100,10 @@ SETS = {
     # format (issue #22), the same records written three ways: ~3 min
     "seed_read": BenchSet("seed_read", {}, reps=3, duration_s=0, warmup_s=0, scale=0,
                           programs=(("bench/programs/seed_read/run.sh", ("--reps", "3")),)),
+    # pgwt-server's answers (issue #18): handler instructions, API CPU on an
+    # hour of exact records, the page in headless Chromium: ~2 min
+    "web": BenchSet("web", {}, reps=3, duration_s=0, warmup_s=0, scale=0,
+                    programs=(("bench/programs/web_api/run.py", ("--reps", "3")),)),
     "smoke": BenchSet("smoke", {"15": (("none", "pg_wait_sampling", "sampled_10hz"), ("select_only",)),
                                 "18-hooks": (("none", "coop_stats"), ("lwlock",))},
                       reps=3, duration_s=3, warmup_s=1, scale=2),
@@ -144,6 +149,7 @@ PROGRAM_S_PER_REP = {"bench/programs/waitpair": 50, "bin/pgwt-bench-watchpoint":
                      "bench/programs/tracer_full": 60,
                      "bench/programs/summary_views/run.sh": 30,
                      "bench/programs/dump_throughput/run.sh": 3,
+                     "bench/programs/web_api/run.py": 40,
                      "bench/programs/seed_read/run.sh": 50,
                      "bench/programs/trace_overhead/trace_overhead": 45,
                      "bench/programs/coop_instr/coop_instr": 110,

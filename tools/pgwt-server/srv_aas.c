@@ -1,31 +1,23 @@
 /*
  * srv_aas.c
  *		/api/aas: average active sessions over time by wait class. The range
- *		is cut into N buckets; each bucket is an engine window, and a
- *		class's AAS in a bucket is the time the time model bills to it there
- *		divided by the bucket's width, so the buckets of a range add up to
- *		the time model of that range. The engine keeps at most
- *		PGWT_MAX_WINDOWS windows, so the range is read in chunks of that many
- *		buckets, each chunk through the range loader (waits cut at its
- *		ends). Each bucket says its fidelity (exact, sampled, mixed).
+ *		is cut into N buckets, and a class's AAS in a bucket is the time the
+ *		time model bills to it there divided by the bucket's width, so the
+ *		buckets of a range add up to the time model of that range. The
+ *		range is read once, through the range loader (waits cut at its
+ *		ends), into an engine carrying a time series of the N buckets
+ *		(analysis/series.h), which cuts each wait at the bucket edges by
+ *		the windows' own rule. Each bucket says its fidelity (exact,
+ *		sampled, mixed).
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "analysis/range_load.h"
+#include "analysis/series.h"
 #include "analysis/views.h"
 #include "srv_api.h"
 #include "srv_load.h"
-
-#define SRV_NCLS (PGWT_NCLASSES + 1)	/* class bytes + "unknown" */
-
-typedef struct srv_bucket
-{
-	uint64_t	from,
-				to;
-	pgwt_fidelity fid;
-	uint64_t	ns[SRV_NCLS];
-} srv_bucket;
 
 static const char *
 srv_aas_label(unsigned i)
@@ -35,55 +27,38 @@ srv_aas_label(unsigned i)
 	return n ? n : "(unknown class)";
 }
 
-/* One chunk of up to PGWT_MAX_WINDOWS buckets. 0 or -1. */
+/* Fill the series from one read of its range. 0 or -1. */
 static int
-srv_aas_chunk(const srv_config *cfg, srv_bucket *b, int n)
+srv_aas_load(const srv_config *cfg, pgwt_series *s, uint64_t from, uint64_t to)
 {
-	pgwt_window_spec win[PGWT_MAX_WINDOWS];
+	pgwt_window_spec win;
 	srv_loaded	l;
 	char		err[200];
 
-	memset(win, 0, sizeof(win));
-	for (int i = 0; i < n; i++)
-	{
-		win[i].from_ns = b[i].from;
-		win[i].to_ns = b[i].to;
-		snprintf(win[i].label, sizeof(win[i].label), "bucket %d", i);
-	}
-	win[n - 1].to_ns = pgwt_range_window_end(b[n - 1].to);
-	if (srv_load_range(cfg->trace_dir, b[0].from, b[n - 1].to, win, n, false, &l, err, sizeof(err)) != 0)
+	memset(&win, 0, sizeof(win));
+	win.from_ns = from;
+	win.to_ns = pgwt_range_window_end(to);
+	snprintf(win.label, sizeof(win.label), "range");
+	if (srv_load_range(cfg->trace_dir, from, to, &win, 1, false, s, &l, err, sizeof(err)) != 0)
 		return -1;
-	for (int i = 0; i < n; i++)
-	{
-		pgwt_time_model tm;
-
-		memset(b[i].ns, 0, sizeof(b[i].ns));
-		b[i].fid = PGWT_FIDELITY_NONE;
-		if (pgwt_view_time_model(l.eng, i, &tm) != PGWT_VIEW_OK)
-			continue;
-		b[i].fid = tm.sum.fidelity;
-		for (unsigned c = 0; c < tm.nclasses; c++)
-			if (tm.classes[c].class_index < SRV_NCLS)
-				b[i].ns[tm.classes[c].class_index] += tm.classes[c].total_ns;
-	}
 	srv_loaded_free(&l);
 	return 0;
 }
 
 static void
-srv_aas_render(pgwt_buf *o, const srv_bucket *b, unsigned points, uint64_t from, uint64_t to,
-			   uint64_t width)
+srv_aas_render(pgwt_buf *o, const pgwt_series *s, uint64_t from, uint64_t to)
 {
-	bool		used[SRV_NCLS] = {false};
+	bool		used[PGWT_SERIES_NCLASS] = {false};
 	bool		first = true;
+	unsigned	points = pgwt_series_len(s);
 
 	for (unsigned i = 0; i < points; i++)
-		for (unsigned c = 0; c < SRV_NCLS; c++)
-			used[c] |= b[i].ns[c] > 0;
+		for (unsigned c = 0; c < PGWT_SERIES_NCLASS; c++)
+			used[c] |= pgwt_series_get(s, i)->class_ns[c] > 0;
 	pgwt_buf_printf(o, "{\"from_ns\":%llu,\"to_ns\":%llu,\"points\":%u,\"width_ns\":%llu,\"classes\":[",
 					(unsigned long long) from, (unsigned long long) to, points,
-					(unsigned long long) width);
-	for (unsigned c = 0; c < SRV_NCLS; c++)
+					(unsigned long long) pgwt_series_width(s));
+	for (unsigned c = 0; c < PGWT_SERIES_NCLASS; c++)
 		if (used[c])
 		{
 			pgwt_buf_printf(o, "%s\"%s\"", first ? "" : ",", srv_aas_label(c));
@@ -92,24 +67,25 @@ srv_aas_render(pgwt_buf *o, const srv_bucket *b, unsigned points, uint64_t from,
 	pgwt_buf_printf(o, "],\"buckets\":[");
 	for (unsigned i = 0; i < points; i++)
 	{
-		double		w = (double) (b[i].to - b[i].from);
+		const pgwt_series_bucket *b = pgwt_series_get(s, i);
+		double		w = (double) (b->to_ns - b->from_ns);
 
 		pgwt_buf_printf(o, "%s{\"from_ns\":%llu,\"to_ns\":%llu,\"fidelity\":\"%s\",\"ns\":[",
-						i ? "," : "", (unsigned long long) b[i].from, (unsigned long long) b[i].to,
-						pgwt_fidelity_name(b[i].fid));
+						i ? "," : "", (unsigned long long) b->from_ns, (unsigned long long) b->to_ns,
+						pgwt_fidelity_name(pgwt_series_fidelity(b)));
 		first = true;
-		for (unsigned c = 0; c < SRV_NCLS; c++)
+		for (unsigned c = 0; c < PGWT_SERIES_NCLASS; c++)
 			if (used[c])
 			{
-				pgwt_buf_printf(o, "%s%llu", first ? "" : ",", (unsigned long long) b[i].ns[c]);
+				pgwt_buf_printf(o, "%s%llu", first ? "" : ",", (unsigned long long) b->class_ns[c]);
 				first = false;
 			}
 		pgwt_buf_printf(o, "],\"aas\":[");
 		first = true;
-		for (unsigned c = 0; c < SRV_NCLS; c++)
+		for (unsigned c = 0; c < PGWT_SERIES_NCLASS; c++)
 			if (used[c])
 			{
-				pgwt_buf_printf(o, "%s%.6f", first ? "" : ",", (double) b[i].ns[c] / w);
+				pgwt_buf_printf(o, "%s%.6f", first ? "" : ",", (double) b->class_ns[c] / w);
 				first = false;
 			}
 		pgwt_buf_printf(o, "]}");
@@ -120,12 +96,11 @@ srv_aas_render(pgwt_buf *o, const srv_bucket *b, unsigned points, uint64_t from,
 void
 srv_api_aas(const srv_config *cfg, srv_arg_fn arg, void *conn, srv_reply *r)
 {
-	static srv_bucket b[SRV_MAX_POINTS];	/* one request at a time (srv_http.c) */
 	uint64_t	from,
 				to,
-				points = 300,
-				width;
+				points = 300;
 	const char *p = arg(conn, "points");
+	pgwt_series *s;
 
 	if (!srv_param_range(arg, conn, &from, &to, r))
 		return;
@@ -149,19 +124,11 @@ srv_api_aas(const srv_config *cfg, srv_arg_fn arg, void *conn, srv_reply *r)
 		if (from >= to)
 			{ srv_reply_error(r, 400, "from must be before to"); return; }
 	}
-	width = (to - from + points - 1) / points;
-	points = (to - from + width - 1) / width;
-	for (unsigned i = 0; i < points; i++)
-	{
-		b[i].from = from + i * width;
-		b[i].to = i + 1 == points ? to : from + (i + 1) * width;
-	}
-	for (unsigned i = 0; i < points; i += PGWT_MAX_WINDOWS)
-	{
-		int			n = points - i < PGWT_MAX_WINDOWS ? (int) (points - i) : PGWT_MAX_WINDOWS;
-
-		if (srv_aas_chunk(cfg, b + i, n) != 0)
-			{ srv_reply_error(r, 500, "the trace directory could not be read"); return; }
-	}
-	srv_aas_render(&r->body, b, (unsigned) points, from, to, width);
+	if (!(s = pgwt_series_create(from, to, (unsigned) points, NULL)))
+		{ srv_reply_error(r, 500, "out of memory"); return; }
+	if (srv_aas_load(cfg, s, from, to) != 0)
+		srv_reply_error(r, 500, "the trace directory could not be read");
+	else
+		srv_aas_render(&r->body, s, from, to);
+	pgwt_series_free(s);
 }

@@ -235,7 +235,7 @@ srv_api_view(const srv_config *cfg, srv_arg_fn arg, void *conn, srv_reply *r)
 	win.to_ns = to == UINT64_MAX ? UINT64_MAX : pgwt_range_window_end(to);
 	snprintf(win.label, sizeof(win.label), "%llu..%llu", (unsigned long long) from,
 			 (unsigned long long) to);
-	if (srv_load_range(cfg->trace_dir, from, to, &win, 1, true, &l, err, sizeof(err)) != 0)
+	if (srv_load_range(cfg->trace_dir, from, to, &win, 1, true, NULL, &l, err, sizeof(err)) != 0)
 	{
 		srv_reply_error(r, 500, "the trace directory could not be read");
 		return;

@@ -2,7 +2,7 @@
  * srv_http.c
  *		The HTTP side of pgwt-server on libmicrohttpd. One internal polling
  *		thread handles every request in turn, so the handlers share no state
- *		with another thread (srv_aas.c's static buckets rely on this); the
+ *		with another thread (a handler may keep static buffers); the
  *		main thread only waits for a signal.
  *
  * Every reply carries a Content-Security-Policy that allows only the
@@ -108,6 +108,7 @@ srv_route(const srv_config *cfg, struct MHD_Connection *conn, const char *url, s
 	static const char *const view_args[] = {"view", "from", "to", "class", "event", "pid", "query",
 	"sort", "limit", "format", NULL};
 	static const char *const aas_args[] = {"from", "to", "points", NULL};
+	static const char *const cmp_args[] = {"a_from", "a_to", "b_from", "b_to", "view", "format", NULL};
 	static const char *const no_args[] = {NULL};
 	srv_argcheck chk = {no_args, false};
 
@@ -131,6 +132,8 @@ srv_route(const srv_config *cfg, struct MHD_Connection *conn, const char *url, s
 		chk.known = view_args;
 	else if (strcmp(url, "/api/aas") == 0)
 		chk.known = aas_args;
+	else if (strcmp(url, "/api/compare") == 0)
+		chk.known = cmp_args;
 	else if (strcmp(url, "/api/range") != 0)
 	{
 		srv_reply_error(r, 404, "not found");
@@ -146,6 +149,8 @@ srv_route(const srv_config *cfg, struct MHD_Connection *conn, const char *url, s
 		srv_api_view(cfg, srv_arg, conn, r);
 	else if (strcmp(url, "/api/aas") == 0)
 		srv_api_aas(cfg, srv_arg, conn, r);
+	else if (strcmp(url, "/api/compare") == 0)
+		srv_api_compare(cfg, srv_arg, conn, r);
 	else
 		srv_api_range(cfg, r);
 }
@@ -212,6 +217,13 @@ srv_http_run(const srv_config *cfg)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	/* blocked before MHD's thread starts, which inherits the mask: a
+	 * signal delivered to that thread would set srv_stop without waking
+	 * the main thread's sigsuspend, and the server would not stop */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigprocmask(SIG_BLOCK, &mask, &old);
 	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG |
 						 (cfg->addr.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
 						 0, NULL, NULL, srv_handle, (void *) cfg,
@@ -225,10 +237,6 @@ srv_http_run(const srv_config *cfg)
 		return 1;
 	}
 	fprintf(stderr, "pgwt-server: serving %s on http://%s/\n", cfg->trace_dir, cfg->listen_text);
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigprocmask(SIG_BLOCK, &mask, &old);
 	while (!srv_stop)
 		sigsuspend(&old);
 	sigprocmask(SIG_SETMASK, &old, NULL);

@@ -46,6 +46,7 @@ srv_load_feed(pgwt_range_loader *l, srv_loaded *out, char *err, size_t errlen)
 int
 srv_load_range(const char *path, uint64_t from, uint64_t to,
 			   const pgwt_window_spec *win, int nwin, bool with_side,
+			   struct pgwt_series *series,
 			   srv_loaded *out, char *err, size_t errlen)
 {
 	pgwt_engine_config cfg = {0};
@@ -85,6 +86,7 @@ srv_load_range(const char *path, uint64_t from, uint64_t to,
 			return -1;
 		}
 	}
+	pgwt_engine_set_series(out->eng, series);
 	rc = srv_load_feed(l, out, err, errlen);
 	pgwt_range_close(l);
 	if (rc < 0)

@@ -28,10 +28,13 @@ typedef struct srv_loaded
  * Load [from, to) of path (a trace directory) into a new engine over the
  * windows (1..PGWT_MAX_WINDOWS; the last one should end at
  * pgwt_range_window_end(to) to show the range whole). with_side: names,
- * backends and query texts too. 0, or -1 with a one-line reason in err.
+ * backends and query texts too. series (or NULL): filled in the same pass
+ * (analysis/series.h). 0, or -1 with a one-line reason in err.
  */
+struct pgwt_series;
 int			srv_load_range(const char *path, uint64_t from, uint64_t to,
 						   const pgwt_window_spec *win, int nwin, bool with_side,
+						   struct pgwt_series *series,
 						   srv_loaded *out, char *err, size_t errlen);
 /* Only the extent of the whole trace (first/last record, count). */
 int			srv_load_extent(const char *path, srv_loaded *out, char *err, size_t errlen);

@@ -28,10 +28,11 @@ srv_param_u64(const char *s, uint64_t *out)
 }
 
 bool
-srv_param_range(srv_arg_fn arg, void *conn, uint64_t *from, uint64_t *to, srv_reply *r)
+srv_param_range_named(srv_arg_fn arg, void *conn, const char *fname, const char *tname,
+					  uint64_t *from, uint64_t *to, srv_reply *r)
 {
-	const char *f = arg(conn, "from"),
-			   *t = arg(conn, "to");
+	const char *f = arg(conn, fname),
+			   *t = arg(conn, tname);
 
 	*from = 0;
 	*to = UINT64_MAX;
@@ -51,4 +52,10 @@ srv_param_range(srv_arg_fn arg, void *conn, uint64_t *from, uint64_t *to, srv_re
 		return false;
 	}
 	return true;
+}
+
+bool
+srv_param_range(srv_arg_fn arg, void *conn, uint64_t *from, uint64_t *to, srv_reply *r)
+{
+	return srv_param_range_named(arg, conn, "from", "to", from, to, r);
 }

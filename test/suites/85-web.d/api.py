@@ -4,7 +4,7 @@ import io as iomod
 import json
 import sys
 
-from common import report, get, get_json, dump_time_model
+from common import report, get, get_json, dump_time_model, dump_events
 
 base, top, trace, first_s = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 S = 10**9
@@ -95,6 +95,39 @@ qj = [r.get('query') for v in get_json(base, f'/api/view?view=query_event&from={
 report(st == 200 and q2 and all(t.startswith("'--cmd|") for t in q2)
        and qj and all(t == "--cmd|' /C calc'!A0\nSELECT 2" for t in qj), 'api-csv-formula-inert',
        f'HTTP {st}, CSV texts {q2[:2]}, JSON texts {qj[:2]}')
+
+# Compare two periods: the deltas are the difference of two pgwt-dump runs
+# over the two ranges, class by class and event by event, to the ns; the
+# (query, event) rows' deltas add up to the change of DB time.
+afrm, ato, bfrm, bto = (first_s + 2) * S, (first_s + 7) * S, (first_s + 11) * S, (first_s + 17) * S
+cq = f'a_from={afrm}&a_to={ato}&b_from={bfrm}&b_to={bto}'
+ta, tma = dump_time_model(top, trace, afrm, ato)
+tb, tmb = dump_time_model(top, trace, bfrm, bto)
+cmp = get_json(base, f'/api/compare?view=time_model&{cq}')
+got = {r['class']: (r['a_ns'], r['b_ns'], r['delta_ns']) for r in cmp['rows']}
+want = {c: (ta.get(c, 0), tb.get(c, 0), tb.get(c, 0) - ta.get(c, 0)) for c in set(ta) | set(tb)}
+report(got == want and len(want) >= 3 and any(d != 0 for _, _, d in want.values()),
+       'api-compare-classes-equal-dumps', f'compare {got} dumps {want}')
+ea, eb = dump_events(top, trace, afrm, ato), dump_events(top, trace, bfrm, bto)
+cmp = get_json(base, f'/api/compare?view=system_event&{cq}')
+got = {r['event']: r['delta_ns'] for r in cmp['rows']}
+want = {e: eb.get(e, 0) - ea.get(e, 0) for e in set(ea) | set(eb)}
+report(got == want and len(want) >= 3, 'api-compare-events-equal-dumps', f'compare {got} dumps {want}')
+shares = all(abs(r['b_pct_db'] - r['a_pct_db'] - r['delta_pct_db']) < 1e-3 for r in cmp['rows'])
+deltas = [abs(r['delta_ns']) for r in cmp['rows']]
+report(shares and deltas == sorted(deltas, reverse=True), 'api-compare-shares-and-order',
+       json.dumps(cmp['rows'][:3]))
+st, h, body = get(base, f'/api/compare?view=query_event&format=csv&{cq}')
+rows = list(csv.DictReader(iomod.StringIO(body.decode())))
+total = sum(int(r['delta_ns']) for r in rows)
+report(st == 200 and 'attachment' in h.get('Content-Disposition', '') and len(rows) >= 5
+       and total == tmb['db_time_ns'] - tma['db_time_ns'], 'api-compare-queries-csv',
+       f'HTTP {st}, {len(rows)} rows, delta sum {total}, dumps {tmb["db_time_ns"] - tma["db_time_ns"]}')
+for path in [f'/api/compare?view=time_model&a_from={afrm}&a_to={ato}&b_from={bfrm}',
+             f'/api/compare?view=bogus&{cq}', f'/api/compare?a_from={ato}&a_to={afrm}&b_from={bfrm}&b_to={bto}',
+             f'/api/compare?{cq}&format=text']:
+    st, _, body = get(base, path)
+    report(st == 400 and b'"error"' in body, 'api-compare-bad ' + path.split('?')[1][:40], f'HTTP {st}')
 
 # security headers on the page and the API
 for path in ['/', '/api/range']:

@@ -146,6 +146,29 @@ try:
     st = drv.execute_script("return new URLSearchParams(location.hash.slice(1)).get('sort')")
     report(names == sorted(names, key=str.casefold, reverse=True) and st == 'time_model.class.desc', 'web-sort', f'{names} {st}')
 
+    # 7. compare periods: the button compares the shown range (B) with the
+    # period of the same length before it (A); the table's changes are the
+    # difference of two pgwt-dump runs; the state is in the URL
+    bfrm, bto = (first_s + 11) * S, (first_s + 17) * S
+    open_page(f'from={bfrm}&to={bto}')
+    drv.execute_script("document.getElementById('compare-prev').click()")
+    wait_ready()
+    st = drv.execute_script("return Object.fromEntries(new URLSearchParams(location.hash.slice(1)))")
+    afrm, ato = bfrm - (bto - bfrm), bfrm
+    ta, _ = dump_time_model(top, trace, afrm, ato)
+    tb, _ = dump_time_model(top, trace, bfrm, bto)
+    want = {c: f'{(tb.get(c, 0) - ta.get(c, 0)) / 1e9:.3f}' for c in set(ta) | set(tb)}
+    rows = table('compare')
+    got = {r[0]: r[5] for r in rows}
+    shot('05-compare')
+    report(st.get('a_from') == str(afrm) and st.get('a_to') == str(ato) and got == want and len(want) >= 3,
+           'web-compare-deltas-equal-dumps', f'state {st}, table {got}, dumps {want}')
+    url = drv.current_url
+    drv.get('about:blank')
+    drv.get(url)
+    wait_ready()
+    report(table('compare') == rows, 'web-compare-url-reopens', url)
+
     # 6. a hostile query text is inert and shown as text
     open_page(f'from={frm}&to={to}&query=1')
     pwned = drv.execute_script('return typeof window.PWNED')

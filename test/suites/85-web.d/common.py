@@ -44,3 +44,13 @@ def dump_time_model(top, trace, frm, to):
                          capture_output=True, text=True, check=True).stdout
     tm = [json.loads(line) for line in out.splitlines() if '"time_model"' in line][0]
     return {c['class']: c['total_ns'] for c in tm['classes']}, tm
+
+
+def dump_events(top, trace, frm, to):
+    """pgwt-dump's system_event of [frm, to) (whole seconds): {event: total_ns} of
+    the rows that are a share of DB time (not idle, not the overflow row)."""
+    out = subprocess.run([f'{top}/bin/pgwt-dump', trace, '--view', 'system_event', '--format', 'json',
+                          '--from', iso(frm), '--to', iso(to)],
+                         capture_output=True, text=True, check=True).stdout
+    v = [json.loads(line) for line in out.splitlines() if '"system_event"' in line][0]
+    return {r['event']: r['total_ns'] for r in v['rows'] if not r['idle'] and not r['other']}
