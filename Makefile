@@ -7,6 +7,7 @@
 #   make demo       the main job: a throwaway cluster, known waits, the profile
 #   make bench      the default benchmark set (records under bench/records/)
 #   make deps       install the Debian packages the project needs
+#   make deb        the Debian packages into build/deb/ (scripts/build-deb)
 #   make clean
 #
 # The extension part is PGXS; the userspace modules have their own small
@@ -35,7 +36,7 @@ endif
 .DEFAULT_GOAL := all
 
 # ---- userspace --------------------------------------------------------------
-.PHONY: userspace userspace-clean install-bin test demo bench bench-full deps ext-clean
+.PHONY: userspace userspace-clean install-bin test demo bench bench-full deps ext-clean deb
 
 # PGWT_EXT_ONLY=1 builds and installs the extension alone (the test suites
 # build it for several servers from copies of the tree).
@@ -82,3 +83,7 @@ bench:
 bench-full:
 	@$(TOP)/scripts/deps
 	@$(TOP)/bench/run --set full
+
+deb:
+	@$(TOP)/scripts/deps
+	@$(TOP)/scripts/build-deb
