@@ -36,7 +36,7 @@
 
 PG_MODULE_MAGIC;
 
-#define PGWT_LIBRARY_VERSION "0.8"
+#define PGWT_LIBRARY_VERSION "0.9"
 
 bool		pgwt_loaded_at_startup = false;
 
