@@ -156,6 +156,8 @@ live_emit(void *arg, const pgwt_record *recs, size_t n)
 	live_ctx   *c = arg;
 
 	pgwt_blockers_note(&c->blk, recs, n);
+	if (c->tier)
+		pgwt_tiered_note_records(c->tier, recs, n);
 	/* a daemon that prints nothing needs no views: it only records */
 	if (!c->render)
 		;
@@ -603,6 +605,7 @@ live_open_outputs(live_ctx *c)
 		return 1;
 	}
 	pgwt_tiered_set_side_opts(c->tier, c->rec ? pgwt_recorder_side_opts(c->rec) : NULL);
+	pgwt_tiered_set_names(c->tier, &c->names);
 	if (c->o->mode == PGWT_MODE_TIERED && c->o->exact_source == PGWT_EXACT_AUTO)
 		pgwt_tiered_set_reselect(c->tier, live_reselect_exact, c);
 	live_tier_session(c);

@@ -25,6 +25,9 @@
  * this module's budget, and the daemon's state is reported back with
  * pgwt_tracer_report() after every window change and every few seconds.
  *
+ * The Prometheus endpoint also serves the totals per wait event since start
+ * (analysis/wait_totals.h), fed every record the daemon emits.
+ *
  * Single-threaded: the control socket and the listener connections are
  * serviced from the daemon loop, so their callbacks run on the same thread
  * as the ticks.
@@ -40,6 +43,7 @@
 
 #include "analysis/policy/anomaly.h"
 #include "analysis/policy/escalation.h"
+#include "analysis/wait_totals.h"
 #include "common/clock.h"
 #include "tracer/control/control.h"
 #include "tracer/esc_listen.h"
@@ -95,6 +99,9 @@ struct pgwt_tiered
 	uint64_t	reprobes_total; /* preferred source probed before a window */
 	uint64_t	reselects_total;	/* sources chosen again */
 	char		probe_why[256]; /* the last probe's answer */
+	/* per wait event since start, for the Prometheus series */
+	pgwt_wait_totals *totals;
+	const pgwt_names *names;	/* the session's (live.c), or NULL */
 };
 
 /*
@@ -351,12 +358,14 @@ ctl_metrics(void *arg, pgwt_metric *out, size_t max)
 	double		up = (double) (now - t->start_ns) / 1e9;
 	size_t		n = 0;
 
-#define MET(nm, hp, ctr, val) do { if (n < max) out[n++] = (pgwt_metric) {nm, hp, ctr, (double) (val)}; } while (0)
+#define METP(nm, prom, hp, ctr, val) do { if (n < max) out[n++] = (pgwt_metric) {nm, hp, ctr, (double) (val), prom}; } while (0)
+#define MET(nm, hp, ctr, val) METP(nm, NULL, hp, ctr, val)
 	MET("events_total", "exact transitions recorded", true, m->events_total);
-	MET("events_per_sec", "exact transitions per second since start", false, up > 0 ? (double) m->events_total / up : 0);
+	/* rates since start stay out of Prometheus: rate() over the counter */
+	METP("events_per_sec", "", "exact transitions per second since start", false, up > 0 ? (double) m->events_total / up : 0);
 	MET("lifecycle_events_total", "backends seen starting or exiting", true, m->backends_seen_total + m->backends_exited_total);
 	MET("samples_total", "samples taken", true, m->samples_total);
-	MET("samples_per_sec", "samples per second since start", false, up > 0 ? (double) m->samples_total / up : 0);
+	METP("samples_per_sec", "", "samples per second since start", false, up > 0 ? (double) m->samples_total / up : 0);
 	MET("sample_read_faults_total", "sample reads failed or not trusted", true, m->sample_read_faults_total);
 	MET("wp_attach_failures_total", "watchpoints that could not be set", true, m->wp_attach_failures_total);
 	MET("ringbuf_drops_total", "exact transitions lost: ring buffer full", true, m->ringbuf_drops_total);
@@ -383,7 +392,8 @@ ctl_metrics(void *arg, pgwt_metric *out, size_t max)
 	MET("exact_self_test_failures_total", "exact-source self-tests that saw nothing", true, t->self_test_failures_total);
 	MET("escalation_no_exact_total", "escalation requests refused: the exact tier cannot see", true, t->no_exact_denied_total);
 	MET("escalation_seconds_remaining", "seconds left in the open window", false, pgwt_esc_seconds_remaining(&t->esc, now));
-	MET("escalation_budget_remaining_s", "exact seconds left this rolling hour (-1 unlimited)", false, pgwt_esc_budget_remaining_s(&t->esc, now));
+	METP("escalation_budget_remaining_s", "escalation_budget_remaining_seconds",
+		 "exact seconds left this rolling hour (-1 unlimited)", false, pgwt_esc_budget_remaining_s(&t->esc, now));
 	MET("escalation_windows_total", "exact windows opened", true, t->esc.windows_total);
 	MET("escalation_denied_total", "escalation requests denied", true, t->esc.denied_total);
 	MET("escalation_clamped_total", "escalation requests shortened by the budget", true, t->esc.clamped_total);
@@ -419,6 +429,38 @@ ctl_metrics(void *arg, pgwt_metric *out, size_t max)
 		MET("sql_listen_errors_total", "listener connections or statements that failed", true, lc.errors_total);
 	}
 #undef MET
+#undef METP
+	return n;
+}
+
+static size_t
+ctl_series(void *arg, pgwt_wait_series *out, size_t max)
+{
+	pgwt_tiered *t = arg;
+	const pgwt_wait_totals *w = t->totals;
+	size_t		n = 0;
+
+	if (!w)
+		return 0;
+	for (size_t i = 0; i <= w->n && n < max; i++)
+	{
+		const pgwt_wait_total *r = i < w->n ? &w->row[i] : &w->other;
+
+		if (!r->used)
+			continue;
+		if (r == &w->other)
+		{
+			snprintf(out[n].wait_event_type, sizeof(out[n].wait_event_type), "Other");
+			snprintf(out[n].wait_event, sizeof(out[n].wait_event), "Other");
+		}
+		else
+			pgwt_wait_totals_labels(t->names, r->id, out[n].wait_event_type, sizeof(out[n].wait_event_type),
+									out[n].wait_event, sizeof(out[n].wait_event));
+		out[n].seconds = (double) r->ns / 1e9;
+		out[n].samples = r->samples;
+		out[n].waits = r->waits;
+		n++;
+	}
 	return n;
 }
 
@@ -643,7 +685,11 @@ pgwt_tiered_create(pgwt_tiered **out, const pgwt_options *o, int trace_dirfd,
 	pgwt_anomaly_init(&t->anom, &ac);
 	t->anom_on = o->mode == PGWT_MODE_TIERED;
 
-	t->ops = (pgwt_control_ops) {ctl_status, ctl_metrics, ctl_escalate, ctl_deescalate, t};
+	t->ops = (pgwt_control_ops) {ctl_status, ctl_metrics, ctl_series, ctl_escalate, ctl_deescalate, t};
+	/* the time of the sampled tier where it runs, else the exact tier's */
+	t->totals = malloc(sizeof(*t->totals));
+	if (t->totals)
+		pgwt_wait_totals_init(t->totals, pgwt_mode_always_exact(o->mode));
 	t->last_request_id = -1;
 	snprintf(t->last_reason, sizeof(t->last_reason), "started");
 	if (o->mode == PGWT_MODE_SAMPLED)
@@ -732,6 +778,19 @@ pgwt_tiered_set_session(pgwt_tiered *t, pgwt_capture_source *watch, bool exact_o
 		if (sched_getaffinity(pg_pid, sizeof(cs), &cs) == 0)
 			pgwt_anomaly_set_capacity(&t->anom, CPU_COUNT(&cs), false);
 	}
+}
+
+void
+pgwt_tiered_note_records(pgwt_tiered *t, const pgwt_record *recs, size_t n)
+{
+	if (t->totals)
+		pgwt_wait_totals_add(t->totals, recs, n);
+}
+
+void
+pgwt_tiered_set_names(pgwt_tiered *t, const pgwt_names *names)
+{
+	t->names = names;
 }
 
 void
@@ -888,5 +947,6 @@ pgwt_tiered_free(pgwt_tiered *t, uint64_t now_ns)
 	}
 	pgwt_esc_listen_free(t->listen);
 	pgwt_control_close(t->ctl);
+	free(t->totals);
 	free(t);
 }

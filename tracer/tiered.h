@@ -58,6 +58,13 @@ void		pgwt_tiered_set_side_opts(pgwt_tiered *t, const struct pgwt_tf_file_opts *
 /* Can an exact window open now? (false: sampled only, see the status) */
 bool		pgwt_tiered_exact_available(const pgwt_tiered *t);
 
+/* Every record emitted: the totals per wait event of the Prometheus series. */
+void		pgwt_tiered_note_records(pgwt_tiered *t, const pgwt_record *recs, size_t n);
+
+/* The names the series' labels use (the session's; may change on re-attach). */
+struct pgwt_names;
+void		pgwt_tiered_set_names(pgwt_tiered *t, const struct pgwt_names *names);
+
 /* Records of one sampler tick (the anomaly rules' input). */
 void		pgwt_tiered_on_samples(pgwt_tiered *t, const pgwt_record *recs, size_t n);
 

@@ -1,11 +1,13 @@
 /*
  * control.c
  *		The control protocol's pure part (see control.h): the answer to one
- *		request line, for a peer of a given class, the Prometheus text, and
- *		who may use the control socket. No I/O: the sockets are in
+ *		request line, for a peer of a given class, the Prometheus text
+ *		(with its label escaping), and who may use the control socket. No I/O: the sockets are in
  *		ctl_server.c and ctl_sockfile.c.
  */
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "control.h"
@@ -125,6 +127,84 @@ pgwt_control_answer_as(const pgwt_control_ops *ops, pgwt_peer_class cls,
 	return pgwt_json_end(&o);
 }
 
+size_t
+pgwt_control_prom_escape(const char *v, char *buf, size_t cap)
+{
+	size_t		len = 0;
+
+	if (cap == 0)
+		return 0;
+	for (; *v; v++)
+	{
+		const char *esc = *v == '\\' ? "\\\\" : *v == '"' ? "\\\"" : *v == '\n' ? "\\n" : NULL;
+		unsigned char ch = (unsigned char) *v;
+		size_t		w = esc ? 2 : 1;
+
+		if (len + w >= cap)
+			break;
+		if (esc)
+			memcpy(buf + len, esc, 2);
+		else
+			/* control bytes and non-ASCII (maybe not UTF-8): never raw */
+			buf[len] = ch < 0x20 || ch >= 0x7F ? '?' : *v;
+		len += w;
+	}
+	buf[len] = '\0';
+	return len;
+}
+
+/* Appends to buf at *len; false when it does not fit. */
+static bool __attribute__((format(printf, 4, 5)))
+ctl_prom_put(char *buf, size_t cap, size_t *len, const char *fmt,...)
+{
+	va_list		ap;
+	int			w;
+
+	va_start(ap, fmt);
+	w = vsnprintf(buf + *len, cap - *len, fmt, ap);
+	va_end(ap);
+	if (w < 0 || (size_t) w >= cap - *len)
+		return false;
+	*len += (size_t) w;
+	return true;
+}
+
+/* The wait event families: one HELP/TYPE each, a line per event. */
+static bool
+ctl_prom_series(const pgwt_wait_series *s, size_t n, char *buf, size_t cap, size_t *len)
+{
+	static const struct
+	{
+		const char *name;
+		const char *help;
+	}			fam[3] = {
+		{"pgwt_wait_seconds_total", "Time backends spent in each wait event since the tracer started (CPU: no wait event)"},
+		{"pgwt_wait_samples_total", "Samples that found a backend in each wait event"},
+		{"pgwt_waits_total", "Exact waits that ended in each wait event (exact tier: full mode or escalation windows)"},
+	};
+	char		ty[2 * PGWT_SERIES_LABEL_MAX];
+	char		ev[2 * PGWT_SERIES_LABEL_MAX];
+
+	for (int f = 0; f < 3; f++)
+	{
+		if (!ctl_prom_put(buf, cap, len, "# HELP %s %s\n# TYPE %s counter\n",
+						  fam[f].name, fam[f].help, fam[f].name))
+			return false;
+		for (size_t i = 0; i < n; i++)
+		{
+			pgwt_control_prom_escape(s[i].wait_event_type, ty, sizeof(ty));
+			pgwt_control_prom_escape(s[i].wait_event, ev, sizeof(ev));
+			if (f == 0 ? !ctl_prom_put(buf, cap, len, "%s{wait_event_type=\"%s\",wait_event=\"%s\"} %.17g\n",
+									   fam[f].name, ty, ev, s[i].seconds) :
+				!ctl_prom_put(buf, cap, len, "%s{wait_event_type=\"%s\",wait_event=\"%s\"} %llu\n",
+							  fam[f].name, ty, ev,
+							  (unsigned long long) (f == 1 ? s[i].samples : s[i].waits)))
+				return false;
+		}
+	}
+	return true;
+}
+
 long
 pgwt_control_prometheus(const pgwt_control_ops *ops, char *buf, size_t cap)
 {
@@ -132,17 +212,31 @@ pgwt_control_prometheus(const pgwt_control_ops *ops, char *buf, size_t cap)
 	size_t		n = ops->metrics(ops->arg, m, CTL_MAX_METRICS);
 	size_t		len = 0;
 
+	if (cap == 0)
+		return -1;
+	buf[0] = '\0';
 	for (size_t i = 0; i < n; i++)
 	{
-		int			w = snprintf(buf + len, cap - len,
-								 "# HELP pgwt_%s %s\n# TYPE pgwt_%s %s\npgwt_%s %.17g\n",
-								 m[i].name, m[i].help, m[i].name,
-								 m[i].counter ? "counter" : "gauge", m[i].name, m[i].value);
+		const char *nm = m[i].prom_name ? m[i].prom_name : m[i].name;
 
-		if (w < 0 || (size_t) w >= cap - len)
+		if (nm[0] == '\0')
+			continue;
+		if (!ctl_prom_put(buf, cap, &len, "# HELP pgwt_%s %s\n# TYPE pgwt_%s %s\npgwt_%s %.17g\n",
+						  nm, m[i].help, nm, m[i].counter ? "counter" : "gauge", nm, m[i].value))
 			return -1;
-		len += (size_t) w;
+	}
+	if (ops->series)
+	{
+		pgwt_wait_series *s = malloc(PGWT_CONTROL_MAX_SERIES * sizeof(*s));
+		bool		ok;
+
+		if (!s)
+			return -1;
+		n = ops->series(ops->arg, s, PGWT_CONTROL_MAX_SERIES);
+		ok = ctl_prom_series(s, n, buf, cap, &len);
+		free(s);
+		if (!ok)
+			return -1;
 	}
 	return (long) len;
 }
-

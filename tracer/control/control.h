@@ -54,7 +54,30 @@ typedef struct pgwt_metric
 	const char *help;
 	bool		counter;		/* counter, or gauge */
 	double		value;
+	/*
+	 * The Prometheus name when it differs from the JSON one (base units:
+	 * _seconds, not _s); "" keeps the metric out of Prometheus (a rate since
+	 * start, which rate() over the counter replaces); NULL: name.
+	 */
+	const char *prom_name;
 } pgwt_metric;
+
+/*
+ * One wait event's totals since start, for the labelled Prometheus series
+ * pgwt_wait_seconds_total, pgwt_wait_samples_total and pgwt_waits_total.
+ * The labels are names that may come from the database: the renderer
+ * escapes them; they are cut to these sizes.
+ */
+#define PGWT_SERIES_LABEL_MAX		128
+#define PGWT_CONTROL_MAX_SERIES		257	/* analysis/wait_totals.h: 256 + Other */
+typedef struct pgwt_wait_series
+{
+	char		wait_event_type[PGWT_SERIES_LABEL_MAX];
+	char		wait_event[PGWT_SERIES_LABEL_MAX];
+	double		seconds;
+	uint64_t	samples;
+	uint64_t	waits;
+} pgwt_wait_series;
 
 typedef struct pgwt_control_ops
 {
@@ -62,6 +85,8 @@ typedef struct pgwt_control_ops
 	void		(*status) (void *arg, pgwt_json_out *out);
 	/* Fill up to max metrics; return how many. */
 	size_t		(*metrics) (void *arg, pgwt_metric *out, size_t max);
+	/* Fill up to max wait event rows; return how many (NULL: none). */
+	size_t		(*series) (void *arg, pgwt_wait_series *out, size_t max);
 	/* Open or extend a window; add the result fields (ok, granted_s, ...). */
 	void		(*escalate) (void *arg, long long duration_s, pgwt_json_out *out);
 	void		(*deescalate) (void *arg, pgwt_json_out *out);
@@ -155,7 +180,19 @@ long		pgwt_control_answer(const pgwt_control_ops *ops, const char *line,
 long		pgwt_control_answer_as(const pgwt_control_ops *ops, pgwt_peer_class cls,
 								   const char *line, size_t len, char *buf, size_t cap);
 
-/* Pure: the Prometheus text exposition of the metrics. */
+/*
+ * Pure: the Prometheus text exposition (format 0.0.4) of the metrics and
+ * the wait event series, or -1 when it does not fit in cap.
+ */
+#define PGWT_CONTROL_PROM_CAP		(256 * 1024)	/* enough for MAX_SERIES */
 long		pgwt_control_prometheus(const pgwt_control_ops *ops, char *buf, size_t cap);
+
+/*
+ * Pure: v as a label value into buf: backslash, double quote and newline
+ * escaped, other control bytes and bytes past ASCII as '?' (a name from
+ * the database need not be UTF-8); cut, never inside an escape, when too
+ * long. Returns the length written.
+ */
+size_t		pgwt_control_prom_escape(const char *v, char *buf, size_t cap);
 
 #endif							/* PGWT_CONTROL_H */

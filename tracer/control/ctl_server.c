@@ -25,7 +25,8 @@
 #include "control.h"
 #include "ctl_sockfile.h"
 
-#define CTL_OUT_CAP		(16384 + 512)	/* the largest answer: HTTP head + body */
+#define CTL_HEAD_CAP	512
+#define CTL_OUT_CAP		(PGWT_CONTROL_PROM_CAP + CTL_HEAD_CAP)	/* the largest answer: HTTP head + body */
 #define CTL_ACCEPT_BURST 64		/* accepts per listener per call: the loop goes on */
 #define CTL_MAX_GROUPS	256		/* a peer's groups looked at */
 
@@ -123,7 +124,8 @@ ctl_queue(ctl_conn *k, size_t len, uint64_t now)
 static void
 ctl_http_answer(pgwt_control *c, ctl_conn *k, uint64_t now)
 {
-	char		body[16384];
+	/* the body is rendered after room for the head, then moved up to it */
+	char	   *body = k->out + CTL_HEAD_CAP;
 	long		n;
 	int			hl;
 	bool		metrics = strncmp(k->in, "GET /metrics ", 13) == 0 ||
@@ -131,7 +133,7 @@ ctl_http_answer(pgwt_control *c, ctl_conn *k, uint64_t now)
 
 	if (metrics)
 	{
-		n = pgwt_control_prometheus(&c->ops, body, sizeof(body));
+		n = pgwt_control_prometheus(&c->ops, body, sizeof(k->out) - CTL_HEAD_CAP);
 		if (n < 0)
 			n = 0;
 	}
@@ -142,11 +144,11 @@ ctl_http_answer(pgwt_control *c, ctl_conn *k, uint64_t now)
 		n = (long) sizeof(nf) - 1;
 		memcpy(body, nf, (size_t) n);
 	}
-	hl = snprintf(k->out, sizeof(k->out),
+	hl = snprintf(k->out, CTL_HEAD_CAP,
 				  "HTTP/1.0 %s\r\nContent-Type: %s\r\nContent-Length: %ld\r\nConnection: close\r\n\r\n",
 				  metrics ? "200 OK" : "404 Not Found",
 				  metrics ? "text/plain; version=0.0.4" : "text/plain", n);
-	memcpy(k->out + hl, body, (size_t) n);
+	memmove(k->out + hl, body, (size_t) n);
 	k->closing = true;
 	k->inlen = 0;
 	if (!ctl_queue(k, (size_t) hl + (size_t) n, now))

@@ -40,7 +40,7 @@ fz_deescalate(void *arg, pgwt_json_out *o)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const pgwt_control_ops ops = {fz_status, fz_metrics, fz_escalate, fz_deescalate, NULL};
+	static const pgwt_control_ops ops = {fz_status, fz_metrics, NULL, fz_escalate, fz_deescalate, NULL};
 	char		out[16384];
 	long		n = pgwt_control_answer(&ops, (const char *) data, size, out, sizeof(out));
 

@@ -49,8 +49,8 @@ tc_status(void *arg, pgwt_json_out *o)
 static size_t
 tc_metrics(void *arg, pgwt_metric *m, size_t max)
 {
-	m[0] = (pgwt_metric) {"samples_total", "Samples taken", true, 1234};
-	m[1] = (pgwt_metric) {"backends_tracked", "Backends watched now", false, 3};
+	m[0] = (pgwt_metric) {"samples_total", "Samples taken", true, 1234, NULL};
+	m[1] = (pgwt_metric) {"backends_tracked", "Backends watched now", false, 3, NULL};
 	return 2;
 }
 
@@ -72,7 +72,29 @@ tc_deescalate(void *arg, pgwt_json_out *o)
 	pgwt_json_bool(o, "ok", true);
 }
 
-static const pgwt_control_ops tc_ops = {tc_status, tc_metrics, tc_escalate, tc_deescalate, NULL};
+static size_t
+tc_metrics_prom(void *arg, pgwt_metric *m, size_t max)
+{
+	m[0] = (pgwt_metric) {"rate_per_sec", "a rate since start", false, 2, ""};
+	m[1] = (pgwt_metric) {"budget_s", "seconds left", false, 30, "budget_seconds"};
+	return 2;
+}
+
+static size_t
+tc_series(void *arg, pgwt_wait_series *s, size_t max)
+{
+	memset(s, 0, 2 * sizeof(*s));
+	strcpy(s[0].wait_event_type, "Timeout");
+	strcpy(s[0].wait_event, "PgSleep");
+	s[0].seconds = 1.5;
+	s[0].samples = 15;
+	strcpy(s[1].wait_event_type, "Extension");
+	strcpy(s[1].wait_event, "x\"} y");
+	return 2;
+}
+
+static const pgwt_control_ops tc_ops = {tc_status, tc_metrics, NULL, tc_escalate, tc_deescalate, NULL};
+static const pgwt_control_ops tc_ops_series = {tc_status, tc_metrics_prom, tc_series, tc_escalate, tc_deescalate, NULL};
 
 static const char *
 answer(const char *req)
@@ -141,6 +163,27 @@ test_answers(void)
 
 		CHECK("ctl-prometheus", n > 0 && strstr(buf, "# TYPE pgwt_samples_total counter\npgwt_samples_total 1234\n") &&
 			  strstr(buf, "# TYPE pgwt_backends_tracked gauge"), "%s", buf);
+	}
+	{
+		/* a hostile name from the database: escaped, never raw */
+		char		buf[64];
+
+		pgwt_control_prom_escape("a\"b\\c\nd\x01\xc3", buf, sizeof(buf));
+		CHECK("ctl-prom-escape", strcmp(buf, "a\\\"b\\\\c\\nd??") == 0, "%s", buf);
+		pgwt_control_prom_escape("abc\"", buf, 5);
+		CHECK("ctl-prom-escape-cut", strcmp(buf, "abc") == 0, "%s", buf);
+	}
+	{
+		char		buf[8192];
+		long		n = pgwt_control_prometheus(&tc_ops_series, buf, sizeof(buf));
+
+		CHECK("ctl-prometheus-series", n > 0 &&
+			  strstr(buf, "# TYPE pgwt_wait_seconds_total counter\n"
+					 "pgwt_wait_seconds_total{wait_event_type=\"Timeout\",wait_event=\"PgSleep\"} 1.5\n") &&
+			  strstr(buf, "pgwt_wait_samples_total{wait_event_type=\"Timeout\",wait_event=\"PgSleep\"} 15\n") &&
+			  strstr(buf, "pgwt_waits_total{wait_event_type=\"Extension\",wait_event=\"x\\\"} y\"} 0\n") &&
+			  !strstr(buf, "pgwt_rate_per_sec") && strstr(buf, "pgwt_budget_seconds 30\n"), "%s", buf);
+		CHECK("ctl-prometheus-too-small", pgwt_control_prometheus(&tc_ops_series, buf, 300) == -1, "fit in 300 bytes");
 	}
 }
 
