@@ -228,6 +228,12 @@ pgwt_pg_calibrate_query_id(pgwt_pgconn *pc, pgwt_attach *a, char *errbuf, size_t
 	PGresult   *res;
 
 	a->qid_offset = -1;
+	if (PQserverVersion(pc->conn) < 140000)
+	{
+		snprintf(errbuf, errlen, "PostgreSQL %d has no query ids (pg_stat_activity.query_id arrived in 14)",
+				 PQserverVersion(pc->conn) / 10000);
+		return -1;
+	}
 	{
 		PGresult   *r = PQexec(pc->conn, "SELECT pg_catalog.current_setting('compute_query_id')");
 
@@ -302,11 +308,19 @@ pgwt_pg_backends(pgwt_pgconn *pc, pgwt_pg_backend *out, int max)
 	}
 	if (PQstatus(pc->conn) != CONNECTION_OK)
 		PQreset(pc->conn);
-	res = PQexec(pc->conn,
+	/* pg_stat_activity.query_id arrived in 14: 13's rows carry 0 */
+	res = PQexec(pc->conn, PQserverVersion(pc->conn) >= 140000 ?
 				 "SELECT pid, coalesce(leader_pid, 0), coalesce(backend_type, ''),"
 				 " coalesce(usename::pg_catalog.text, ''), coalesce(datname::pg_catalog.text, ''),"
 				 " coalesce(pg_catalog.host(client_addr), ''), coalesce(application_name, ''),"
 				 " coalesce(query_id, 0), coalesce(query, ''),"
+				 " coalesce(EXTRACT(epoch FROM backend_start)::pg_catalog.float8, 0),"
+				 " datid IS NULL"
+				 " FROM pg_catalog.pg_stat_activity" :
+				 "SELECT pid, coalesce(leader_pid, 0), coalesce(backend_type, ''),"
+				 " coalesce(usename::pg_catalog.text, ''), coalesce(datname::pg_catalog.text, ''),"
+				 " coalesce(pg_catalog.host(client_addr), ''), coalesce(application_name, ''),"
+				 " 0, coalesce(query, ''),"
 				 " coalesce(EXTRACT(epoch FROM backend_start)::pg_catalog.float8, 0),"
 				 " datid IS NULL"
 				 " FROM pg_catalog.pg_stat_activity");
