@@ -31,6 +31,8 @@
 
 /* No role's or database's search_path (or timeout) reaches our session. */
 #define PG_OPTIONS	"-c search_path= -c statement_timeout=0 -c idle_session_timeout=0"
+/* idle_session_timeout arrived in 14: 13 refuses a connection naming it */
+#define PG_OPTIONS_13	"-c search_path= -c statement_timeout=0"
 
 static void
 pg_quiet(void *arg, const char *message)
@@ -81,7 +83,7 @@ pgwt_pg_connect(const pgwt_cluster *c, const char *host, const char *user,
 	keys[n] = "connect_timeout";
 	vals[n++] = "5";
 	keys[n] = "options";
-	vals[n++] = PG_OPTIONS;
+	vals[n++] = c->pg_major >= 14 ? PG_OPTIONS : PG_OPTIONS_13;
 	keys[n] = NULL;
 	vals[n] = NULL;
 
