@@ -34,20 +34,38 @@ pgwt_class_name(unsigned class_index)
 	return class_index < PGWT_NCLASSES ? wev_class_names[class_index] : NULL;
 }
 
+/* One generated table per major built here; the list is the only place. */
+static const struct
+{
+	int			major;
+	const pgwt_event_name *tab;
+	const unsigned *count;
+}			wev_tables[] = {
+	{13, pgwt_event_names_pg13, &pgwt_event_names_pg13_count},
+	{15, pgwt_event_names_pg15, &pgwt_event_names_pg15_count},
+	{17, pgwt_event_names_pg17, &pgwt_event_names_pg17_count},
+	{18, pgwt_event_names_pg18, &pgwt_event_names_pg18_count},
+};
+
+bool
+pgwt_names_have_table(int pg_major)
+{
+	for (size_t i = 0; i < sizeof(wev_tables) / sizeof(wev_tables[0]); i++)
+		if (wev_tables[i].major == pg_major)
+			return true;
+	return false;
+}
+
 bool
 pgwt_names_init(pgwt_names *names, int pg_major)
 {
 	memset(names, 0, sizeof(*names));
-	if (pg_major == 15)
-	{
-		names->builtin = pgwt_event_names_pg15;
-		names->nbuiltin = pgwt_event_names_pg15_count;
-	}
-	else if (pg_major == 18)
-	{
-		names->builtin = pgwt_event_names_pg18;
-		names->nbuiltin = pgwt_event_names_pg18_count;
-	}
+	for (size_t i = 0; i < sizeof(wev_tables) / sizeof(wev_tables[0]); i++)
+		if (wev_tables[i].major == pg_major)
+		{
+			names->builtin = wev_tables[i].tab;
+			names->nbuiltin = *wev_tables[i].count;
+		}
 	return names->builtin != NULL;
 }
 

@@ -32,8 +32,12 @@ typedef struct pgwt_event_name
 } pgwt_event_name;
 
 /* Generated tables, sorted by id. */
+extern const pgwt_event_name pgwt_event_names_pg13[];
+extern const unsigned pgwt_event_names_pg13_count;
 extern const pgwt_event_name pgwt_event_names_pg15[];
 extern const unsigned pgwt_event_names_pg15_count;
+extern const pgwt_event_name pgwt_event_names_pg17[];
+extern const unsigned pgwt_event_names_pg17_count;
 extern const pgwt_event_name pgwt_event_names_pg18[];
 extern const unsigned pgwt_event_names_pg18_count;
 
@@ -50,11 +54,16 @@ typedef struct pgwt_names
 const char *pgwt_class_name(unsigned class_index);
 
 /*
- * Use the generated table of a server major version (15, 18). Other
- * versions get no built-in table, since ids move between versions: their
- * names must come from a runtime table. Returns false in that case.
+ * Use the generated table of a server major version (13, 15, 17, 18).
+ * Other versions get no built-in table, since ids move between versions
+ * (every pair of neighbouring tables names some id differently, so 14 and
+ * 16 cannot borrow 13's, 15's or 17's): their names must come from a
+ * runtime table. Returns false in that case.
  */
 bool		pgwt_names_init(pgwt_names *names, int pg_major);
+
+/* True when a generated table exists for pg_major. */
+bool		pgwt_names_have_table(int pg_major);
 void		pgwt_names_free(pgwt_names *names);
 
 /* Add or replace one runtime name (the event part, e.g. "DataFileRead").

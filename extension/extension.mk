@@ -48,6 +48,13 @@ REGRESS_OPTS = --inputdir=$(TOP) --outputdir=$(REGRESS_OUTDIR)
 # (On PostgreSQL 18+ the coop code is compiled either way and finds the
 # hooks at run time; the probe only decides who declares them.)
 PGWT_SERVER_INC := $(shell $(PG_CONFIG) --includedir-server 2>/dev/null)
+# 13 and 14 are refused here, with the reason, rather than by a compiler
+# error deep in a file (docs/VERSIONS.md): the extension reserves its shared
+# memory in shmem_request_hook, which PostgreSQL 15 introduced.
+PGWT_PG_MAJOR := $(shell $(PG_CONFIG) --version 2>/dev/null | sed -nE 's/^PostgreSQL ([0-9]+).*/\1/p')
+ifneq ($(filter 9 10 11 12 13 14,$(PGWT_PG_MAJOR)),)
+$(error pg_wait_tracer's extension needs PostgreSQL 15 or later, and $(PG_CONFIG) is PostgreSQL $(PGWT_PG_MAJOR): it reserves shared memory through shmem_request_hook (15+); the external tracer (bin/pg_wait_tracer) serves 13, see docs/VERSIONS.md)
+endif
 ifneq ($(shell grep -ls 'wait_event_begin_hook' $(PGWT_SERVER_INC)/utils/wait_event.h),)
 PG_CPPFLAGS += -DPGWT_HAVE_WAIT_EVENT_HOOKS
 endif

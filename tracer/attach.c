@@ -6,8 +6,10 @@
  * running even if the package was upgraded underneath; the load base comes
  * from the postmaster's maps, matched on the exact path /proc/PID/exe
  * names. The version check is against PG_VERSION of the data directory:
- * before 14 there is no my_wait_event_info pointer, and after the newest
- * version we tested the layout may have moved, so both are refused.
+ * tracer/pg_layout.c says which pointer each major reads through (before 13
+ * and after the newest version we tested the layout may have moved, so
+ * both are refused), and a major without a generated wait-event name table
+ * (14, 16: ids move between majors, docs/VERSIONS.md) is refused too.
  *
  * Also the two ways to read the server's memory: process_vm_readv, and a
  * read-only view of its shared memory segment mapped into our own address
@@ -26,6 +28,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "analysis/wait_event.h"
 #include "tracer/elf_symbols.h"
 #include "tracer/proc_maps.h"
 #include "tracer/read_plan.h"
@@ -135,11 +138,14 @@ pgwt_attach_resolve(const pgwt_cluster *c, pgwt_attach *a,
 	a->pg_major = c->pg_major;
 	a->qid_offset = -1;
 	a->xact_offset = -1;
-	if (c->pg_major < PGWT_MIN_PG_MAJOR || c->pg_major > PGWT_MAX_PG_MAJOR)
+	if (pgwt_pg_layout_of(c->pg_major, &a->layout, errbuf, errlen) != 0)
+		return -1;
+	if (!pgwt_names_have_table(c->pg_major))
 	{
 		snprintf(errbuf, errlen,
-				 "PostgreSQL %d is not supported by the sampler (supported: %d to %d)",
-				 c->pg_major, PGWT_MIN_PG_MAJOR, PGWT_MAX_PG_MAJOR);
+				 "PostgreSQL %d is not supported by the tracer: no wait-event name table for it "
+				 "(ids move between majors; tables exist for 13, 15, 17, 18: docs/VERSIONS.md)",
+				 c->pg_major);
 		return -1;
 	}
 	snprintf(path, sizeof(path), "/proc/%d/exe", c->pid);
@@ -148,9 +154,10 @@ pgwt_attach_resolve(const pgwt_cluster *c, pgwt_attach *a,
 		return -1;
 	if (pgwt_elf_open(&img, buf, len, errbuf, errlen) != 0)
 		goto out;
-	if (pgwt_elf_lookup(&img, "my_wait_event_info", &wait_sym, NULL) != 0)
+	if (pgwt_elf_lookup(&img, a->layout.pointer_sym, &wait_sym, NULL) != 0)
 	{
-		snprintf(errbuf, errlen, "%s: symbol my_wait_event_info not exported: cannot read wait events of this server", c->exe);
+		snprintf(errbuf, errlen, "%s: symbol %s not exported: cannot read wait events of this server",
+				 c->exe, a->layout.pointer_sym);
 		goto out;
 	}
 	if (pgwt_elf_lookup(&img, "MyBEEntry", &be_sym, NULL) != 0)
@@ -187,9 +194,11 @@ pgwt_attach_resolve(const pgwt_cluster *c, pgwt_attach *a,
 					 c->pid, strerror(errno));
 			goto out;
 		}
-		if (ptr < a->image_lo || ptr >= a->image_hi)
+		/* 14+: its dummy in the binary; 13: MyProc, NULL in the postmaster */
+		if (a->layout.dummy_in_image ? (ptr < a->image_lo || ptr >= a->image_hi) : ptr != 0)
 		{
-			snprintf(errbuf, errlen, "postmaster %d: my_wait_event_info does not point into the binary: unexpected layout", c->pid);
+			snprintf(errbuf, errlen, "postmaster %d: %s is not what PostgreSQL %d keeps there: unexpected layout",
+					 c->pid, a->layout.pointer_sym, c->pg_major);
 			goto out;
 		}
 	}

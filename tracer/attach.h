@@ -1,7 +1,8 @@
 /*
  * attach.h
  *		Resolve, for one running cluster, the addresses the sampler reads in
- *		every backend: the my_wait_event_info and MyBEEntry variables.
+ *		every backend: the pointer to wait_event_info (my_wait_event_info,
+ *		or MyProc on 13: tracer/pg_layout.c) and MyBEEntry.
  *
  * All backends are forked from the postmaster without exec, so they share
  * its load base: the addresses are computed once per postmaster.
@@ -13,22 +14,20 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "tracer/pg_layout.h"
 #include "tracer/target.h"
 
 typedef struct pgwt_attach
 {
 	int			pg_major;
-	uint64_t	wait_var;		/* runtime address of my_wait_event_info */
+	pgwt_pg_layout layout;		/* which pointer leads to wait_event_info */
+	uint64_t	wait_var;		/* runtime address of layout.pointer_sym */
 	uint64_t	be_var;			/* runtime address of MyBEEntry, 0 = none */
 	uint64_t	image_lo;		/* the binary's loaded image [lo, hi): a */
 	uint64_t	image_hi;		/* pointer into it is the local dummy */
 	int			qid_offset;		/* st_query_id in PgBackendStatus, -1 = unknown */
 	int			xact_offset;	/* st_xact_start_timestamp there, -1 = unknown */
 } pgwt_attach;
-
-/* Oldest and newest major versions the method is known to hold for. */
-#define PGWT_MIN_PG_MAJOR 14
-#define PGWT_MAX_PG_MAJOR 18
 
 extern int	pgwt_attach_resolve(const pgwt_cluster *c, pgwt_attach *a,
 								char *errbuf, size_t errlen);

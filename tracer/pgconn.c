@@ -31,6 +31,8 @@
 
 /* No role's or database's search_path (or timeout) reaches our session. */
 #define PG_OPTIONS	"-c search_path= -c statement_timeout=0 -c idle_session_timeout=0"
+/* idle_session_timeout arrived in 14: 13 refuses a connection naming it */
+#define PG_OPTIONS_13	"-c search_path= -c statement_timeout=0"
 
 static void
 pg_quiet(void *arg, const char *message)
@@ -81,7 +83,7 @@ pgwt_pg_connect(const pgwt_cluster *c, const char *host, const char *user,
 	keys[n] = "connect_timeout";
 	vals[n++] = "5";
 	keys[n] = "options";
-	vals[n++] = PG_OPTIONS;
+	vals[n++] = c->pg_major >= 14 ? PG_OPTIONS : PG_OPTIONS_13;
 	keys[n] = NULL;
 	vals[n] = NULL;
 
@@ -228,6 +230,12 @@ pgwt_pg_calibrate_query_id(pgwt_pgconn *pc, pgwt_attach *a, char *errbuf, size_t
 	PGresult   *res;
 
 	a->qid_offset = -1;
+	if (PQserverVersion(pc->conn) < 140000)
+	{
+		snprintf(errbuf, errlen, "PostgreSQL %d has no query ids (pg_stat_activity.query_id arrived in 14)",
+				 PQserverVersion(pc->conn) / 10000);
+		return -1;
+	}
 	{
 		PGresult   *r = PQexec(pc->conn, "SELECT pg_catalog.current_setting('compute_query_id')");
 
@@ -302,11 +310,19 @@ pgwt_pg_backends(pgwt_pgconn *pc, pgwt_pg_backend *out, int max)
 	}
 	if (PQstatus(pc->conn) != CONNECTION_OK)
 		PQreset(pc->conn);
-	res = PQexec(pc->conn,
+	/* pg_stat_activity.query_id arrived in 14: 13's rows carry 0 */
+	res = PQexec(pc->conn, PQserverVersion(pc->conn) >= 140000 ?
 				 "SELECT pid, coalesce(leader_pid, 0), coalesce(backend_type, ''),"
 				 " coalesce(usename::pg_catalog.text, ''), coalesce(datname::pg_catalog.text, ''),"
 				 " coalesce(pg_catalog.host(client_addr), ''), coalesce(application_name, ''),"
 				 " coalesce(query_id, 0), coalesce(query, ''),"
+				 " coalesce(EXTRACT(epoch FROM backend_start)::pg_catalog.float8, 0),"
+				 " datid IS NULL"
+				 " FROM pg_catalog.pg_stat_activity" :
+				 "SELECT pid, coalesce(leader_pid, 0), coalesce(backend_type, ''),"
+				 " coalesce(usename::pg_catalog.text, ''), coalesce(datname::pg_catalog.text, ''),"
+				 " coalesce(pg_catalog.host(client_addr), ''), coalesce(application_name, ''),"
+				 " 0, coalesce(query, ''),"
 				 " coalesce(EXTRACT(epoch FROM backend_start)::pg_catalog.float8, 0),"
 				 " datid IS NULL"
 				 " FROM pg_catalog.pg_stat_activity");

@@ -5,7 +5,8 @@
  *		server's shared memory (mapped read-only, else one remote read).
  *
  * Per backend the sampler caches two pointers, read from the backend's own
- * memory: my_wait_event_info (-> wait_event_info in its PGPROC) and
+ * memory: my_wait_event_info (-> wait_event_info in its PGPROC; on 13
+ * MyProc plus the field's offset, tracer/pg_layout.c) and
  * MyBEEntry (-> its PgBackendStatus, where st_query_id lives). They are
  * verified while a backend is new, once a second, and after a doubtful
  * value, with one call to that backend that also returns its values; when
@@ -154,6 +155,8 @@ pgwt_smp_read_one(sampler_state *s, sampler_backend *b, sampler_readbuf *rb, uin
 		if (got < (ssize_t) l[0].iov_len + (a->be_var ? 8 : 0))
 			return -2;
 		b->checked_ns = now_ns;
+		/* the pointer variable's value, as the address of the uint32 (0: none yet) */
+		rb->wait_ptr = pgwt_pg_layout_wait_addr(&a->layout, rb->wait_ptr, a->image_lo, a->image_hi);
 		/* pointers still what we dereferenced? then the values are good */
 		if (rb->wait_ptr == b->wait_ptr && rb->be_ptr == b->be_ptr)
 		{
@@ -162,10 +165,7 @@ pgwt_smp_read_one(sampler_state *s, sampler_backend *b, sampler_readbuf *rb, uin
 				srd_test_batch(s, b->wait_ptr);
 			break;
 		}
-		new_wait = 0;			/* the process-local dummy, or no pointer */
-		if ((rb->wait_ptr < a->image_lo || rb->wait_ptr >= a->image_hi) &&
-			rb->wait_ptr && (rb->wait_ptr & 3) == 0)
-			new_wait = rb->wait_ptr;
+		new_wait = rb->wait_ptr;
 		if (new_wait != b->wait_ptr || rb->be_ptr != b->be_ptr)
 			s->plan_dirty = 1;
 		b->wait_ptr = new_wait;

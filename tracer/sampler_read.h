@@ -47,7 +47,7 @@
 typedef struct sampler_backend
 {
 	uint32_t	pid;
-	uint64_t	wait_ptr;		/* cached my_wait_event_info value, 0 = none */
+	uint64_t	wait_ptr;		/* address of its wait_event_info, 0 = none */
 	uint64_t	be_ptr;			/* cached MyBEEntry value */
 	uint64_t	checked_ns;		/* pointers last read */
 	uint64_t	seen_ns;		/* first tick that knew the backend */

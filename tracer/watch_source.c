@@ -9,7 +9,8 @@
  *
  * A backend can be watched only once InitProcess has pointed its
  * my_wait_event_info into its PGPROC (shared memory); before that the
- * pointer targets a dummy inside the binary's image. A new backend (seen
+ * pointer targets a dummy inside the binary's image (on 13: MyProc, NULL
+ * until then; tracer/pg_layout.c). A new backend (seen
  * at once through the kernel's fork notifications) is therefore polled
  * every millisecond until its pointer moves, then watched. Backends that
  * never get a PGPROC (the syslogger) are given up after a while and looked
@@ -398,8 +399,9 @@ ws_try_attach(ws_t *s, ws_backend *b)
 	}
 	if (process_vm_readv((pid_t) b->pid, l, (unsigned long) n, r, (unsigned long) n, 0) < 8)
 		return errno == ESRCH ? -1 : 0;
-	if (ptrs[0] == 0 || (ptrs[0] & 3) || (ptrs[0] >= a->image_lo && ptrs[0] < a->image_hi))
-		return 0;				/* still the process-local dummy */
+	ptrs[0] = pgwt_pg_layout_wait_addr(&a->layout, ptrs[0], a->image_lo, a->image_hi);
+	if (ptrs[0] == 0)
+		return 0;				/* no PGPROC yet (the process-local dummy, or NULL) */
 	if (pgwt_remote_read((int) b->pid, ptrs[0], &cur, sizeof(cur)) != 0)
 		return -1;
 	if (!pgwt_wait_info_valid(cur, a->pg_major))

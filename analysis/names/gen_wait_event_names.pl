@@ -12,9 +12,11 @@
 # rule PostgreSQL's own generators follow), preferring one that starts with
 # a capital (GUC names do not), then a capitalised tail of a longer string
 # (the linker merges "LockManager" into "PredicateLockManager"). A source or
-# build tree, when given, is exact and wins: the event switch of
-# wait_event.c (PG15) or the generated pgstat_wait_event.c (PG17+), and the
-# tranche names of lwlock.c. An id still ambiguous or unmatched is left out
+# build tree, when given, is exact and wins: the event switch of pgstat.c
+# (PG13), wait_event.c (PG14-16) or the generated pgstat_wait_event.c
+# (PG17+), and the tranche names of lwlock.c. PG13 keeps the class bases
+# and event enums in pgstat.h, PG14-16 in utils/wait_event.h, PG17+ in the
+# generated utils/wait_event_types.h. An id still ambiguous or unmatched is left out
 # and printed as hex at run time, never guessed. Lock tag names are the
 # fixed LockTagTypeNames list, checked against the enum. Writes a C file to
 # stdout and the ids left out to stderr; fails on anything unexpected.
@@ -50,7 +52,7 @@ if (defined $srcdir)
 {
 	-d $srcdir or die "$0: $srcdir: not a directory\n";
 	open(my $ffh, '-|', 'find', $srcdir, '-name', 'wait_event.c', '-o', '-name', 'pgstat_wait_event.c',
-		'-o', '-name', 'lwlock.c') or die "$0: find: $!\n";
+		'-o', '-name', 'pgstat.c', '-o', '-name', 'lwlock.c') or die "$0: find: $!\n";
 	my @files = <$ffh>;
 	close $ffh;
 	for my $f (@files)
@@ -59,6 +61,8 @@ if (defined $srcdir)
 		my $t = slurp($f) // die "$0: $f: $!\n";
 		while ($t =~ /case\s+WAIT_EVENT_(\w+):\s*event_name\s*=\s*"([^"]+)"/g) { $exact{$1} = $2; }
 		while ($t =~ /\[LWTRANCHE_(\w+)\]\s*=\s*"([^"]+)"/g) { $exact{$1} = $2; }
+		# PG13: the tranche's enum name is a comment above its string.
+		while ($t =~ m{/\*\s*LWTRANCHE_(\w+):\s*\*/\s*"([^"]+)"}g) { $exact{$1} = $2; }
 	}
 }
 
@@ -84,7 +88,7 @@ sub display_name
 
 # Class bases.
 my $classes_h = slurp("$inc/utils/wait_classes.h") // slurp("$inc/utils/wait_event.h")
-	// die "$0: no wait_event.h under $inc/utils\n";
+	// slurp("$inc/pgstat.h") // die "$0: no wait_event.h or pgstat.h under $inc\n";
 my %base;
 while ($classes_h =~ /#define\s+PG_WAIT_(\w+)\s+0x([0-9A-Fa-f]+)U/g) { $base{$1} = hex($2); }
 die "$0: no PG_WAIT_* class bases found\n" unless exists $base{LWLOCK} && exists $base{IO};
@@ -100,7 +104,9 @@ sub add
 }
 
 # Event enums: PG17+ generate them into wait_event_types.h.
+# PG13 has no utils/wait_event.h: its enums are in pgstat.h.
 my $events_h = (slurp("$inc/utils/wait_event_types.h") // '') . (slurp("$inc/utils/wait_event.h") // '');
+$events_h = slurp("$inc/pgstat.h") // '' unless -e "$inc/utils/wait_event.h";
 my %class_has_enum;
 while ($events_h =~ /typedef\s+enum\s*\{(.*?)\}\s*WaitEvent(\w+)\s*;/sg)
 {
@@ -118,7 +124,7 @@ while ($events_h =~ /typedef\s+enum\s*\{(.*?)\}\s*WaitEvent(\w+)\s*;/sg)
 		add($val, display_name($1));
 	}
 }
-# PG15 has no enum for the one-event classes: the event is the class itself.
+# PG13-16 have no enum for the one-event classes: the event is the class itself.
 add($base{BUFFER_PIN} // $base{BUFFERPIN}, 'BufferPin')
 	unless $class_has_enum{BUFFER_PIN} || $class_has_enum{BUFFERPIN};
 add($base{EXTENSION}, 'Extension') unless $class_has_enum{EXTENSION};

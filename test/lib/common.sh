@@ -1,7 +1,7 @@
 # Shared helpers for test suites (sourced, not run).
 #   pass NAME / fail NAME WHY / skip NAME WHY   report one result line
 #   check NAME CMD...          pass when CMD succeeds, else fail with its output
-#   server_pg_config KEY       pg_config of a server build: 15, 18, 18-hooks
+#   server_pg_config KEY       pg_config of a server build: 13, 15, 17, 18, 18-hooks
 #   ext_install PG_CONFIG      build + install the extension for that server
 #                              in a private copy of the tree; prints nothing
 #   port_for N                 a private port ($PGWT_PORT_BASE + N)
@@ -25,7 +25,9 @@ port_for() { echo $((PGWT_PORT_BASE + $1)); }
 # Builds are cached by scripts/build-server; this only asks for the path.
 server_pg_config() {
   case "$1" in
-    15) "$PGWT_TOP/scripts/build-server" 15 | tail -n1 ;;
+    # exit status 3: the source could not be downloaded (callers skip)
+    13|15|17) local out; out=$("$PGWT_TOP/scripts/build-server" "$1") || return $?
+              echo "$out" | tail -n1 ;;
     18) "$PGWT_TOP/scripts/build-server" 18 | tail -n1 ;;
     18-hooks) "$PGWT_TOP/scripts/build-server" 18 hooks | tail -n1 ;;
     *) echo "unknown server key $1" >&2; return 2 ;;

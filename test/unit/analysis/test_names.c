@@ -49,6 +49,64 @@ test_generated_tables(void)
 	EXPECT(pgwt_event_names_pg18_count > 200);
 }
 
+/* Ids named by both tables whose names differ. */
+static unsigned
+names_moved(int a, int b)
+{
+	pgwt_names	na,
+				nb;
+	unsigned	moved = 0;
+
+	if (!pgwt_names_init(&na, a) || !pgwt_names_init(&nb, b))
+		return 0;
+	for (unsigned i = 0; i < na.nbuiltin; i++)
+	{
+		const char *other = pgwt_names_lookup(&nb, na.builtin[i].id);
+
+		if (other && strcmp(other, na.builtin[i].name) != 0)
+			moved++;
+	}
+	return moved;
+}
+
+/*
+ * 13 and 17: their tables, known ids of each. 14 and 16 have none, and no
+ * neighbour's table may stand in: every pair of neighbours built here
+ * names some id differently, so 14 (between 13 and 15) and 16 (between 15
+ * and 17) cannot be known to match either side.
+ */
+static void
+test_versions_13_17(void)
+{
+	pgwt_names	n13,
+				n17,
+				n;
+
+	EXPECT(pgwt_names_init(&n13, 13));
+	EXPECT(pgwt_names_init(&n17, 17));
+	EXPECT_STR(fmt(&n13, 0x09000001), "Timeout:PgSleep");	/* 14 added CheckpointWriteDelay before it */
+	EXPECT_STR(fmt(&n13, 0x09000002), "Timeout:RecoveryApplyDelay");
+	EXPECT_STR(fmt(&n13, 0x06000000), "Client:ClientRead");
+	EXPECT_STR(fmt(&n13, 0x0300000A), "Lock:advisory");
+	EXPECT_STR(fmt(&n17, 0x06000000), "Client:ClientRead");
+	EXPECT_STR(fmt(&n17, 0x0300000A), "Lock:advisory");
+	for (unsigned i = 1; i < pgwt_event_names_pg13_count; i++)
+		EXPECT(pgwt_event_names_pg13[i - 1].id < pgwt_event_names_pg13[i].id);
+	for (unsigned i = 1; i < pgwt_event_names_pg17_count; i++)
+		EXPECT(pgwt_event_names_pg17[i - 1].id < pgwt_event_names_pg17[i].id);
+	EXPECT(pgwt_event_names_pg13_count > 200);
+	EXPECT(pgwt_event_names_pg17_count > 200);
+	EXPECT(!pgwt_names_init(&n, 14) && !pgwt_names_have_table(14));
+	EXPECT(!pgwt_names_init(&n, 16) && !pgwt_names_have_table(16));
+	EXPECT(pgwt_names_have_table(13) && pgwt_names_have_table(17));
+	EXPECT(names_moved(13, 15) > 0);
+	EXPECT(names_moved(15, 13) > 0);
+	EXPECT(names_moved(15, 17) > 0);
+	EXPECT(names_moved(17, 15) > 0);
+	EXPECT(names_moved(17, 18) > 0);
+	EXPECT(names_moved(15, 15) == 0);	/* the count can be zero */
+}
+
 static void
 test_unknown_is_hex(void)
 {
@@ -159,7 +217,7 @@ test_name_log(void)
 	{
 		pgwt_names none;
 
-		EXPECT(!pgwt_names_init(&none, 17));
+		EXPECT(!pgwt_names_init(&none, 16));
 		pgwt_name_log_init(&l, &none);
 		EXPECT(pgwt_name_log_note(&l, 0x0A000015));
 	}
@@ -222,6 +280,7 @@ main(void)
 {
 	RUN(test_generated_tables);
 	RUN(test_unknown_is_hex);
+	RUN(test_versions_13_17);
 	RUN(test_overrides);
 	RUN(test_parse);
 	RUN(test_name_log);

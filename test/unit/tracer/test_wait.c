@@ -2,6 +2,9 @@
  * test_wait.c
  *		wait_event_info validation and state classification; tick billing.
  */
+#include <string.h>
+
+#include "tracer/pg_layout.h"
 #include "tracer/tick_clock.h"
 #include "tracer/wait_class.h"
 #include "unit.h"
@@ -133,11 +136,42 @@ tick_realign_rule(void)
 	UNIT_CHECK(pgwt_tick_bill(&c, 50000000) == 40000000);
 }
 
+/* Which pointer each major reads through, and what counts as "no PGPROC". */
+static void
+layout_per_major(void)
+{
+	pgwt_pg_layout l;
+	char		err[160];
+	const uint64_t lo = 0x400000,
+				hi = 0x900000;
+
+	UNIT_CHECK(pgwt_pg_layout_of(12, &l, err, sizeof(err)) == -1);
+	UNIT_CHECK(strstr(err, "PostgreSQL 12 is not supported") != NULL);
+	UNIT_CHECK(pgwt_pg_layout_of(19, &l, err, sizeof(err)) == -1);
+	for (int m = 14; m <= 18; m++)
+	{
+		UNIT_CHECK(pgwt_pg_layout_of(m, &l, err, sizeof(err)) == 0);
+		UNIT_CHECK(strcmp(l.pointer_sym, "my_wait_event_info") == 0);
+		UNIT_CHECK(l.wait_off == 0);
+	}
+	UNIT_CHECK(pgwt_pg_layout_wait_addr(&l, 0x500000, lo, hi) == 0);	/* the dummy */
+	UNIT_CHECK(pgwt_pg_layout_wait_addr(&l, 0, lo, hi) == 0);
+	UNIT_CHECK(pgwt_pg_layout_wait_addr(&l, 0x7f0000001002, lo, hi) == 0);	/* misaligned */
+	UNIT_CHECK(pgwt_pg_layout_wait_addr(&l, 0x7f0000001000, lo, hi) == 0x7f0000001000);
+
+	UNIT_CHECK(pgwt_pg_layout_of(13, &l, err, sizeof(err)) == 0);
+	UNIT_CHECK(strcmp(l.pointer_sym, "MyProc") == 0);
+	UNIT_CHECK(l.wait_off > 0 && (l.wait_off & 3) == 0);
+	UNIT_CHECK(pgwt_pg_layout_wait_addr(&l, 0, lo, hi) == 0);	/* no PGPROC yet */
+	UNIT_CHECK(pgwt_pg_layout_wait_addr(&l, 0x7f0000001000, lo, hi) == 0x7f0000001000u + l.wait_off);
+}
+
 void
 run_wait_tests(void)
 {
 	UNIT_RUN(wait_validity);
 	UNIT_RUN(wait_classification);
+	UNIT_RUN(layout_per_major);
 }
 
 void
