@@ -353,6 +353,8 @@ stat_exact(pgwt_stat *st, uint64_t ns, bool counted, uint64_t full_ns)
 	st->exact_ns += ns;
 	if (counted)
 	{
+		if (full_ns < st->min_ns || st->waits == 0)
+			st->min_ns = full_ns;
 		st->waits++;
 		st->completed_ns += full_ns;
 		if (full_ns > st->max_ns)
@@ -379,6 +381,8 @@ window_cover(window_agg *wa, uint64_t from, uint64_t to)
 static inline void
 stat_add(pgwt_stat *st, const pgwt_stat *a)
 {
+	if (a->waits > 0 && (st->waits == 0 || a->min_ns < st->min_ns))
+		st->min_ns = a->min_ns;
 	st->waits += a->waits;
 	st->exact_ns += a->exact_ns;
 	st->completed_ns += a->completed_ns;

@@ -133,6 +133,8 @@ typedef struct pgwt_stat
 	uint64_t	waits;				/* exact waits that ended in the window */
 	uint64_t	exact_ns;			/* exact time inside the window */
 	uint64_t	completed_ns;		/* full length of the waits counted */
+	uint64_t	min_ns;				/* shortest wait counted (waits > 0); 0 where
+									 * unknown (version 1 summaries) */
 	uint64_t	max_ns;				/* longest wait counted */
 	uint64_t	sampled_ns;			/* sum of sample weights */
 	uint64_t	samples;

@@ -13,7 +13,7 @@
 
 /*
  * p50, p95, p99 of a row's exact waits (its ns histogram, cut by its
- * largest wait): false when the row has no exact wait ended.
+ * smallest and largest wait): false when the row has no exact wait ended.
  */
 static bool
 rd_row_pcts(const pgwt_event_row *r, pgwt_hist_pct out[3])
@@ -21,7 +21,7 @@ rd_row_pcts(const pgwt_event_row *r, pgwt_hist_pct out[3])
 	if (r->hist_ns == NULL || !r->max_known)
 		return false;
 	for (unsigned i = 0; i < PGWT_HIST_NPCTS; i++)
-		if (!pgwt_hist_quantile(r->hist_ns, pgwt_hist_pct_q(i), 0, r->max_ns, &out[i]))
+		if (!pgwt_hist_quantile(r->hist_ns, pgwt_hist_pct_q(i), r->min_ns, r->max_ns, &out[i]))
 			return false;
 	return true;
 }
@@ -332,19 +332,24 @@ typedef enum rd_event_kind
 	RD_QUERY
 } rd_event_kind;
 
-/* The CSV form of an event table: one line per row, a status line when none. */
+/*
+ * The CSV form of an event table: one line per row, a status line when
+ * none. Each percentile's bucket bounds follow the three estimates, as the
+ * JSON form has them (lower inclusive, upper exclusive, in ns).
+ */
 static void
 rd_event_csv(pgwt_buf *b, const pgwt_render_opts *o, const pgwt_window_summary *sum,
 			 const pgwt_event_rows *rows, pgwt_view_status st, size_t n, bool with_query,
 			 bool with_pid)
 {
 	if (o->csv_header)
-		pgwt_buf_printf(b, "window,fidelity,%s%sevent,waits,total_ns,avg_ns,max_ns,pct_db,status,p50_ns,p95_ns,p99_ns%s\n",
+		pgwt_buf_printf(b, "window,fidelity,%s%sevent,waits,total_ns,avg_ns,max_ns,pct_db,status,p50_ns,p95_ns,p99_ns,"
+						"p50_lo_ns,p50_hi_ns,p95_lo_ns,p95_hi_ns,p99_lo_ns,p99_hi_ns%s\n",
 						with_query ? "query_id," : "", with_pid ? "pid," : "", with_query ? ",query" : "");
 	if (n == 0)
 	{
 		pgwt_rd_csv_str(b, sum->spec.label);
-		pgwt_buf_printf(b, ",%s,%s%s,,,,,,%s,,,%s\n", pgwt_fidelity_name(sum->fidelity),
+		pgwt_buf_printf(b, ",%s,%s%s,,,,,,%s,,,,,,,,,%s\n", pgwt_fidelity_name(sum->fidelity),
 						with_query ? "," : "", with_pid ? "," : "", pgwt_rd_status_token(st),
 						with_query ? "," : "");
 	}
@@ -375,6 +380,11 @@ rd_event_csv(pgwt_buf *b, const pgwt_render_opts *o, const pgwt_window_summary *
 
 			for (int k = 0; k < 3; k++)
 				rd_csv_u64_or_empty(b, have, have ? p[k].est_ns : 0);
+			for (int k = 0; k < 3; k++)
+			{
+				rd_csv_u64_or_empty(b, have, have ? p[k].lo_ns : 0);
+				rd_csv_u64_or_empty(b, have && p[k].hi_ns != PGWT_HIST_UNBOUNDED, have ? p[k].hi_ns : 0);
+			}
 		}
 		if (with_query)
 		{
@@ -392,7 +402,8 @@ rd_event_table(pgwt_buf *b, const pgwt_render_opts *o, const char *view, const c
 {
 	bool		with_query = kind == RD_QUERY,
 				with_pid = kind == RD_DETAIL,
-				any_pcts = false;
+				any_pcts = false,
+				pcts_unkept = false;
 	size_t		n = (st == PGWT_VIEW_OK && rows) ? rows->n : 0;
 
 	if (o->format == PGWT_OUT_JSON)
@@ -433,6 +444,8 @@ rd_event_table(pgwt_buf *b, const pgwt_render_opts *o, const char *view, const c
 		bool		have_pcts = rd_row_pcts(r, p);
 
 		any_pcts |= have_pcts;
+		/* exact waits, no buckets: the engine kept none for this key */
+		pcts_unkept |= !have_pcts && r->max_known && r->hist_ns == NULL;
 		rd_event_name(o, r, name, sizeof(name));
 		if (r->waits_known)
 			snprintf(waits, sizeof(waits), "%llu", (unsigned long long) r->waits);
@@ -472,7 +485,11 @@ rd_event_table(pgwt_buf *b, const pgwt_render_opts *o, const char *view, const c
 	}
 	if (any_pcts)
 		pgwt_buf_printf(b, "  p50/p95/p99: bucketed, not exact: each lies in the log2 bucket (a factor of 2)"
-						" of the true value, cut at the max\n");
+						" of the true value, cut at the row's min and max\n");
+	if (pcts_unkept)
+		pgwt_buf_printf(b, "  p50/p95/p99 ? on exact rows: this view keeps no per-%s histogram"
+						" (so it can use summaries); --view %s has them\n",
+						with_query ? "query" : "session", with_query ? "query_event" : "session_event");
 	if (sum->sample_records)
 		pgwt_buf_printf(b, "  ? = not known from samples (sampled time is the sum of the ticks' measured length)\n");
 	rd_text_caps_note(b, sum);

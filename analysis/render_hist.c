@@ -61,7 +61,7 @@ static bool
 rd_hist_pcts(const pgwt_histogram *h, pgwt_hist_pct out[3])
 {
 	for (unsigned i = 0; i < PGWT_HIST_NPCTS; i++)
-		if (!pgwt_hist_quantile(h->ns, pgwt_hist_pct_q(i), 0, h->max_ns, &out[i]))
+		if (!pgwt_hist_quantile(h->ns, pgwt_hist_pct_q(i), h->min_ns, h->max_ns, &out[i]))
 			return false;
 	return true;
 }

@@ -82,6 +82,9 @@ pgwt_summary_second_usable(const pgwt_tf_second *s)
 static void
 sum_stat_add(pgwt_stat *d, const pgwt_tf_sum_stat *s)
 {
+	/* a version 1 summary's min_ns is 0: the row's shortest stays unknown */
+	if (s->waits > 0 && (d->waits == 0 || s->min_ns < d->min_ns))
+		d->min_ns = s->min_ns;
 	d->waits += s->waits;
 	d->exact_ns += s->exact_ns;
 	d->completed_ns += s->completed_ns;

@@ -149,6 +149,7 @@ row_from_stat(pgwt_event_row *r, const pgwt_stat *st, uint32_t ev, uint64_t db_n
 	r->avg_known = r->waits_known && st->waits > 0;
 	r->avg_ns = r->avg_known ? st->completed_ns / st->waits : 0;
 	r->max_known = st->waits > 0;
+	r->min_ns = st->min_ns;
 	r->max_ns = st->max_ns;
 	r->pct_db = r->idle ? -1.0 : view_pct(r->total_ns, db_ns);
 }
@@ -667,6 +668,7 @@ pgwt_view_histogram(const pgwt_engine *eng, int w, uint32_t event, pgwt_histogra
 		return es->st.samples ? PGWT_VIEW_REQUIRES_EXACT : PGWT_VIEW_NO_DATA;
 	out->waits = es->st.waits;
 	out->completed_ns = es->st.completed_ns;
+	out->min_ns = es->st.min_ns;
 	out->max_ns = es->st.max_ns;
 	memcpy(out->ns, es->hist_ns, sizeof(out->ns));
 	return PGWT_VIEW_OK;

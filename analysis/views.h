@@ -100,6 +100,7 @@ typedef struct pgwt_event_row
 	bool		avg_known;
 	uint64_t	avg_ns;
 	bool		max_known;			/* any exact wait ended in the window */
+	uint64_t	min_ns;				/* of the exact waits; 0: unknown */
 	uint64_t	max_ns;				/* of the exact waits */
 	double		pct_db;				/* share of DB time; < 0 when idle */
 	/* the 32 ns buckets of the key's exact waits (common/histogram.h):
@@ -169,6 +170,7 @@ typedef struct pgwt_histogram
 	pgwt_fidelity fidelity;			/* of the event's time in the window */
 	uint64_t	waits;
 	uint64_t	completed_ns;		/* sum of the waits' lengths */
+	uint64_t	min_ns;				/* 0: unknown (version 1 summaries) */
 	uint64_t	max_ns;
 	uint64_t	sampled_ns;			/* sampled time left out of the buckets */
 	uint64_t	ns[PGWT_HIST_NS_BUCKETS];

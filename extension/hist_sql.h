@@ -21,9 +21,10 @@
  *
  *		Every event view (system, session, query; live and history) ends
  *		with p50_us, p95_us, p99_us (0.8): estimates from those buckets cut
- *		at the largest wait (pgwt_hist_quantile). The bound is the bucket's:
- *		the true percentile lies in the bucket [2^k, 2^(k+1)) ns that holds
- *		the value shown, a factor of 2. NULL where the row has no exact wait
+ *		at the row's smallest and largest wait (pgwt_hist_quantile). The
+ *		bound is the bucket's: the true percentile lies in the bucket
+ *		[2^k, 2^(k+1)) ns that holds the value shown, a factor of 2 (less
+ *		where the extremes cut it; identical waits give their value). NULL where the row has no exact wait
  *		(the sampler's rows, sampled history).
  *
  * Server code (Datum, tuplestore), header-only; no shared state.
@@ -89,17 +90,19 @@ pgwt_hist_array(const uint64 *counts)
 
 /*
  * p50_us, p95_us, p99_us from column col on, from the 32 ns buckets of
- * one row (NULL: no exact wait, all three NULL) cut at its largest wait
- * (0: unknown). Returns the next column.
+ * one row (NULL: no exact wait, all three NULL) cut at its smallest and
+ * largest wait (max_ns 0: both unknown; min_ns 0: the smallest unknown).
+ * Returns the next column.
  */
 static inline int
-pgwt_hist_pct_columns(Datum *v, bool *n, int col, const uint64 *counts, uint64 max_ns)
+pgwt_hist_pct_columns(Datum *v, bool *n, int col, const uint64 *counts,
+					  uint64 min_ns, uint64 max_ns)
 {
 	for (unsigned i = 0; i < PGWT_HIST_NPCTS; i++)
 	{
 		pgwt_hist_pct p;
 
-		if (counts != NULL && pgwt_hist_quantile(counts, pgwt_hist_pct_q(i), 0, max_ns, &p))
+		if (counts != NULL && pgwt_hist_quantile(counts, pgwt_hist_pct_q(i), min_ns, max_ns, &p))
 		{
 			v[col + i] = Float8GetDatum(pgwt_us_of_ns((double) p.est_ns));
 			n[col + i] = false;

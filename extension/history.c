@@ -571,7 +571,7 @@ hist_event_columns(const pgwt_names *dn, const pgwt_event_row *r, Datum *v, bool
 			n[o] = true;
 		o++;
 	}
-	return pgwt_hist_pct_columns(v, n, o, r->max_known ? r->hist_ns : NULL, r->max_ns);
+	return pgwt_hist_pct_columns(v, n, o, r->max_known ? r->hist_ns : NULL, r->min_ns, r->max_ns);
 }
 
 /*

@@ -166,7 +166,7 @@ pgwt_sampler_system_event(ReturnSetInfo *rsinfo)
 			nulls[6] = true;
 		else if (!nulls[6])
 			values[6] = Float8GetDatum(pgwt_pct(fg_ns, db_ns));
-		pgwt_hist_pct_columns(values, nulls, 8, NULL, 0);	/* no durations */
+		pgwt_hist_pct_columns(values, nulls, 8, NULL, 0, 0);	/* no durations */
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	pfree(t);
@@ -334,7 +334,7 @@ pgwt_sampler_session_event(ReturnSetInfo *rsinfo)
 										 pgwt_sampler_db_ns(t, e->key.id, e->key.id2, true));
 		nulls[col] = true;		/* histogram: exact data only */
 		Assert(col == 14);
-		pgwt_hist_pct_columns(values, nulls, col + 1, NULL, 0);
+		pgwt_hist_pct_columns(values, nulls, col + 1, NULL, 0, 0);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	pfree(procs);
@@ -543,7 +543,7 @@ pgwt_sampler_query_event(ReturnSetInfo *rsinfo)
 		col = pgwt_sampler_event_columns(values, nulls, 1, r.event, r.time_ns, 0);
 		nulls[col] = true;		/* histogram: exact data only */
 		Assert(col == 9);
-		pgwt_hist_pct_columns(values, nulls, col + 1, NULL, 0);
+		pgwt_hist_pct_columns(values, nulls, col + 1, NULL, 0, 0);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	pfree(rows);

@@ -42,14 +42,20 @@ test_agg(void)
 	pgwt_agg_add(&a, 200000000);
 	CHECK(a.count == 3);
 	CHECK(a.total_ns == 200003500);
-	CHECK(a.max_ns == 200000000);
+	CHECK(a.min_ns == 500 && a.max_ns == 200000000);
 	CHECK(a.hist[0] == 1 && a.hist[2] == 1 && a.hist[18] == 1);
 
+	/* an empty aggregate changes no extreme, either way round */
+	pgwt_agg_merge(&a, &b);
+	CHECK(a.count == 3 && a.min_ns == 500);
+	pgwt_agg_merge(&b, &a);
+	CHECK(b.count == 3 && b.min_ns == 500 && b.max_ns == 200000000);
+	memset(&b, 0, sizeof(b));
 	pgwt_agg_add(&b, 7);
 	pgwt_agg_add(&b, UINT64_C(1) << 41);
 	pgwt_agg_merge(&a, &b);
 	CHECK(a.count == 5);
-	CHECK(a.max_ns == UINT64_C(1) << 41);
+	CHECK(a.min_ns == 7 && a.max_ns == UINT64_C(1) << 41);
 	CHECK(a.hist[0] == 2 && a.hist[31] == 1);
 	for (i = 0; i < PGWT_HIST_NS_BUCKETS; i++)
 		sum += a.hist[i];

@@ -287,7 +287,7 @@ pgwt_system_event(PG_FUNCTION_ARGS)
 				continue;
 			col = pgwt_event_columns(values, nulls, 0, row->event, &row->agg,
 									 pgwt_snap_foreground_ns(&snap, row), db_ns);
-			pgwt_hist_pct_columns(values, nulls, col, row->agg.hist, row->agg.max_ns);
+			pgwt_hist_pct_columns(values, nulls, col, row->agg.hist, row->agg.min_ns, row->agg.max_ns);
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		}
 		pgwt_system_snapshot_free(&snap);
@@ -527,7 +527,8 @@ pgwt_session_event(PG_FUNCTION_ARGS)
 										 e->agg.total_ns, db_ns);
 				values[col] = pgwt_hist_array(e->agg.hist);
 				Assert(col == 14);
-				pgwt_hist_pct_columns(values, nulls, col + 1, e->agg.hist, e->agg.max_ns);
+				pgwt_hist_pct_columns(values, nulls, col + 1, e->agg.hist, e->agg.min_ns,
+								  e->agg.max_ns);
 				tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 			}
 		}
@@ -745,7 +746,7 @@ pgwt_query_event(PG_FUNCTION_ARGS)
 			col = pgwt_event_columns(values, nulls, 1, q[i].key.event, &agg, 0, 0);
 			values[col] = pgwt_hist_array(agg.hist);
 			Assert(col == 9);
-			pgwt_hist_pct_columns(values, nulls, col + 1, agg.hist, agg.max_ns);
+			pgwt_hist_pct_columns(values, nulls, col + 1, agg.hist, agg.min_ns, agg.max_ns);
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		}
 		if (q)

@@ -22,11 +22,16 @@
 /* the 32-bucket ns layout of PgwtAgg.hist */
 #include "common/histogram.h"
 
-/* Count, total, maximum and histogram of one stream of waits. */
+/*
+ * Count, total, extremes and histogram of one stream of waits. min_ns is
+ * meaningful only while count > 0 (a zeroed aggregate is empty); with
+ * max_ns it clamps the percentiles estimated from hist.
+ */
 typedef struct PgwtAgg
 {
 	uint64_t	count;
 	uint64_t	total_ns;
+	uint64_t	min_ns;
 	uint64_t	max_ns;
 	uint64_t	hist[PGWT_HIST_NS_BUCKETS];
 } PgwtAgg;
@@ -43,6 +48,8 @@ typedef struct PgwtEventStat
 static inline void
 pgwt_agg_add(PgwtAgg *agg, uint64_t ns)
 {
+	if (ns < agg->min_ns || agg->count == 0)
+		agg->min_ns = ns;
 	agg->count++;
 	agg->total_ns += ns;
 	if (ns > agg->max_ns)
@@ -55,6 +62,8 @@ pgwt_agg_merge(PgwtAgg *dst, const PgwtAgg *src)
 {
 	int			i;
 
+	if (src->count > 0 && (dst->count == 0 || src->min_ns < dst->min_ns))
+		dst->min_ns = src->min_ns;
 	dst->count += src->count;
 	dst->total_ns += src->total_ns;
 	if (src->max_ns > dst->max_ns)

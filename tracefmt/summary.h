@@ -23,7 +23,10 @@
 #include "tracefmt/tracefmt.h"
 
 #define PGWT_TF_SUM_MAGIC		0x53574750u	/* "PGWS" little-endian */
-#define PGWT_TF_SUM_VERSION		1
+/* 2 adds the shortest wait to every stat; version 1 files still read (no
+ * shortest wait known: min_ns 0) */
+#define PGWT_TF_SUM_VERSION		2
+#define PGWT_TF_SUM_VERSION_OLDEST 1
 #define PGWT_TF_SUM_SUFFIX		".sum"
 #define PGWT_TF_SUM_FRAME_HEADER_SIZE 24
 #define PGWT_TF_SUM_SECOND_NS	1000000000ull
@@ -57,6 +60,7 @@ typedef struct pgwt_tf_sum_stat
 	uint64_t	waits;			/* exact waits that ended in the second */
 	uint64_t	exact_ns;		/* exact time inside the second */
 	uint64_t	completed_ns;	/* full length of those waits */
+	uint64_t	min_ns;			/* shortest of them (0: unknown, version 1) */
 	uint64_t	max_ns;			/* longest of them */
 	uint64_t	sampled_ns;		/* sample weights */
 	uint64_t	samples;

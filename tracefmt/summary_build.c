@@ -453,6 +453,8 @@ static void
 sb_stat_exact(pgwt_tf_sum_stat *st, uint64_t ns, uint64_t full_ns)
 {
 	st->exact_ns += ns;
+	if (full_ns < st->min_ns || st->waits == 0)
+		st->min_ns = full_ns;
 	st->waits++;
 	st->completed_ns += full_ns;
 	if (full_ns > st->max_ns)
@@ -497,6 +499,8 @@ sb_set_flags(pgwt_tf_sum_builder *b, pgwt_tf_second *s)
 static void
 sb_stat_add(pgwt_tf_sum_stat *d, const pgwt_tf_sum_stat *a)
 {
+	if (a->waits > 0 && (d->waits == 0 || a->min_ns < d->min_ns))
+		d->min_ns = a->min_ns;
 	d->waits += a->waits;
 	d->exact_ns += a->exact_ns;
 	d->completed_ns += a->completed_ns;

@@ -12,7 +12,7 @@
 
 /* ---- codec ------------------------------------------------------------------ */
 
-#define SB_STAT_MAX	(1 + 6 * 10)
+#define SB_STAT_MAX	(1 + 7 * 10)
 
 size_t
 pgwt_tf_second_encoded_max(const pgwt_tf_second *s)
@@ -31,12 +31,15 @@ pgwt_tf_second_encoded_max(const pgwt_tf_second *s)
  * A stat: a LEB128 mask of the fields that are not zero, then those
  * fields: waits, exact_ns, zigzag(completed_ns - exact_ns) (0 when no
  * wait crossed the frame's start), completed_ns - max_ns (0 for one
- * wait), sampled_ns, samples.
+ * wait), sampled_ns, samples, and (version 2) max_ns - min_ns + 1 where
+ * there are waits (1 for one wait; absent: the shortest is unknown).
  */
+#define SB_STAT_FIELDS 7
+
 static size_t
 sb_put_stat(uint8_t *p, const pgwt_tf_sum_stat *st)
 {
-	uint64_t	v[6];
+	uint64_t	v[SB_STAT_FIELDS];
 	unsigned	mask = 0,
 				i;
 	size_t		n;
@@ -47,11 +50,14 @@ sb_put_stat(uint8_t *p, const pgwt_tf_sum_stat *st)
 	v[3] = st->completed_ns - st->max_ns;
 	v[4] = st->sampled_ns;
 	v[5] = st->samples;
-	for (i = 0; i < 6; i++)
+	/* a min of 0 (unknown, or a 0 ns wait) reads back as 0 either way */
+	v[6] = st->waits > 0 && st->min_ns <= st->max_ns && st->max_ns < UINT64_MAX ?
+		st->max_ns - st->min_ns + 1 : 0;
+	for (i = 0; i < SB_STAT_FIELDS; i++)
 		if (v[i])
 			mask |= 1u << i;
 	n = tf_put_leb(p, mask);
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < SB_STAT_FIELDS; i++)
 		if (v[i])
 			n += tf_put_leb(p + n, v[i]);
 	return n;
@@ -212,12 +218,12 @@ static void
 sb_get_stat(sb_in *in, pgwt_tf_sum_stat *st)
 {
 	uint64_t	mask = sb_leb(in);
-	uint64_t	v[6];
+	uint64_t	v[SB_STAT_FIELDS];
 	unsigned	i;
 
-	if (mask >> 6)
+	if (mask >> SB_STAT_FIELDS)
 		in->bad = true;
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < SB_STAT_FIELDS; i++)
 	{
 		v[i] = 0;
 		if (mask & (1u << i))
@@ -244,8 +250,12 @@ sb_get_stat(sb_in *in, pgwt_tf_sum_stat *st)
 	st->max_ns = st->completed_ns - v[3];
 	st->sampled_ns = v[4];
 	st->samples = v[5];
+	/* the shortest wait lies in [0, max]; absent (version 1): unknown, 0 */
+	if (v[6] != 0 && v[6] - 1 > st->max_ns)
+		in->bad = true;
+	st->min_ns = v[6] != 0 ? st->max_ns - (v[6] - 1) : 0;
 	/* a stat without waits has no wait lengths */
-	if (st->waits == 0 && (st->completed_ns || st->max_ns))
+	if (st->waits == 0 && (st->completed_ns || st->max_ns || v[6]))
 		in->bad = true;
 	if (st->samples == 0 && st->sampled_ns)
 		in->bad = true;

@@ -50,7 +50,7 @@ sf_header_decode(const uint8_t *in, pgwt_tf_file_header *h)
 		return -PGWT_TF_BAD_MAGIC;
 	h->version = tf_get_u16(in + 4);
 	h->flags = tf_get_u16(in + 6);
-	if (h->version != PGWT_TF_SUM_VERSION)
+	if (h->version < PGWT_TF_SUM_VERSION_OLDEST || h->version > PGWT_TF_SUM_VERSION)
 		return -PGWT_TF_BAD_VERSION;
 	if (h->flags & ~PGWT_TF_FLAG_LZ4)
 		return -PGWT_TF_BAD_HEADER;

@@ -736,6 +736,7 @@ test_session_events(void)
 		if (w)
 		{
 			EXPECT(w->total_ns == 700 * MS && w->waits == 1 && !w->exited);
+			EXPECT(w->min_ns == 700 * MS && w->max_ns == 700 * MS);
 			EXPECT_DBL(w->pct_db, 70.0);
 			EXPECT(pass == 0 ? w->hist_ns != NULL && w->hist_ns[20] == 1 : w->hist_ns == NULL);
 		}
@@ -757,6 +758,8 @@ test_session_events(void)
 		EXPECT(pgwt_view_system_event(e, 0, NULL, &r) == PGWT_VIEW_OK);
 		w = find_row(&r, EV_DATAFILEREAD);
 		EXPECT(w != NULL && w->hist_ns != NULL && w->hist_ns[20] == 1 && w->hist_ns[17] == 1);
+		/* the event's extremes over both sessions */
+		EXPECT(w != NULL && w->min_ns == 100 * MS && w->max_ns == 700 * MS);
 		pgwt_event_rows_free(&r);
 		pgwt_engine_free(e);
 	}
@@ -791,7 +794,7 @@ same_rows(const pgwt_event_rows *a, const pgwt_event_rows *b)
 		if (x.event != y.event || x.pid != y.pid || x.query_id != y.query_id ||
 			x.other != y.other || x.idle != y.idle || x.fidelity != y.fidelity ||
 			x.waits != y.waits || x.total_ns != y.total_ns || x.exact_ns != y.exact_ns ||
-			x.sampled_ns != y.sampled_ns || x.avg_ns != y.avg_ns || x.max_ns != y.max_ns ||
+			x.sampled_ns != y.sampled_ns || x.avg_ns != y.avg_ns || x.max_ns != y.max_ns || x.min_ns != y.min_ns ||
 			x.max_known != y.max_known || x.pct_db != y.pct_db || x.exited != y.exited)
 			return false;
 	}

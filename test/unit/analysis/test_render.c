@@ -72,10 +72,13 @@ test_json(void)
 	EXPECT(strstr(b.data, "{\"event\":\"Timeout:PgSleep\",\"event_id\":150994946,\"other\":false,\"idle\":false,"
 				  "\"fidelity\":\"exact\",\"waits\":10,\"exact_waits\":10,\"total_ns\":2000000000,"
 				  "\"exact_ns\":2000000000,\"sampled_ns\":0,\"avg_ns\":200000000,\"max_ns\":200000000,") != NULL);
-	/* percentiles: the bucket of 200 ms, cut at the largest wait */
-	EXPECT(strstr(b.data, "\"max_ns\":200000000,\"p50_ns\":160604952,\"p50_lo_ns\":134217728,\"p50_hi_ns\":200000001,"
-				  "\"p95_ns\":200000000,\"p95_lo_ns\":134217728,\"p95_hi_ns\":200000001,"
-				  "\"p99_ns\":200000000,\"p99_lo_ns\":134217728,\"p99_hi_ns\":200000001,"
+	/*
+	 * percentiles: the bucket of 200 ms, cut at the smallest and largest
+	 * wait; ten identical waits give exactly their length
+	 */
+	EXPECT(strstr(b.data, "\"max_ns\":200000000,\"p50_ns\":200000000,\"p50_lo_ns\":200000000,\"p50_hi_ns\":200000001,"
+				  "\"p95_ns\":200000000,\"p95_lo_ns\":200000000,\"p95_hi_ns\":200000001,"
+				  "\"p99_ns\":200000000,\"p99_lo_ns\":200000000,\"p99_hi_ns\":200000001,"
 				  "\"pct_db\":98.5222}") != NULL);
 	EXPECT(strstr(b.data, "\"event\":\"IO:DataFileRead\",\"event_id\":167772177,\"other\":false,\"idle\":false,"
 				  "\"fidelity\":\"sampled\",\"waits\":null,\"exact_waits\":0,\"total_ns\":30000000,") != NULL);
@@ -104,7 +107,7 @@ test_json(void)
 	EXPECT(strstr(b.data, "\"buckets_unit\":\"log2_ns\"") != NULL);
 	EXPECT(strstr(b.data, "{\"lo_ns\":134217728,\"hi_ns\":268435456,\"waits\":10}") != NULL);
 	EXPECT(strstr(b.data, "{\"lo_ns\":1099511627776,\"hi_ns\":null,\"waits\":0}") != NULL);
-	EXPECT(strstr(b.data, "\"p50_lo_ns\":134217728,\"p50_hi_ns\":200000001") != NULL);
+	EXPECT(strstr(b.data, "\"p50_ns\":200000000,\"p50_lo_ns\":200000000,\"p50_hi_ns\":200000001") != NULL);
 	pgwt_buf_free(&b);
 	o.format = PGWT_OUT_TEXT;
 	pgwt_render_histogram(&b, &o, &sum, &h, st);
@@ -131,19 +134,31 @@ test_csv_and_text(void)
 	st = pgwt_view_system_event(e, 0, NULL, &rows);
 	pgwt_render_system_event(&b, &o, &sum, &rows, st);
 	{
-		const char *hdr = "window,fidelity,event,waits,total_ns,avg_ns,max_ns,pct_db,status,p50_ns,p95_ns,p99_ns\n";
+		const char *hdr = "window,fidelity,event,waits,total_ns,avg_ns,max_ns,pct_db,status,p50_ns,p95_ns,p99_ns,"
+			"p50_lo_ns,p50_hi_ns,p95_lo_ns,p95_hi_ns,p99_lo_ns,p99_hi_ns\n";
 
 		EXPECT(strncmp(b.data, hdr, strlen(hdr)) == 0);
 	}
 	EXPECT(strstr(b.data, "\nall,exact,Timeout:PgSleep,10,2000000000,200000000,200000000,98.5222,ok,"
-				  "160604952,200000000,200000000\n") != NULL);
-	EXPECT(strstr(b.data, "\nall,sampled,IO:DataFileRead,,30000000,,,1.4778,ok,,,\n") != NULL);
+				  "200000000,200000000,200000000,"
+				  "200000000,200000001,200000000,200000001,200000000,200000001\n") != NULL);
+	EXPECT(strstr(b.data, "\nall,sampled,IO:DataFileRead,,30000000,,,1.4778,ok,,,,,,,,,\n") != NULL);
 	pgwt_buf_free(&b);
 
 	o.format = PGWT_OUT_TEXT;
 	pgwt_render_system_event(&b, &o, &sum, &rows, st);
 	EXPECT(strstr(b.data, "Timeout:PgSleep") != NULL);
 	EXPECT(strstr(b.data, "? = not known from samples") != NULL);
+	EXPECT(strstr(b.data, "keeps no per-") == NULL);
+	pgwt_event_rows_free(&rows);
+	pgwt_buf_free(&b);
+
+	/* a query table of an engine without per-key histograms says why its
+	 * exact rows have no percentiles */
+	st = pgwt_view_query_event(e, 0, NULL, &rows);
+	pgwt_render_query_event(&b, &o, &sum, &rows, st);
+	EXPECT(strstr(b.data, "p50/p95/p99 ? on exact rows: this view keeps no per-query histogram") != NULL);
+	EXPECT(strstr(b.data, "--view query_event has them") != NULL);
 	pgwt_event_rows_free(&rows);
 	pgwt_buf_free(&b);
 

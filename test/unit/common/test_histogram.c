@@ -188,6 +188,48 @@ test_quantile_known(void)
 	hist_report("histogram-quantile-known-truth", ok);
 }
 
+/*
+ * Identical waits: 1,000 waits of 1 ms give exactly 1 ms at every
+ * percentile once the row's minimum and maximum are known (without them
+ * the interpolation inside [2^19, 2^20) ns lands below 1 ms). Waits of two
+ * values in one bucket stay inside [min, max].
+ */
+static void
+test_quantile_identical(void)
+{
+	int			ok = 1;
+	uint64_t	ns[PGWT_HIST_NS_BUCKETS] = {0};
+	pgwt_hist_pct p;
+
+	ns[pgwt_hist_ns_bucket(1000000)] = 1000;
+	for (unsigned i = 0; i < PGWT_HIST_NPCTS; i++)
+	{
+		CHECK(pgwt_hist_quantile(ns, pgwt_hist_pct_q(i), 1000000, 1000000, &p));
+		CHECK(p.est_ns == 1000000 && p.lo_ns == 1000000 && p.hi_ns == 1000001);
+	}
+	CHECK(pgwt_hist_quantile(ns, 0.5, 0, 0, &p));
+	CHECK(p.est_ns != 1000000 && p.lo_ns == UINT64_C(1) << 19);
+	/* a zero-length wait: min 0 is no cut, and the answer is still max's */
+	memset(ns, 0, sizeof(ns));
+	ns[0] = 5;
+	CHECK(pgwt_hist_quantile(ns, 0.5, 0, 0, &p) && p.est_ns < 1024);
+	CHECK(pgwt_hist_quantile(ns, 0.5, 0, 1, &p) && p.est_ns <= 1);
+	/* 500 waits of 600 us and 500 of 900 us: one bucket, cut to [600, 900] us */
+	memset(ns, 0, sizeof(ns));
+	ns[pgwt_hist_ns_bucket(600000)] = 1000;
+	for (unsigned i = 0; i < PGWT_HIST_NPCTS; i++)
+	{
+		CHECK(pgwt_hist_quantile(ns, pgwt_hist_pct_q(i), 600000, 900000, &p));
+		CHECK(p.est_ns >= 600000 && p.est_ns <= 900000);
+	}
+	/* the open top bucket, every wait 2^41 ns */
+	memset(ns, 0, sizeof(ns));
+	ns[PGWT_HIST_NS_BUCKETS - 1] = 3;
+	CHECK(pgwt_hist_quantile(ns, 0.5, UINT64_C(1) << 41, UINT64_C(1) << 41, &p));
+	CHECK(p.est_ns == UINT64_C(1) << 41);
+	hist_report("histogram-quantile-identical-waits", ok);
+}
+
 static int
 cmp_u64(const void *a, const void *b)
 {
@@ -261,6 +303,7 @@ main(void)
 	check_layout(false, "histogram-us-bounds");
 	test_sweep();
 	test_quantile_known();
+	test_quantile_identical();
 	test_quantile_lognormal();
 	return hist_failures ? 1 : 0;
 }

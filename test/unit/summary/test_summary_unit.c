@@ -263,6 +263,53 @@ test_billing_and_crossings(void)
 	got_free(&g);
 }
 
+/*
+ * Every stat keeps its shortest wait (version 2): a second's event, pid and
+ * query rows and the minute rollup; a shortest of 0 (unknown, as version 1
+ * files read) re-encodes and reads back as 0.
+ */
+static void
+test_min_wait(void)
+{
+	got_seconds g = {0};
+	pgwt_tf_sum_builder *b;
+	pgwt_record r;
+	const pgwt_tf_sum_event *e;
+	pgwt_tf_second_buf d;
+
+	CHECK_RC(pgwt_tf_sum_builder_create(got_cb, &g, &b));
+	r = tr(10 * SEC + 500000, 100, EV_IO, 0, 900000, 7);
+	CHECK_RC(pgwt_tf_sum_builder_add(b, &r));
+	r = tr(10 * SEC + 900000, 100, EV_IO, 0, 300000, 7);
+	CHECK_RC(pgwt_tf_sum_builder_add(b, &r));
+	r = tr(11 * SEC + 900000, 100, EV_IO, 0, 200000, 7);
+	CHECK_RC(pgwt_tf_sum_builder_add(b, &r));
+	CHECK_RC(pgwt_tf_sum_builder_finish(b));
+	pgwt_tf_sum_builder_free(b);
+	CHECKF(g.n == 2, "%u seconds", g.n);
+	CHECK((e = find_event(&g.dec[0].s, EV_IO)) != NULL && e->st.waits == 2 &&
+		  e->st.min_ns == 300000 && e->st.max_ns == 900000);
+	CHECK(g.dec[0].s.npid_events == 1 && g.dec[0].s.pid_events[0].st.min_ns == 300000);
+	CHECK(g.dec[0].s.nquery_events == 1 && g.dec[0].s.query_events[0].st.min_ns == 300000);
+	CHECK((e = find_event(&g.dec[1].s, EV_IO)) != NULL && e->st.min_ns == 200000 &&
+		  e->st.max_ns == 200000);
+	CHECK(g.nminutes == 1 && (e = find_event(&g.minute.s, EV_IO)) != NULL &&
+		  e->st.waits == 3 && e->st.min_ns == 200000 && e->st.max_ns == 900000);
+	/* unknown (0) survives a round trip */
+	{
+		pgwt_tf_sum_event *w = (pgwt_tf_sum_event *) find_event(&g.dec[0].s, EV_IO);
+		uint8_t    *again = malloc(pgwt_tf_second_encoded_max(&g.dec[0].s));
+
+		w->st.min_ns = 0;
+		memset(&d, 0, sizeof(d));
+		CHECK(pgwt_tf_second_decode(again, pgwt_tf_second_encode(&g.dec[0].s, again), &d) >= 0);
+		CHECK((e = find_event(&d.s, EV_IO)) != NULL && e->st.min_ns == 0 && e->st.max_ns == 900000);
+		pgwt_tf_second_buf_free(&d);
+		free(again);
+	}
+	got_free(&g);
+}
+
 static void
 test_caps_late_and_escalation(void)
 {
@@ -591,6 +638,7 @@ main(int argc, char **argv)
 {
 	golden_dir = argc > 1 ? argv[1] : "test/golden";
 	RUN(test_billing_and_crossings);
+	RUN(test_min_wait);
 	RUN(test_range_billing);
 	RUN(test_caps_late_and_escalation);
 	RUN(test_codec_damage);
