@@ -279,7 +279,8 @@ close_missed_run(__u32 pid, struct pgwt_sched_target *t, struct task_struct *pre
 	if (prev->sched_info.pcount - t->k_pcount > 1)
 		count_add(PGWT_SC_MISSED_MULTI, 1);
 	arrived = stamp_to_mono(now, rq_clock_of(prev), prev->sched_info.last_arrival, t->since_ns);
-	rq_wait = prev->sched_info.run_delay - t->k_run_delay;
+	rq_wait = prev->sched_info.run_delay > t->k_run_delay ?
+		prev->sched_info.run_delay - t->k_run_delay : 0;
 	if (t->off_ns)
 		wake_at(pid, t, arrived > t->off_ns + rq_wait ? arrived - rq_wait : t->off_ns);
 	run_at(pid, t, arrived);
