@@ -19,6 +19,11 @@
  * event_ids.h). A block with no wait event set (a page fault that reads
  * the disk, a pipe) stays CPU* and is only counted. Run-queue time is
  * also added per backend and in total, at its end.
+ * The kernel may skip a run of these programs (seen: a wakeup and the
+ * switch-in after it, on a busy host), so no boundary depends on one run:
+ * each switch-out keeps the task's own scheduler accounting (sched_info),
+ * and a switch-out or switch-in that finds an event missing places it
+ * from that accounting (close_missed_run, on_run) and counts it.
  * Records go into a ring buffer without waking the consumer (it polls).
  */
 #include "vmlinux.h"
@@ -71,19 +76,55 @@ count_add(__u32 which, __u64 n)
 		*v += n;
 }
 
-/* Leave t's state for new_event at now: one record, billed to qid. */
+/*
+ * The run-queue clock (sched_clock) of the CPU task p is on, which the
+ * kernel's sched_info stamps use: __schedule has just updated it at a
+ * switch. Reached through p's fair-class run queue (the per-CPU runqueues
+ * symbol is not in kallsyms on every kernel); 0 when p has none.
+ */
+static __always_inline __u64
+rq_clock_of(struct task_struct *p)
+{
+	struct cfs_rq *cfs = p->se.cfs_rq;
+
+	if (!cfs || !cfs->rq)
+		return 0;
+	return cfs->rq->clock;
+}
+
+/*
+ * A sched_info stamp (run-queue clock) as CLOCK_MONOTONIC: now less its age
+ * on this CPU's clock, kept within [lo, now]; now when the stamp is unset.
+ */
+static __always_inline __u64
+stamp_to_mono(__u64 now, __u64 rq_now, __u64 stamp, __u64 lo)
+{
+	__u64		ts = now;
+
+	if (stamp && stamp <= rq_now && rq_now - stamp < now)
+		ts = now - (rq_now - stamp);
+	if (ts < lo)
+		ts = lo;
+	if (ts > now)
+		ts = now;
+	return ts;
+}
+
+/* Leave t's state for new_event at ts: one record, billed to qid. */
 static __always_inline void
-emit(__u32 pid, struct pgwt_sched_target *t, __u64 now, __u32 new_event,
+emit(__u32 pid, struct pgwt_sched_target *t, __u64 ts, __u32 new_event,
 	 __u64 qid, __u64 xact)
 {
 	struct pgwt_watch_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 
+	if (ts < t->since_ns)
+		ts = t->since_ns;
 	if (!e)
 		count_add(PGWT_SC_DROPS, 1);
 	else
 	{
-		e->ts_ns = now;
-		e->duration_ns = now - t->since_ns;
+		e->ts_ns = ts;
+		e->duration_ns = ts - t->since_ns;
 		e->query_id = qid;
 		e->xact_key = xact;
 		e->pid = pid;
@@ -94,7 +135,7 @@ emit(__u32 pid, struct pgwt_sched_target *t, __u64 now, __u32 new_event,
 		count_add(PGWT_SC_TRANSITIONS, 1);
 	}
 	t->event = new_event;
-	t->since_ns = now;
+	t->since_ns = ts;
 }
 
 /*
@@ -150,13 +191,30 @@ on_block(__u32 pid, struct pgwt_sched_target *t, __u64 now)
 	leave_running(pid, t, now, ev);
 }
 
-/* next runs again: its run-queue wait ends, and so does its wait event. */
+/* A blocked backend is made runnable at ts: its wait (or CPU*) ends there. */
 static __always_inline void
-on_run(__u32 pid, struct pgwt_sched_target *t, __u64 now)
+wake_at(__u32 pid, struct pgwt_sched_target *t, __u64 ts)
+{
+	if (ts < t->off_ns)
+		ts = t->off_ns;
+	t->queued_ns = ts;
+	if (t->event == 0)
+	{
+		/* blocked with no wait event: that much is CPU*, the rest run queue */
+		t->unnamed_off_ns += ts - t->off_ns;
+		count_add(PGWT_SC_UNNAMED_OFF_NS, ts - t->off_ns);
+	}
+	t->off_ns = 0;
+	emit(pid, t, ts, PGWT_SCHED_RUNQUEUE, t->query_id, t->xact_key);
+}
+
+/* The backend runs again at ts: its run-queue wait ends, and so does its wait event. */
+static __always_inline void
+run_at(__u32 pid, struct pgwt_sched_target *t, __u64 ts)
 {
 	if (t->queued_ns)
 	{
-		__u64		rq = now - t->queued_ns;
+		__u64		rq = ts > t->queued_ns ? ts - t->queued_ns : 0;
 
 		t->runq_ns += rq;
 		t->runq_count++;
@@ -166,13 +224,66 @@ on_run(__u32 pid, struct pgwt_sched_target *t, __u64 now)
 	}
 	if (t->off_ns && t->event == 0)
 	{
-		/* woken without a wakeup seen: the whole off-CPU time was blocked */
-		t->unnamed_off_ns += now - t->off_ns;
-		count_add(PGWT_SC_UNNAMED_OFF_NS, now - t->off_ns);
+		/* woken without a wakeup placed: the whole off-CPU time was blocked */
+		t->unnamed_off_ns += ts - t->off_ns;
+		count_add(PGWT_SC_UNNAMED_OFF_NS, ts - t->off_ns);
 	}
 	t->off_ns = 0;
 	if (t->event != 0)
-		emit(pid, t, now, 0, t->query_id, t->xact_key);
+		emit(pid, t, ts, 0, t->query_id, t->xact_key);
+}
+
+/*
+ * next switches in. Where its wakeup was not seen (the kernel skipped the
+ * program, or it fired elsewhere unseen) the kernel's own stamp of when it
+ * entered the run queue (sched_info.last_queued, cleared at each arrival)
+ * ends the wait there instead of here.
+ */
+static __always_inline void
+on_run(__u32 pid, struct pgwt_sched_target *t, struct task_struct *next, __u64 now)
+{
+	if (t->seen && !t->off_ns && !t->queued_ns)
+		count_add(PGWT_SC_MISSED_OFF, 1);
+	if (t->off_ns)
+	{
+		count_add(PGWT_SC_MISSED_WAKE, 1);
+		if (t->event != 0)
+			wake_at(pid, t, stamp_to_mono(now, rq_clock_of(next), next->sched_info.last_queued,
+										  t->off_ns));
+	}
+	run_at(pid, t, now);
+}
+
+/*
+ * prev switches out, so it ran: where the program still has it off the CPU
+ * (blocked, or runnable), the switch-in before this run, and maybe the
+ * wakeup before that, ran without the program (the kernel can skip a
+ * tracepoint program, and counts only some of the skips). Without this, a
+ * wait whose end was missed would run on into the next wait of the same
+ * event (on_block emits nothing for it) and two waits would count as one.
+ * The kernel's accounting of the task places the missed boundaries: it
+ * arrived at sched_info.last_arrival after waiting run_delay - k_run_delay
+ * in the run queue (all its waits since the last switch-out seen; with
+ * more than one arrival in between, the runs between are billed as run
+ * queue and counted).
+ */
+static __always_inline void
+close_missed_run(__u32 pid, struct pgwt_sched_target *t, struct task_struct *prev, __u64 now)
+{
+	__u64		arrived,
+				rq_wait;
+
+	if (!t->seen || (!t->off_ns && !t->queued_ns))
+		return;
+	count_add(PGWT_SC_MISSED_RUN, 1);
+	if (prev->sched_info.pcount - t->k_pcount > 1)
+		count_add(PGWT_SC_MISSED_MULTI, 1);
+	arrived = stamp_to_mono(now, rq_clock_of(prev), prev->sched_info.last_arrival, t->since_ns);
+	rq_wait = prev->sched_info.run_delay > t->k_run_delay ?
+		prev->sched_info.run_delay - t->k_run_delay : 0;
+	if (t->off_ns)
+		wake_at(pid, t, arrived > t->off_ns + rq_wait ? arrived - rq_wait : t->off_ns);
+	run_at(pid, t, arrived);
 }
 
 SEC("tp_btf/sched_switch")
@@ -189,6 +300,10 @@ BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *
 		count_add(PGWT_SC_SELF_TEST, 1);
 	else if ((t = bpf_map_lookup_elem(&targets, &ppid)) != NULL)
 	{
+		close_missed_run(ppid, t, prev, now);
+		t->k_run_delay = prev->sched_info.run_delay;
+		t->k_pcount = prev->sched_info.pcount;
+		t->seen = 1;
 		/* preempted (or preempted while going to sleep): still runnable */
 		if (preempt || prev_state == 0)
 		{
@@ -200,7 +315,7 @@ BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *
 			on_block(ppid, t, now);
 	}
 	if ((t = bpf_map_lookup_elem(&targets, &npid)) != NULL)
-		on_run(npid, t, now);
+		on_run(npid, t, next, now);
 	return 0;
 }
 
@@ -211,21 +326,14 @@ on_wake(struct task_struct *p)
 	__u32		pid = p->pid;
 	struct pgwt_sched_target *t = bpf_map_lookup_elem(&targets, &pid);
 
-	__u64		now;
-
-	if (!t || !t->off_ns || t->queued_ns)
+	if (!t)
 		return;
-	now = bpf_ktime_get_ns();
-	t->queued_ns = now;
-	if (t->event == 0)
+	if (!t->off_ns || t->queued_ns)
 	{
-		/* blocked with no wait event: that much is CPU*, the rest run queue */
-		t->unnamed_off_ns += now - t->off_ns;
-		count_add(PGWT_SC_UNNAMED_OFF_NS, now - t->off_ns);
+		count_add(PGWT_SC_WAKE_NOT_BLOCKED, 1);
+		return;
 	}
-	t->off_ns = 0;
-	/* the wait (or CPU*) ends at the wakeup: queued from now */
-	emit(pid, t, now, PGWT_SCHED_RUNQUEUE, t->query_id, t->xact_key);
+	wake_at(pid, t, bpf_ktime_get_ns());
 }
 
 SEC("tp_btf/sched_wakeup")

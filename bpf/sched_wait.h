@@ -36,9 +36,17 @@ struct pgwt_sched_target
 	__u64		runq_ns;		/* run-queue time so far (wakeup or preemption -> switch-in) */
 	__u64		runq_count;
 	__u64		unnamed_off_ns; /* blocked with no wait event set (billed as CPU*) */
+	/*
+	 * The kernel's own scheduler accounting of the task (its sched_info)
+	 * read at its last switch-out: run-queue time so far and arrivals on a
+	 * CPU. A boundary the program did not see (a run it skipped) is placed
+	 * from the difference at the next switch-out.
+	 */
+	__u64		k_run_delay;
+	__u64		k_pcount;
 	__u32		event;			/* the state last emitted: 0 on CPU,
 								 * PGWT_SCHED_RUNQUEUE, or a wait event */
-	__u32		pad;
+	__u32		seen;			/* 1 once a switch-out of it was seen (k_* valid) */
 };
 
 /*
@@ -61,6 +69,26 @@ enum pgwt_sched_counter
 	PGWT_SC_RUNQ_NS,			/* run-queue time of traced backends (the
 								 * status counts the records' instead) */
 	PGWT_SC_RUNQ_COUNT,
+	/*
+	 * States the program cannot account for (each a scheduler event it did
+	 * not see): a switch-out of a backend it had off the CPU (blocked or
+	 * runnable: its switch-in was missed), a switch-in of one it had on the
+	 * CPU (its switch-out was missed; counted once a switch-out of it was
+	 * seen). Wakeups of a backend not blocked (woken before it
+	 * switched out, or already runnable) are normal, and only counted.
+	 */
+	PGWT_SC_MISSED_RUN,
+	PGWT_SC_MISSED_OFF,
+	PGWT_SC_WAKE_NOT_BLOCKED,
+	/*
+	 * Of the missed switch-ins, those whose boundaries were placed from
+	 * more than one arrival of the kernel's accounting (several runs
+	 * unseen: the wait is closed at the earliest run-queue entry the
+	 * kernel's total allows, the runs between billed as run queue).
+	 */
+	PGWT_SC_MISSED_MULTI,
+	/* switch-ins whose wakeup was not seen, placed from sched_info.last_queued */
+	PGWT_SC_MISSED_WAKE,
 	PGWT_SC_NCOUNTERS
 };
 

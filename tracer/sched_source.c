@@ -367,6 +367,31 @@ fail:
 	return rc ? rc : -EINVAL;
 }
 
+/*
+ * The kernel's own counts per program: runs skipped because the same
+ * program was already running on that CPU (a tracepoint hit inside it),
+ * and runs when kernel.bpf_stats_enabled is on (else 0: counting costs
+ * two clock reads per run, so it stays the administrator's choice).
+ */
+static void
+sk_prog_stats(sk_t *k, pgwt_self_metrics *m)
+{
+	const struct bpf_program *p[3] = {k->skel->progs.on_switch, k->skel->progs.on_wakeup,
+	k->skel->progs.on_wakeup_new};
+
+	for (int i = 0; i < 3; i++)
+	{
+		struct bpf_prog_info info;
+		__u32		len = sizeof(info);
+
+		memset(&info, 0, sizeof(info));
+		if (bpf_obj_get_info_by_fd(bpf_program__fd(p[i]), &info, &len) != 0)
+			continue;
+		m->sched_recursion_misses[i] = info.recursion_misses;
+		m->sched_prog_runs[i] = info.run_cnt;
+	}
+}
+
 static void
 sk_metrics(void *h, pgwt_self_metrics *m)
 {
@@ -377,6 +402,12 @@ sk_metrics(void *h, pgwt_self_metrics *m)
 	m->sched_blocks_total = c[PGWT_SC_BLOCKS];
 	m->sched_unnamed_blocks_total = c[PGWT_SC_UNNAMED_BLOCKS];
 	m->sched_unnamed_off_ns = c[PGWT_SC_UNNAMED_OFF_NS];
+	m->sched_missed_run_total = c[PGWT_SC_MISSED_RUN];
+	m->sched_missed_off_total = c[PGWT_SC_MISSED_OFF];
+	m->sched_missed_multi_total = c[PGWT_SC_MISSED_MULTI];
+	m->sched_missed_wake_total = c[PGWT_SC_MISSED_WAKE];
+	m->sched_wake_not_blocked_total = c[PGWT_SC_WAKE_NOT_BLOCKED];
+	sk_prog_stats(h, m);
 }
 
 /*

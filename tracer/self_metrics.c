@@ -6,6 +6,9 @@
 
 #include <inttypes.h>
 
+/* the scheduler tier's programs, in sched_recursion_misses' order */
+const char *const pgwt_sched_prog_names[3] = {"switch", "wakeup", "wakeup_new"};
+
 void
 pgwt_self_metrics_json(FILE *out, const pgwt_self_metrics *m, uint64_t now_ns)
 {
@@ -43,11 +46,21 @@ pgwt_self_metrics_json(FILE *out, const pgwt_self_metrics *m, uint64_t now_ns)
 			m->wp_attached_total ? (double) m->wp_attach_latency_ns_sum / 1e3 / (double) m->wp_attached_total : 0.0,
 			(double) m->wp_attach_latency_ns_max / 1e3);
 	if (m->sched_on)
+	{
 		fprintf(out, ",\"sched_blocks_total\":%" PRIu64 ",\"sched_unnamed_blocks_total\":%" PRIu64
 				",\"sched_unnamed_off_ms\":%.1f,\"sched_runq_ms\":%.1f,\"sched_runq_total\":%" PRIu64
 				",\"sched_attached\":%d,\"sched_attaches_total\":%" PRIu64,
 				m->sched_blocks_total, m->sched_unnamed_blocks_total,
 				(double) m->sched_unnamed_off_ns / 1e6, (double) m->sched_runq_ns / 1e6,
 				m->sched_runq_total, m->sched_attached, m->sched_attaches_total);
+		fprintf(out, ",\"sched_missed_run_total\":%" PRIu64 ",\"sched_missed_off_total\":%" PRIu64
+				",\"sched_missed_multi_total\":%" PRIu64 ",\"sched_missed_wake_total\":%" PRIu64
+				",\"sched_wake_not_blocked_total\":%" PRIu64,
+				m->sched_missed_run_total, m->sched_missed_off_total, m->sched_missed_multi_total,
+				m->sched_missed_wake_total, m->sched_wake_not_blocked_total);
+		for (int i = 0; i < 3; i++)
+			fprintf(out, ",\"sched_%s_recursion_misses\":%" PRIu64 ",\"sched_%s_runs\":%" PRIu64,
+					pgwt_sched_prog_names[i], m->sched_recursion_misses[i], pgwt_sched_prog_names[i], m->sched_prog_runs[i]);
+	}
 	fputc('}', out);
 }

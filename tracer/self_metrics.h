@@ -54,7 +54,23 @@ typedef struct pgwt_self_metrics
 	uint64_t	sched_runq_total;			/* run-queue waits */
 	int			sched_attached;				/* tracepoints attached now (0 between windows) */
 	uint64_t	sched_attaches_total;		/* times they were attached */
+	/* events the programs could not account for (bpf/sched_wait.h) */
+	uint64_t	sched_missed_run_total;		/* switch-in not seen */
+	uint64_t	sched_missed_off_total;		/* switch-out not seen */
+	uint64_t	sched_missed_multi_total;	/* of missed_run: several runs unseen */
+	uint64_t	sched_missed_wake_total;	/* wakeup not seen, switch-in seen */
+	uint64_t	sched_wake_not_blocked_total;	/* woken while not blocked */
+	/*
+	 * Per program (switch, wakeup, wakeup_new), from the kernel: runs it
+	 * skipped because one was already running on that CPU, and its runs
+	 * (0 unless sysctl kernel.bpf_stats_enabled is 1).
+	 */
+	uint64_t	sched_recursion_misses[3];
+	uint64_t	sched_prog_runs[3];
 } pgwt_self_metrics;
+
+/* "switch", "wakeup", "wakeup_new": sched_recursion_misses' order */
+extern const char *const pgwt_sched_prog_names[3];
 
 /* One JSON object (no newline) with the counters and derived rates. */
 extern void pgwt_self_metrics_json(FILE *out, const pgwt_self_metrics *m,

@@ -13,7 +13,7 @@
 #include "control.h"
 #include "analysis/policy/escalation.h"
 
-#define CTL_MAX_METRICS 64
+#define CTL_MAX_METRICS 80
 
 static void
 ctl_error(pgwt_json_out *o, char *buf, size_t cap, const char *msg)
