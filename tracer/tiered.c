@@ -388,8 +388,8 @@ ctl_metrics(void *arg, pgwt_metric *out, size_t max)
 		MET("sched_missed_run_total", "switch-outs of a backend the scheduler program had off the CPU (its switch-in unseen)", true, m->sched_missed_run_total);
 		MET("sched_missed_wake_total", "switch-ins of a backend whose wakeup the scheduler program did not see", true, m->sched_missed_wake_total);
 		MET("sched_missed_off_total", "switch-ins of a backend the scheduler program had on the CPU (its switch-out unseen)", true, m->sched_missed_off_total);
-		MET("sched_switch_recursion_misses", "sched_switch program runs the kernel skipped (one already running on the CPU)", true, m->sched_recursion_misses[0]);
-		MET("sched_wakeup_recursion_misses", "sched_wakeup and sched_wakeup_new program runs the kernel skipped", true,
+		MET("sched_switch_recursion_misses_total", "sched_switch program runs the kernel skipped (one already running on the CPU)", true, m->sched_recursion_misses[0]);
+		MET("sched_wakeup_recursion_misses_total", "sched_wakeup and sched_wakeup_new program runs the kernel skipped", true,
 			m->sched_recursion_misses[1] + m->sched_recursion_misses[2]);
 	}
 	MET("exact_self_tests_total", "exact-source self-tests run", true, t->self_tests_total);
