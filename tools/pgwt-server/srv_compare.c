@@ -120,6 +120,9 @@ srv_api_compare(const srv_config *cfg, srv_arg_fn arg, void *conn, srv_reply *r)
 		{
 			pgwt_render_opts ro = {fmt, &la.names, true, pgwt_query_texts_lookup, (void *) &la.qt, true};
 
+			/* bounded as every table answer: the largest changes first */
+			if (n > SRV_MAX_LIMIT)
+				n = SRV_MAX_LIMIT;
 			pgwt_render_compare(&r->body, &ro, kind, adb, bdb, rows, n);
 			if (fmt == PGWT_OUT_CSV)
 			{
