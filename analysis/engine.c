@@ -25,35 +25,6 @@
 #define ENGINE_DEF_REORDER_NS		(11ull * 1000000000ull)
 #define ENGINE_MAX_CAP				(1u << 26)
 
-const char *
-pgwt_fidelity_name(pgwt_fidelity f)
-{
-	switch (f)
-	{
-		case PGWT_FIDELITY_EXACT:
-			return "exact";
-		case PGWT_FIDELITY_SAMPLED:
-			return "sampled";
-		case PGWT_FIDELITY_MIXED:
-			return "mixed";
-		case PGWT_FIDELITY_NONE:
-			break;
-	}
-	return "none";
-}
-
-pgwt_fidelity
-pgwt_fidelity_of(bool has_exact, bool has_sampled)
-{
-	if (has_exact && has_sampled)
-		return PGWT_FIDELITY_MIXED;
-	if (has_exact)
-		return PGWT_FIDELITY_EXACT;
-	if (has_sampled)
-		return PGWT_FIDELITY_SAMPLED;
-	return PGWT_FIDELITY_NONE;
-}
-
 /* ---- creation ------------------------------------------------------------ */
 
 static unsigned

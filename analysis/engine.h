@@ -46,22 +46,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analysis/fidelity.h"
 #include "common/histogram.h"
 #include "tracefmt/record.h"
 
 #define PGWT_MAX_WINDOWS		8
 #define PGWT_BACKEND_STR		64	/* metadata strings are cut to this (with NUL) */
 
-typedef enum pgwt_fidelity
-{
-	PGWT_FIDELITY_NONE = 0,		/* no data */
-	PGWT_FIDELITY_EXACT,
-	PGWT_FIDELITY_SAMPLED,
-	PGWT_FIDELITY_MIXED
-} pgwt_fidelity;
-
-const char *pgwt_fidelity_name(pgwt_fidelity f);
-pgwt_fidelity pgwt_fidelity_of(bool has_exact, bool has_sampled);
 
 /* Caps; 0 takes the default. */
 typedef struct pgwt_engine_config

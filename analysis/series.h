@@ -22,7 +22,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "analysis/engine.h"
+#include "analysis/fidelity.h"
 #include "common/event_ids.h"
 
 #define PGWT_SERIES_NCLASS	(PGWT_NCLASSES + 1)	/* class bytes + unknown */
