@@ -125,6 +125,12 @@ SETS = {
         "15": (("none", "sampled_10hz", "sched"), ("select_only", "tpcb")),
         "18": (("none", "sampled_10hz", "sched"), ("select_only", "tpcb")),
     }, reps=3, duration_s=6, warmup_s=2, scale=10),
+    # what the extension's exact trace writes per wait and costs in TPS
+    # (issue #23), pgbench select-only on the hooked 18, stats and trace
+    # arms in ABBA pairs: ~4 min
+    "trace": BenchSet("trace", {}, reps=3, duration_s=0, warmup_s=0, scale=0,
+                      programs=(("bench/programs/trace_overhead/trace_overhead",
+                                 ("--reps", "3", "--duration", "8", "--idle-s", "5")),)),
     # the extension's shared memory by part at max_connections 100 and 400
     # (issue #23), from pg_shmem_allocations: ~2 min
     "memory": BenchSet("memory", {}, reps=1, duration_s=0, warmup_s=0, scale=0,
