@@ -406,16 +406,17 @@ pgwt_aux_slot_claim(void)
 	return NULL;
 }
 
-static void
-pgwt_slot_detach(int code, Datum arg)
+/*
+ * At exit, after the process's last waits are folded (coop_hooks.c's exit
+ * callback): the slot is marked exited, for the next claim to fold.
+ */
+void
+pgwt_slot_release_mine(void)
 {
 	PgwtSlot   *slot = pgwt_my_slot;
 
 	if (slot == NULL)
 		return;
-	pgwt_settle_exit();
-	pgwt_safe_point(true);
-	pgwt_collect_stop();
 	pgwt_my_slot = NULL;
 
 	LWLockAcquire(pgwt_shared->slots_lock, LW_EXCLUSIVE);
@@ -517,7 +518,6 @@ pgwt_slot_attach(void)
 
 	pgwt_attach_failed = false;
 	pgwt_my_slot = chosen;
-	on_shmem_exit(pgwt_slot_detach, (Datum) 0);
 }
 
 /* A consistent copy of a slot (seqlock read). */
@@ -600,7 +600,6 @@ pgwt_reset_backend(int pid)
 	{
 		if (pgwt_my_slot == NULL)
 			return false;
-		pgwt_flush_pending();
 		pgwt_zero_slot(pgwt_my_slot);
 		return true;
 	}
@@ -636,8 +635,6 @@ pgwt_reset_everything(void)
 	if (pgwt_shared == NULL)
 		return;
 	wake = palloc(sizeof(ProcNumber) * pgwt_shared->nslots);
-	if (pgwt_my_slot != NULL)
-		pgwt_flush_pending();
 
 	LWLockAcquire(pgwt_shared->slots_lock, LW_EXCLUSIVE);
 	pgwt_fold_dead_aux_slots();

@@ -68,6 +68,7 @@
 
 #include "access/xact.h"
 #include "miscadmin.h"
+#include "storage/ipc.h"
 #include "storage/proc.h"
 #include "utils/backend_status.h"
 #include "utils/wait_event.h"
@@ -182,7 +183,6 @@ static bool pgwt_exiting = false;	/* pgwt_settle_exit ran: collect no more */
  * written only before that).
  */
 static bool pgwt_start_decided = false;
-static uint64 pgwt_start_from_ns = 0;
 static bool pgwt_start_folded = false;
 
 bool
@@ -343,7 +343,10 @@ pgwt_collect_start(PgwtSlot *slot)
 
 		pgwt_start_decided = true;
 		if (start != 0 && start < first)
-			first = pgwt_start_from_ns = start;
+		{
+			first = start;
+			pgwt_trace_set_start_ns(start);
+		}
 	}
 	pgwt_slot_write_begin(slot);
 	slot->last_end_ns = first;
@@ -454,7 +457,12 @@ pgwt_flush_pending(void)
 				pgwt_trace_wait(p->event, from, p->end_ns > from ? p->end_ns - from : 0,
 								(uint64) p->query_id);
 		}
-	pgwt_start_folded = pgwt_start_folded || n > 0;
+	if (unlikely(!pgwt_start_folded) && n > 0)
+	{
+		/* a ring taken from now on begins at its first record */
+		pgwt_start_folded = true;
+		pgwt_trace_set_start_ns(0);
+	}
 	pgwt_hot.npending = 0;
 }
 
@@ -627,6 +635,8 @@ pgwt_wait_end_chained(uint32 wait_event_info)
 	pgwt_prev_end_hook(wait_event_info);
 }
 
+static void pgwt_coop_exit(int code, Datum arg);
+
 /*
  * Ordinary code path (transaction end, backend exit): follow the capture
  * setting (hooks in or out of the chain), claim a slot when collecting
@@ -648,6 +658,8 @@ pgwt_safe_point(bool merge_queries)
 		{
 			pgwt_local_queries_clear();
 			pgwt_slot_attach();
+			if (pgwt_my_slot != NULL)
+				on_shmem_exit(pgwt_coop_exit, (Datum) 0);
 		}
 		if (pgwt_my_slot != NULL && pgwt_hot.slot == NULL)
 			pgwt_collect_start(pgwt_my_slot);
@@ -688,18 +700,6 @@ pgwt_safe_point(bool merge_queries)
 }
 
 /*
- * Where the trace's CPU* of this process begins, for the ring's start
- * record: the process's start when the slot counts from there and no wait
- * has been folded yet (0: no start record; the trace then begins at its
- * first record, as the slot did).
- */
-uint64
-pgwt_trace_start_ns(void)
-{
-	return pgwt_start_folded ? 0 : pgwt_start_from_ns;
-}
-
-/*
  * Before a view reads the slots: bring the calling session's own numbers
  * up to this instant. Other sessions' figures stand as of their last flush
  * (a transaction end, an idle wait, a full batch); ours would otherwise
@@ -737,6 +737,23 @@ pgwt_settle_exit(void)
 	}
 	pgwt_exiting = true;
 	pgwt_collect_stop();
+}
+
+/*
+ * Exit callback, registered when the process claims its slot: its last
+ * waits are folded (and traced) and its last CPU* span closed, then the
+ * slot is marked exited. A ring it holds was released before this runs
+ * (trace_markers.c registers that callback later, so it runs first).
+ */
+static void
+pgwt_coop_exit(int code, Datum arg)
+{
+	if (pgwt_my_slot == NULL)
+		return;
+	pgwt_settle_exit();
+	pgwt_safe_point(true);
+	pgwt_collect_stop();
+	pgwt_slot_release_mine();
 }
 
 static void

@@ -15,6 +15,7 @@ OBJS = \
 	extension/trace_statements.o \
 	extension/escalation_logic.o \
 	extension/trace_capture.o \
+	extension/trace_markers.o \
 	extension/trace_worker.o \
 	extension/trace_names.o \
 	extension/trace_views.o \

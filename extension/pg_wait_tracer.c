@@ -33,6 +33,8 @@
 #include "extension/pgwt_shared.h"
 #include "extension/sampler.h"
 #include "extension/trace_capture.h"
+#include "extension/trace_markers.h"
+#include "extension/trace_worker.h"
 
 PG_MODULE_MAGIC;
 
@@ -93,6 +95,10 @@ _PG_init(void)
 	pgwt_sampler_init(pgwt_hooks_present());
 	/* the trace rings, escalation windows and the trace writer */
 	pgwt_trace_init(pgwt_hooks_present());
+	if (pgwt_hooks_present())
+		pgwt_trace_markers_install();
+	/* with hooks it drains the rings; without, the sampler's samples */
+	pgwt_trace_worker_register();
 	MarkGUCPrefixReserved("pg_wait_tracer");
 
 #ifdef PGWT_COOP_BUILD

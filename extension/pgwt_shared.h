@@ -200,6 +200,7 @@ extern void pgwt_slots_memory(Size *slots, Size *lists, Size *state);
 extern void pgwt_slots_shmem_init(void);
 extern PgwtSlot *pgwt_my_slot;
 extern void pgwt_slot_attach(void);
+extern void pgwt_slot_release_mine(void);
 extern PgwtSlot *pgwt_aux_slot_claim(void);
 extern bool pgwt_is_aux_process(void);
 extern bool pgwt_claims_slot_lock_free(void);
@@ -250,7 +251,6 @@ extern void pgwt_flush_pending(void);
 extern void pgwt_safe_point(bool merge_queries);
 extern void pgwt_settle_own(void);
 extern void pgwt_settle_exit(void);
-extern uint64 pgwt_trace_start_ns(void);
 extern void pgwt_collect_stop(void);
 extern void pgwt_capture_assign(int newval, void *extra);
 

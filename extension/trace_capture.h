@@ -173,6 +173,15 @@ extern void pgwt_trace_wait(uint32 event, uint64 start_ns, uint64 duration_ns,
 extern void pgwt_trace_marker(pgwt_tring_marker marker, uint64 query_id);
 extern void pgwt_trace_exit(uint64 now_ns);
 
+/* Our ring for a marker: the one held, or one taken now (NULL: none). */
+extern pgwt_trace_ring *pgwt_trace_take_ring(void);
+/* Where this process's CPU* begins for a start record (0: none). */
+extern void pgwt_trace_set_start_ns(uint64 start_ns);
+/* At a transaction end: the ring takes our role; do we hold one? */
+extern bool pgwt_trace_settle_identity(void);
+/* At exit, after the last records: give the ring back for good. */
+extern void pgwt_trace_release_at_exit(void);
+
 /* Escalation bookkeeping shared by the SQL functions and the worker. */
 extern void pgwt_trace_esc_sync_budget(void);	/* caller holds esc_lock */
 

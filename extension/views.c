@@ -805,6 +805,9 @@ pgwt_reset(PG_FUNCTION_ARGS)
 				 errdetail("Only roles with privileges of the role whose wait statistics are being reset or with privileges of the \"%s\" role may reset them.",
 						   "pg_signal_backend")));
 #ifdef PGWT_COOP_BUILD
+	/* our own waits so far are in the slot before it is zeroed */
+	if (pid == MyProcPid && pgwt_my_slot != NULL)
+		pgwt_flush_pending();
 	pgwt_reset_backend(pid);
 #endif
 	/* the in-server sampler's rows of the backend too, where it runs */
@@ -822,6 +825,8 @@ pgwt_reset_all(PG_FUNCTION_ARGS)
 				 errdetail("Only roles with the SUPERUSER attribute may reset all wait statistics.")));
 	pgwt_sampler_reset();
 #ifdef PGWT_COOP_BUILD
+	if (pgwt_my_slot != NULL)
+		pgwt_flush_pending();
 	pgwt_reset_everything();
 #endif
 	PG_RETURN_VOID();
