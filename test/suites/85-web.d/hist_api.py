@@ -1,4 +1,5 @@
-"""The histogram API's checks (no browser): argv BASE KNOWN_BASE TOP TRACE KNOWN FIRST_S.
+"""The histogram API's checks (no browser): argv BASE KNOWN_BASE TOP TRACE
+KNOWN FIRST_S SYN_BASE SYN_TRUTH.
 
 KNOWN is pct_truth.py's 'known' directory (32-seed-compat.d; written by the
 independent encoder test/golden/golden.py): session 4242 / query 77 waits
@@ -6,7 +7,8 @@ ten 200 ms PgSleeps and one of 1.5 s, session 4243 / query 88 twenty of
 10 ms. The truth below is computed here from those durations, with the
 bucket rule written again from common/histogram.h's comment. TRACE is the
 web suite's pgwt-synth trace (exact windows at 2-5 s and 12-15 s, sampled
-elsewhere)."""
+elsewhere). SYN_BASE serves hist.scn's pgwt-synth trace, SYN_TRUTH is the
+truth pgwt-synth printed for it (each event's waits and their time)."""
 import json
 import subprocess
 import sys
@@ -14,6 +16,7 @@ import sys
 from common import report, get, get_json, iso
 
 base, kbase, top, trace, known, first_s = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], int(sys.argv[6])
+sbase, syn_truth = sys.argv[7], json.load(open(sys.argv[8]))
 S, MS = 10**9, 10**6
 EV = 'Timeout:PgSleep'
 
@@ -68,6 +71,23 @@ for key, durs in [('pid=4242', long_one), ('query=77', long_one), ('pid=4243', s
     if key in ('pid=4242', 'query=77'):
         ok = ok and h['p99_ns'] == 1500 * MS and h['p50_lo_ns'] >= 1 << 27 and h['p50_hi_ns'] <= 1 << 28
     report(ok, f'api-hist-percentiles-known {key or "event"}', f'truth {ranks}, got {json.dumps({k: v for k, v in h.items() if k.startswith("p")})}')
+
+# pgwt-synth's truth: each event's waits and time are the buckets' sums; a
+# fixed-length event fills the one bucket of its length, and every
+# percentile is that length (the bucket is cut at min = max)
+fixed = {'Timeout:PgSleep': 200 * MS, 'Lock:transactionid': 1500 * MS}
+for t in syn_truth['events']:
+    h = get_json(sbase, f'/api/histogram?event={t["name"]}')
+    u = used(h)
+    ok = h['status'] == 'ok' and t['waits'] > 10 and sum(w for w, _ in u.values()) == t['waits'] \
+        and sum(x for _, x in u.values()) == t['wait_ns'] == h['total_ns']
+    if t['name'] in fixed:
+        d = fixed[t['name']]
+        ok = ok and u == {bucket(d): (t['waits'], t['waits'] * d)} \
+            and all(h[p + '_ns'] == d for p in ('p50', 'p95', 'p99')) and h['max_ns'] == d
+    else:
+        ok = ok and len(u) >= 3 and max(u) <= bucket(4 * MS)
+    report(ok, f'api-hist-synth-truth {t["name"]}', f'truth {t}, buckets {u}')
 
 # the tables' percentile cells are the histogram's (one quantile function)
 for view, key, field in [('session_event', 'pid', 'pid'), ('query_event', 'query', 'query_id')]:
