@@ -8,6 +8,7 @@
  */
 #include "analysis/engine_internal.h"
 #include "analysis/exact_internal.h"
+#include "analysis/hist_probe.h"
 #include "analysis/series.h"
 #include "analysis/span_cut.h"
 #include "common/process_rule.h"
@@ -234,6 +235,12 @@ void
 pgwt_engine_set_series(pgwt_engine *eng, struct pgwt_series *s)
 {
 	eng->series = s;
+}
+
+void
+pgwt_engine_set_hist_probe(pgwt_engine *eng, struct pgwt_hist_probe *p)
+{
+	eng->hist_probe = p;
 }
 
 /* Is pid a background process (by its metadata; none given: no)? */
@@ -624,6 +631,10 @@ engine_add_transition(pgwt_engine *eng, const pgwt_record *r)
 		pgwt_exact_transition(eng, r);
 	if (eng->series)
 		engine_series_bill(eng, r, ev, start);
+	/* counted where window 0 counts it (below) */
+	if (eng->hist_probe && end >= eng->win[0].spec.from_ns && end < eng->win[0].spec.to_ns)
+		pgwt_hist_probe_add(eng->hist_probe, r->pid, ev, r->query_id,
+							engine_pid_background(eng, r->pid), r->duration_ns);
 
 	for (int w = 0; w < eng->nwindows; w++)
 	{
@@ -780,7 +791,8 @@ pgwt_engine_pending(const pgwt_engine *eng)
 static inline bool
 engine_fast_ok(const pgwt_engine *eng)
 {
-	return eng->nwindows == 1 && eng->exact == NULL && eng->series == NULL;
+	return eng->nwindows == 1 && eng->exact == NULL && eng->series == NULL &&
+		eng->hist_probe == NULL;
 }
 
 /*

@@ -218,6 +218,9 @@ bool		pgwt_engine_has_background(const pgwt_engine *eng);
  */
 struct pgwt_series;
 void		pgwt_engine_set_series(pgwt_engine *eng, struct pgwt_series *s);
+/* A probe (analysis/hist_probe.h) the first window's exact waits feed, or NULL. */
+struct pgwt_hist_probe;
+void		pgwt_engine_set_hist_probe(pgwt_engine *eng, struct pgwt_hist_probe *p);
 
 const pgwt_engine_counters *pgwt_engine_counters_get(const pgwt_engine *eng);
 int			pgwt_engine_nwindows(const pgwt_engine *eng);

@@ -99,6 +99,7 @@ struct pgwt_engine
 	uint64_t	max_ts_seen;		/* latest timestamp of any record */
 	struct pgwt_exact *exact;	/* exact-only analyses, or NULL (exact.c) */
 	struct pgwt_series *series;	/* the caller's time series, or NULL */
+	struct pgwt_hist_probe *hist_probe;	/* one key's histogram, or NULL */
 };
 
 /*

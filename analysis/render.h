@@ -78,6 +78,23 @@ void		pgwt_render_session_event(pgwt_buf *b, const pgwt_render_opts *o,
 void		pgwt_render_session_detail(pgwt_buf *b, const pgwt_render_opts *o,
 									   const pgwt_window_summary *sum, uint32_t pid,
 									   const pgwt_event_rows *rows, pgwt_view_status st);
+/*
+ * One key's histogram (analysis/hist_probe.h) as JSON or CSV (pgwt-server's
+ * /api/histogram): status says whether it has waits (OK), holds only
+ * samples (REQUIRES_EXACT) or nothing (NO_DATA); fidelity and sampled_ns
+ * are the key's time in the window (sampled time has no buckets).
+ */
+struct pgwt_hist_probe;
+typedef struct pgwt_probe_meta
+{
+	pgwt_view_status status;
+	pgwt_fidelity fidelity;
+	uint64_t	sampled_ns;
+} pgwt_probe_meta;
+void		pgwt_render_hist_probe(pgwt_buf *b, const pgwt_render_opts *o,
+								   const pgwt_window_summary *sum,
+								   const struct pgwt_hist_probe *p, const pgwt_probe_meta *m);
+
 /* the buckets of common/histogram.h, with p50/p95/p99 from them */
 void		pgwt_render_histogram(pgwt_buf *b, const pgwt_render_opts *o,
 								  const pgwt_window_summary *sum,

@@ -5,6 +5,7 @@ import { getJSON, downloadCsv } from './api.js';
 import { readState, writeState, sortsOf, withSort, nsToMs, msToNs } from './state.js';
 import { drawAAS } from './chart.js';
 import { renderTable } from './tables.js';
+import { loadHistogram } from './hist.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -60,6 +61,8 @@ function tableSpecs(s) {
     { key: 'total_ns', label: 'Time (s)', kind: 's' },
     { key: 'exact_waits', label: 'Exact waits', kind: 'num' },
     { key: 'max_ns', label: 'Max (ms)', kind: 'ms' },
+    ...['p50', 'p95', 'p99'].map((p) => ({ key: p + '_ns', label: p + ' (ms)', kind: 'pctl',
+      title: 'bucketed: within the log2 bucket of the true value (hover a cell for its bounds); blank: sampled only' })),
     { key: 'pct_db', label: '% DB time', kind: 'pct' },
     { key: 'fidelity', label: 'Fidelity', kind: 'fid' },
   ];
@@ -82,6 +85,8 @@ function tableSpecs(s) {
     sessions: s.pid ? {
       title: `Session ${s.pid}: its events`, params: { view: 'session_event', pid: s.pid, ...r },
       rows: (v) => v.rows || [], cols: [ev, ...timeCols],
+      onRow: (row) => !row.other && go({ ...s, class: classOf(row.event), event: row.event }),
+      selected: (row) => row.event === s.event,
     } : s.event ? {
       title: `Sessions in ${s.event}`, params: { view: 'session_event', event: s.event, ...r },
       rows: (v) => v.rows || [], cols: [{ key: 'pid', label: 'PID', kind: 'num' }, ...timeCols],
@@ -99,6 +104,8 @@ function tableSpecs(s) {
     queries: s.query ? {
       title: `Query ${s.query}: its events`, params: { view: 'query_event', query: s.query, ...r },
       rows: (v) => v.rows || [], cols: [ev, { key: 'query', label: 'Query', kind: 'text' }, ...timeCols],
+      onRow: (row) => !row.other && go({ ...s, class: classOf(row.event), event: row.event }),
+      selected: (row) => row.event === s.event,
     } : {
       title: s.event ? `Queries in ${s.event}` : 'Queries', params: { view: 'query_event', event: s.event, ...r },
       rows: (v) => v.rows || [],
@@ -193,7 +200,7 @@ async function refresh() {
   document.body.dataset.ready = 'no';
   const specs = tableSpecs(s);
   try {
-    await Promise.all([loadChart(s), loadCompare(s),
+    await Promise.all([loadChart(s), loadCompare(s), loadHistogram(s, $('box-hist'), setStatus),
       ...Object.entries(specs).map(([n, sp]) => loadTable(n, sp, s))]);
     if (gen === generation) setStatus('');
   } catch (e) {

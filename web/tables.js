@@ -33,6 +33,19 @@ function barCell(tr, pct) {
   tr.appendChild(td);
 }
 
+// A percentile (key p50, p95, p99) in ms, the log2 bucket that holds the
+// true value as its tooltip; blank where the row has no histogram
+// (sampled-only rows: samples have no durations).
+function pctlCell(tr, row, key) {
+  const v = row[key + '_ns'];
+  const known = v !== null && v !== undefined;
+  const td = cell(tr, known ? fmtMs(v) : '', 'num pctl');
+  if (known) {
+    td.title = `${key} within [${fmtMs(row[key + '_lo_ns'])}, ${fmtMs(row[key + '_hi_ns'])}) ms:`
+      + ' bucketed, the log2 bucket of the true value';
+  }
+}
+
 function compare(a, b) {
   if (a === b) return 0;
   if (a === null || a === undefined) return 1;
@@ -41,7 +54,7 @@ function compare(a, b) {
   return String(a).localeCompare(String(b));
 }
 
-// cols: [{key, label, kind: 'text'|'num'|'s'|'ms'|'pct'|'fid'}]
+// cols: [{key, label, kind: 'text'|'num'|'s'|'ms'|'pct'|'fid'|'pctl', title}]
 // opts: {sort: {key, dir}, onSort(key, dir), onRow(row), selected(row)}
 export function renderTable(table, cols, rows, opts) {
   table.replaceChildren();
@@ -51,6 +64,7 @@ export function renderTable(table, cols, rows, opts) {
   for (const c of cols) {
     const th = document.createElement('th');
     th.textContent = c.label;
+    if (c.title) th.title = c.title;
     th.dataset.key = c.key;
     if (sort && sort.key === c.key) th.className = 'sorted-' + sort.dir;
     th.addEventListener('click', () => {
@@ -80,6 +94,7 @@ export function renderTable(table, cols, rows, opts) {
       if (c.kind === 'pct') barCell(tr, v);
       else if (c.kind === 's') cell(tr, fmtSeconds(v), 'num');
       else if (c.kind === 'ms') cell(tr, fmtMs(v), 'num');
+      else if (c.kind === 'pctl') pctlCell(tr, row, c.key.replace(/_ns$/, ''));
       else if (c.kind === 'num') cell(tr, v === null || v === undefined ? '' : String(v), 'num');
       else if (c.kind === 'fid') cell(tr, v || '', 'fid-' + (v || 'none'));
       else cell(tr, v === null || v === undefined ? '' : String(v), 'text');

@@ -96,13 +96,9 @@ srv_view_parse(srv_arg_fn arg, void *conn, srv_view_req *q, srv_reply *r)
 	}
 	if ((s = arg(conn, "query")))
 	{
-		/* query ids print signed (as PostgreSQL shows them) */
-		bool		neg = s[0] == '-';
-
-		if (!srv_param_u64(s + neg, &u) || (neg && u > (uint64_t) INT64_MAX + 1))
+		if (!srv_param_query_id(s, &q->query_id))
 			return srv_reply_error(r, 400, "query: expected a query id"), false;
 		q->has_query = true;
-		q->query_id = neg ? (uint64_t) 0 - u : u;
 	}
 	if ((s = arg(conn, "sort")) && !pgwt_sort_parse(s, &q->sort))
 		return srv_reply_error(r, 400, "sort: not a sort key"), false;
@@ -227,6 +223,8 @@ srv_api_view(const srv_config *cfg, srv_arg_fn arg, void *conn, srv_reply *r)
 	char		err[200];
 	uint32_t	event = 0;
 	pgwt_buf	lines = {0};
+	pgwt_engine_config ecfg = {0};
+	srv_load_extra x = {&ecfg, NULL, NULL, NULL, NULL};
 
 	if (!srv_view_parse(arg, conn, &q, r) || !srv_param_range(arg, conn, &from, &to, r))
 		return;
@@ -235,7 +233,10 @@ srv_api_view(const srv_config *cfg, srv_arg_fn arg, void *conn, srv_reply *r)
 	win.to_ns = to == UINT64_MAX ? UINT64_MAX : pgwt_range_window_end(to);
 	snprintf(win.label, sizeof(win.label), "%llu..%llu", (unsigned long long) from,
 			 (unsigned long long) to);
-	if (srv_load_range(cfg->trace_dir, from, to, &win, 1, true, NULL, &l, err, sizeof(err)) != 0)
+	/* p50/p95/p99 of (session, event) and (query, event) rows need their
+	 * buckets: only those views pay for them, as in pgwt-dump */
+	ecfg.key_histograms = strcmp(q.view, "session_event") == 0 || strcmp(q.view, "query_event") == 0;
+	if (srv_load_range_ex(cfg->trace_dir, from, to, &win, 1, true, &x, &l, err, sizeof(err)) != 0)
 	{
 		srv_reply_error(r, 500, "the trace directory could not be read");
 		return;

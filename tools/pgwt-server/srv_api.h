@@ -1,7 +1,7 @@
 /*
  * srv_api.h
  *		pgwt-server's JSON API over the trace directory (docs/WEB.md):
- *		/api/range, /api/view, /api/aas, /api/compare. Every parameter is checked; a bad
+ *		/api/range, /api/view, /api/aas, /api/compare, /api/histogram. Every parameter is checked; a bad
  *		one is a 400 with a JSON error. Figures come from analysis/.
  */
 #ifndef PGWT_SRV_API_H
@@ -16,9 +16,12 @@ void		srv_api_range(const srv_config *cfg, srv_reply *r);
 void		srv_api_view(const srv_config *cfg, srv_arg_fn arg, void *conn, srv_reply *r);
 void		srv_api_aas(const srv_config *cfg, srv_arg_fn arg, void *conn, srv_reply *r);
 void		srv_api_compare(const srv_config *cfg, srv_arg_fn arg, void *conn, srv_reply *r);
+void		srv_api_histogram(const srv_config *cfg, srv_arg_fn arg, void *conn, srv_reply *r);
 
 /* Parameter parsers shared by the handlers (srv_params.c); pure. */
 bool		srv_param_u64(const char *s, uint64_t *out);
+/* A query id, signed as PostgreSQL prints it, or its unsigned form. */
+bool		srv_param_query_id(const char *s, uint64_t *out);
 /* from/to: both optional; false (and r set to 400) when bad or from >= to. */
 bool		srv_param_range(srv_arg_fn arg, void *conn, uint64_t *from, uint64_t *to,
 							srv_reply *r);

@@ -109,6 +109,7 @@ srv_route(const srv_config *cfg, struct MHD_Connection *conn, const char *url, s
 	"sort", "limit", "format", NULL};
 	static const char *const aas_args[] = {"from", "to", "points", NULL};
 	static const char *const cmp_args[] = {"a_from", "a_to", "b_from", "b_to", "view", "format", NULL};
+	static const char *const hist_args[] = {"event", "pid", "query", "from", "to", "format", NULL};
 	static const char *const no_args[] = {NULL};
 	srv_argcheck chk = {no_args, false};
 
@@ -134,6 +135,8 @@ srv_route(const srv_config *cfg, struct MHD_Connection *conn, const char *url, s
 		chk.known = aas_args;
 	else if (strcmp(url, "/api/compare") == 0)
 		chk.known = cmp_args;
+	else if (strcmp(url, "/api/histogram") == 0)
+		chk.known = hist_args;
 	else if (strcmp(url, "/api/range") != 0)
 	{
 		srv_reply_error(r, 404, "not found");
@@ -151,6 +154,8 @@ srv_route(const srv_config *cfg, struct MHD_Connection *conn, const char *url, s
 		srv_api_aas(cfg, srv_arg, conn, r);
 	else if (strcmp(url, "/api/compare") == 0)
 		srv_api_compare(cfg, srv_arg, conn, r);
+	else if (strcmp(url, "/api/histogram") == 0)
+		srv_api_histogram(cfg, srv_arg, conn, r);
 	else
 		srv_api_range(cfg, r);
 }

@@ -49,6 +49,16 @@ srv_load_range(const char *path, uint64_t from, uint64_t to,
 			   struct pgwt_series *series,
 			   srv_loaded *out, char *err, size_t errlen)
 {
+	srv_load_extra x = {NULL, series, NULL, NULL, NULL};
+
+	return srv_load_range_ex(path, from, to, win, nwin, with_side, &x, out, err, errlen);
+}
+
+int
+srv_load_range_ex(const char *path, uint64_t from, uint64_t to,
+				  const pgwt_window_spec *win, int nwin, bool with_side,
+				  const srv_load_extra *x, srv_loaded *out, char *err, size_t errlen)
+{
 	pgwt_engine_config cfg = {0};
 	pgwt_range_loader *l = NULL;
 	const char *eerr = NULL;
@@ -60,6 +70,8 @@ srv_load_range(const char *path, uint64_t from, uint64_t to,
 		snprintf(err, errlen, "cannot read the trace: %s", pgwt_tf_strerror(rc));
 		return -1;
 	}
+	if (x->cfg)
+		cfg = *x->cfg;
 	out->eng = pgwt_engine_create(&cfg, win, nwin, &eerr);
 	if (!out->eng)
 	{
@@ -86,7 +98,15 @@ srv_load_range(const char *path, uint64_t from, uint64_t to,
 			return -1;
 		}
 	}
-	pgwt_engine_set_series(out->eng, series);
+	if (x->before_feed && (rc = x->before_feed(x->arg, out)) != 0)
+	{
+		err[0] = '\0';
+		pgwt_range_close(l);
+		srv_loaded_free(out);
+		return rc;
+	}
+	pgwt_engine_set_series(out->eng, x->series);
+	pgwt_engine_set_hist_probe(out->eng, x->probe);
 	rc = srv_load_feed(l, out, err, errlen);
 	pgwt_range_close(l);
 	if (rc < 0)

@@ -36,6 +36,27 @@ int			srv_load_range(const char *path, uint64_t from, uint64_t to,
 						   const pgwt_window_spec *win, int nwin, bool with_side,
 						   struct pgwt_series *series,
 						   srv_loaded *out, char *err, size_t errlen);
+/*
+ * The same with more of the engine: its configuration (NULL: the
+ * defaults; key_histograms for per-session and per-query percentiles)
+ * and a histogram probe filled in the same pass (analysis/hist_probe.h).
+ * Returns 0, -1 with err set, or what before_feed returned.
+ */
+struct pgwt_hist_probe;
+typedef struct srv_load_extra
+{
+	const pgwt_engine_config *cfg;
+	struct pgwt_series *series;
+	struct pgwt_hist_probe *probe;
+	/* called once the side files are in, before the records (e.g. to
+	 * name the probe's event by the trace's names); nonzero stops the
+	 * load: srv_load_range_ex returns that value, err left empty */
+	int			(*before_feed) (void *arg, const srv_loaded *l);
+	void	   *arg;
+} srv_load_extra;
+int			srv_load_range_ex(const char *path, uint64_t from, uint64_t to,
+							  const pgwt_window_spec *win, int nwin, bool with_side,
+							  const srv_load_extra *x, srv_loaded *out, char *err, size_t errlen);
 /* Only the extent of the whole trace (first/last record, count). */
 int			srv_load_extent(const char *path, srv_loaded *out, char *err, size_t errlen);
 void		srv_loaded_free(srv_loaded *l);

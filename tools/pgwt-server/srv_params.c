@@ -28,6 +28,19 @@ srv_param_u64(const char *s, uint64_t *out)
 }
 
 bool
+srv_param_query_id(const char *s, uint64_t *out)
+{
+	/* query ids print signed (as PostgreSQL shows them) */
+	bool		neg = s && s[0] == '-';
+	uint64_t	u;
+
+	if (!s || !srv_param_u64(s + neg, &u) || (neg && u > (uint64_t) INT64_MAX + 1))
+		return false;
+	*out = neg ? (uint64_t) 0 - u : u;
+	return true;
+}
+
+bool
 srv_param_range_named(srv_arg_fn arg, void *conn, const char *fname, const char *tname,
 					  uint64_t *from, uint64_t *to, srv_reply *r)
 {
