@@ -380,7 +380,7 @@ tf_v8d_succ(tf_v8_dec *d, uint32_t gen_tag, const tf_v8d_pid *st, uint32_t k,
  */
 static inline __attribute__((always_inline)) int
 tf_v8d_record(tf_v8_dec *d, tf_v8d_bits *br, pgwt_record *r, uint64_t prev,
-			  uint64_t last_ts, uint32_t gen_tag)
+			  uint64_t last_ts, uint32_t gen_tag, bool units1)
 {
 	uint32_t	e,
 				s0 = 0,
@@ -421,14 +421,24 @@ tf_v8d_record(tf_v8_dec *d, tf_v8d_bits *br, pgwt_record *r, uint64_t prev,
 	/* ts: a marker's from its pid's previous record, else from prev */
 	tab = tf_v8_ts_table(r->new_event, st->has_any);
 	if (!tf_v8d_ts(br, &d->ts[tab], w, &v) ||
-		(d->unit[tab >= 2] != 1 && __builtin_mul_overflow(v, d->unit[tab >= 2], &v)))
+		(!units1 && d->unit[tab >= 2] != 1 &&
+		 __builtin_mul_overflow(v, d->unit[tab >= 2], &v)))
 		return -PGWT_TF_BAD_PAYLOAD;
-	r->ts_ns = tab >= 2 ? st->any_ts : prev;
-	if (v > last_ts - r->ts_ns)
-		return -PGWT_TF_BAD_PAYLOAD;
-	r->ts_ns += v;
-	if (r->ts_ns < prev)
-		return -PGWT_TF_BAD_PAYLOAD;	/* records ascend */
+	if (tab < 2)
+	{
+		/* prev + v <= last_ts: no wrap, so not before prev */
+		if (v > last_ts - prev)
+			return -PGWT_TF_BAD_PAYLOAD;
+		r->ts_ns = prev + v;
+	}
+	else
+	{
+		if (v > last_ts - st->any_ts)
+			return -PGWT_TF_BAD_PAYLOAD;
+		r->ts_ns = st->any_ts + v;
+		if (r->ts_ns < prev)
+			return -PGWT_TF_BAD_PAYLOAD;	/* records ascend */
+	}
 	if ((rc = tf_v8d_rest(d, code, r, st)) < 0)
 		return rc;
 	if (slot && slot->s0 != r->new_event)
@@ -447,6 +457,29 @@ tf_v8d_record(tf_v8_dec *d, tf_v8d_bits *br, pgwt_record *r, uint64_t prev,
 		st->nm_ts = r->ts_ns;
 		st->nm_old = r->old_event;
 		st->nm_new = r->new_event;
+	}
+	return 0;
+}
+
+/* The n records of the block; units1: both units are 1. */
+static inline __attribute__((always_inline)) int
+tf_v8d_records(tf_v8_dec *d, tf_v8d_bits *br, pgwt_record *recs, uint32_t n,
+			   uint64_t first_ts, uint64_t last_ts, uint32_t gen_tag, bool units1)
+{
+	uint64_t	prev = first_ts;
+	int			rc;
+
+	for (uint32_t i = 0; i < n; i++)
+	{
+		pgwt_record r;
+
+		/* built in a local: its stores cannot alias the decoder's state */
+		if ((rc = tf_v8d_record(d, br, &r, prev, last_ts, gen_tag, units1)) < 0)
+			return rc;
+		r.kind = PGWT_REC_TRANSITION;
+		r.weight_ns = 0;
+		recs[i] = r;
+		prev = r.ts_ns;
 	}
 	return 0;
 }
@@ -478,10 +511,8 @@ tf_decode_transitions_v8(const uint8_t **pp, const uint8_t *end, uint32_t n,
 	const uint8_t *p = *pp;
 	tf_v8_dec  *d = tf_v8d_ctx_get(ctx);
 	tf_v8d_bits br;
-	uint64_t	prev = first_ts,
-				used;
-	uint32_t	i,
-				c,
+	uint64_t	used;
+	uint32_t	c,
 				gen_tag;
 	int			rc;
 
@@ -492,18 +523,12 @@ tf_decode_transitions_v8(const uint8_t **pp, const uint8_t *end, uint32_t n,
 	tf_v8d_bits_init(&br, p, end);
 	/* in a local: the successor slots' stores could alias d->gen */
 	gen_tag = d->gen << V8D_TAG_BITS;
-	for (i = 0; i < n; i++)
-	{
-		pgwt_record r;
-
-		/* built in a local: its stores cannot alias the decoder's state */
-		if ((rc = tf_v8d_record(d, &br, &r, prev, last_ts, gen_tag)) < 0)
-			goto out;
-		r.kind = PGWT_REC_TRANSITION;
-		r.weight_ns = 0;
-		recs[i] = r;
-		prev = r.ts_ns;
-	}
+	/* with both units 1 (ns traces: the daemon's, the extension's,
+	 * pgwt-synth's) no record tests its unit */
+	rc = tf_v8d_records(d, &br, recs, n, first_ts, last_ts, gen_tag,
+						d->unit[0] == 1 && d->unit[1] == 1);
+	if (rc < 0)
+		goto out;
 	/* the stream fills the rest of the payload, padded with zero bits */
 	rc = -PGWT_TF_BAD_PAYLOAD;
 	used = 8 * br.skipped + br.pos;
