@@ -159,7 +159,7 @@ pgwt_engine_reset(pgwt_engine *eng)
 		memset(&wa->background_idle, 0, sizeof(wa->background_idle));
 		memset(&wa->background_queries, 0, sizeof(wa->background_queries));
 		memset(wa->cache, 0, sizeof(wa->cache));
-		memset(wa->cache_mru, 0, sizeof(wa->cache_mru));
+		memset(wa->cache_lru, 0, sizeof(wa->cache_lru));
 	}
 	if (eng->exact)
 		pgwt_exact_reset(eng->exact, eng->nwindows);
@@ -432,7 +432,7 @@ engine_window(const pgwt_engine *eng, int w)
 
 /*
  * The table entries of one (pid, event, query) in a window. The cache is
- * two-way set associative with a most-recently-used bit per set, so two
+ * two-way set associative with a least-recently-used bit per set, so two
  * keys of busy backends that hash alike do not evict each other.
  */
 static key_cache *window_keys_fill(window_agg *wa, key_cache *c, uint32_t pid, uint32_t ev,
@@ -447,21 +447,22 @@ window_keys(window_agg *wa, uint32_t pid, uint32_t ev, uint64_t query_id)
 	uint64_t	h = (pe * 0x9E3779B97F4A7C15ull ^ query_id) * 0xD6E8FEB86659FD93ull;
 	key_cache  *c = &wa->cache[(h >> (64 - ENGINE_KEY_CACHE_SET_BITS)) * 2];
 
-	uint8_t    *mru = &wa->cache_mru[h >> (64 - ENGINE_KEY_CACHE_SET_BITS)];
+	uint8_t    *lru = &wa->cache_lru[h >> (64 - ENGINE_KEY_CACHE_SET_BITS)];
 
 	if (c[0].pid_event == pe && c[0].query_id == query_id && c[0].valid)
 	{
-		*mru = 0;
+		*lru = 1;
 		return &c[0];
 	}
 	if (c[1].pid_event == pe && c[1].query_id == query_id && c[1].valid)
 	{
-		*mru = 1;
+		*lru = 0;
 		return &c[1];
 	}
-	/* replace the way used less recently */
-	c += *mru ^ 1;
-	*mru ^= 1;
+	/* replace the way used less recently: way 0 in a set not used yet
+	 * (lru 0), so a set's only key is found by the first probe */
+	c += *lru;
+	*lru ^= 1;
 	return window_keys_fill(wa, c, pid, ev, query_id);
 }
 
@@ -470,7 +471,7 @@ static __attribute__((noinline)) key_cache *
 window_keys_fill(window_agg *wa, key_cache *c, uint32_t pid, uint32_t ev, uint64_t query_id)
 {
 	key_sync(wa, c);			/* leaves acc zeroed and dirty false */
-	c->fresh = true;
+	c->hot = false;
 	c->idle = pgwt_event_is_idle(ev);
 	c->class_index = (uint8_t) pgwt_event_class(ev);
 	c->pid = pid;
@@ -523,7 +524,7 @@ window_bill_exact_key(window_agg *wa, key_cache *k, const pgwt_record *r, uint32
 			k->session->exited = true;
 	}
 	wa->exact_records++;
-	if (__builtin_expect(k->valid && !k->fresh, 1))
+	if (__builtin_expect(k->hot, 1))
 	{
 		/* a key seen again: one stat, added to the tables later */
 		stat_exact(&k->acc, ns, counted, full_ns);
@@ -532,7 +533,7 @@ window_bill_exact_key(window_agg *wa, key_cache *k, const pgwt_record *r, uint32
 	}
 	/* a key seen once may never come back: deferring would cost a second
 	 * round of cache misses at eviction */
-	k->fresh = false;
+	k->hot = k->valid;
 	window_bill_exact_direct(wa, k, ev, ns, counted, full_ns);
 }
 
@@ -576,13 +577,13 @@ window_bill_sample(window_agg *wa, const pgwt_record *r)
 
 	wa->sample_records++;
 	window_cover(wa, r->ts_ns > ns ? r->ts_ns - ns : 0, r->ts_ns);
-	if (k->valid && !k->fresh)
+	if (k->hot)
 	{
 		stat_sampled(&k->acc, ns);
 		k->dirty = true;
 		return;
 	}
-	k->fresh = false;
+	k->hot = k->valid;
 	window_split(k, ns);
 	stat_sampled(window_total(wa, k), ns);
 	if (pgwt_event_is_idle(ev))
@@ -819,34 +820,83 @@ engine_add_fast(pgwt_engine *eng, const pgwt_record *recs, size_t n)
 	uint64_t	slow = 0,
 				first = UINT64_MAX,
 				last = 0;
+	/* kept in registers: only engine_add_one and engine_drain read or
+	 * move them, and they are stored back before either runs */
+	uint64_t	max_seen = eng->max_ts_seen,
+				drain_at = eng->drain_at;
+	bool		key_hist = wa->key_histograms;
 
 	for (size_t i = 0; i < n; i++)
 	{
 		const pgwt_record *r = &recs[i];
 		uint64_t	end = r->ts_ns,
 					dur = r->duration_ns;
+		uint32_t	ev = r->old_event,
+					nev = r->new_event;
+		key_cache  *k;
 
 		/* from <= end - dur and end < to, as one range test and one more */
-		if (__builtin_expect(r->kind != PGWT_REC_TRANSITION || PGWT_IS_MARKER(r->new_event) ||
-							 r->old_event >= PGWT_MARKER_FIRST ||
+		if (__builtin_expect(r->kind != PGWT_REC_TRANSITION || PGWT_IS_MARKER(nev) ||
+							 ev >= PGWT_MARKER_FIRST ||
 							 end - from >= span || dur > end - from, 0))
 		{
+			eng->max_ts_seen = max_seen;
 			engine_add_slow(eng, r);
+			max_seen = eng->max_ts_seen;
+			drain_at = eng->drain_at;
 			slow++;
 			continue;
 		}
-		/* engine_add_one's steps for such a record, in its order */
-		if (end > eng->max_ts_seen)
-			eng->max_ts_seen = end;
-		window_bill_exact(wa, r, r->old_event, dur, true, dur);
+		/* engine_add_one's steps for such a record, in its order:
+		 * window_bill_exact_key with counted, ns = full_ns = dur */
+		if (end > max_seen)
+			max_seen = end;
+		k = window_keys(wa, r->pid, ev, r->query_id);
+		{
+			unsigned	b = pgwt_hist_ns_bucket(dur);
+
+			k->event_stat->hist_ns[b]++;
+			if (key_hist)
+			{
+				((pgwt_key_stat *) k->session_event)->hist_ns[b]++;
+				if (!k->background)
+					((pgwt_key_stat *) k->query_event)->hist_ns[b]++;
+			}
+		}
+		if (__builtin_expect(nev == PGWT_EVENT_EXIT, 0))
+			k->session->exited = true;
+		if (__builtin_expect(k->hot, 1))
+		{
+			pgwt_stat  *a = &k->acc;
+
+			if (dur < a->min_ns || a->waits == 0)
+				a->min_ns = dur;
+			if (dur > a->max_ns)
+				a->max_ns = dur;
+			a->waits++;
+			a->exact_ns += dur;
+			a->completed_ns += dur;
+			k->dirty = true;
+		}
+		else
+		{
+			k->hot = k->valid;
+			window_bill_exact_direct(wa, k, ev, dur, true, dur);
+		}
 		if (dur > 0)
 		{
 			first = end - dur < first ? end - dur : first;
 			last = end > last ? end : last;
 		}
-		if (eng->max_ts_seen >= eng->drain_at)
+		if (__builtin_expect(max_seen >= drain_at, 0))
+		{
+			eng->max_ts_seen = max_seen;
 			engine_drain(eng);
+			drain_at = eng->drain_at;
+		}
 	}
+	eng->max_ts_seen = max_seen;
+	wa->exact_records += n - slow;
 	eng->counters.records += n - slow;
 	eng->counters.transitions += n - slow;
 	if (first != UINT64_MAX)

@@ -234,6 +234,11 @@ rl_inside(const pgwt_record *r, uint64_t from, uint64_t to)
  * pgwt_range_next's loop for a range from 0 with no pid to follow, where
  * every such record is handed on unchanged. Returns how many; the loop
  * goes on from the first record at or past "to".
+ *
+ * A block's records ascend by ts (pgwt_tf_block), and adding the shift
+ * keeps that order unless it wraps between the first and the last: then
+ * the end of the prefix is a binary search and its extremes are its ends,
+ * so the records are touched once, by the shift.
  */
 static uint32_t
 rl_fast_prefix(pgwt_record *buf, uint32_t n, uint64_t shift, uint64_t to,
@@ -241,8 +246,30 @@ rl_fast_prefix(pgwt_record *buf, uint32_t n, uint64_t shift, uint64_t to,
 {
 	uint64_t	lo = *first,
 				hi = *last;
-	uint32_t	i;
+	uint32_t	i,
+				a = 0,
+				b = n;
 
+	if (n > 0 && buf[0].ts_ns + shift <= buf[n - 1].ts_ns + shift)
+	{
+		while (a < b)
+		{
+			uint32_t	mid = a + (b - a) / 2;
+
+			if (buf[mid].ts_ns + shift < to)
+				a = mid + 1;
+			else
+				b = mid;
+		}
+		for (i = 0; i < a; i++)
+			buf[i].ts_ns += shift;
+		if (a > 0)
+		{
+			*first = buf[0].ts_ns < lo ? buf[0].ts_ns : lo;
+			*last = buf[a - 1].ts_ns > hi ? buf[a - 1].ts_ns : hi;
+		}
+		return a;
+	}
 	for (i = 0; i < n; i++)
 	{
 		uint64_t	ts = buf[i].ts_ns + shift;

@@ -48,6 +48,7 @@ typedef struct tf_v8d_pid
 				nm_new;
 	uint32_t	any_old,		/* the successor context */
 				any_new;
+	uint32_t	pid;			/* its pid table entry, read once per block */
 	bool		has_any;
 } __attribute__((aligned(64))) tf_v8d_pid;	/* a line each: k's is at k << 6 */
 
@@ -353,9 +354,10 @@ tf_v8d_rest(tf_v8_dec *d, uint8_t code, pgwt_record *r, const tf_v8d_pid *st)
  * record's new event only has to be pushed: tf_v8_succ_get then _put).
  */
 static inline tf_v8_succ *
-tf_v8d_succ(tf_v8_dec *d, const tf_v8d_pid *st, uint32_t k, uint32_t *s0, uint32_t *s1)
+tf_v8d_succ(tf_v8_dec *d, uint32_t gen_tag, const tf_v8d_pid *st, uint32_t k,
+			uint32_t *s0, uint32_t *s1)
 {
-	uint32_t	tag = d->gen << V8D_TAG_BITS | (k + 1);
+	uint32_t	tag = gen_tag | (k + 1);
 	tf_v8_succ *slot = tf_v8_succ_at(d->succ, k, st->any_old, st->any_new);
 
 	if (slot->tag == tag && slot->c_old == st->any_old &&
@@ -378,7 +380,7 @@ tf_v8d_succ(tf_v8_dec *d, const tf_v8d_pid *st, uint32_t k, uint32_t *s0, uint32
  */
 static inline __attribute__((always_inline)) int
 tf_v8d_record(tf_v8_dec *d, tf_v8d_bits *br, pgwt_record *r, uint64_t prev,
-			  uint64_t last_ts)
+			  uint64_t last_ts, uint32_t gen_tag, bool units1)
 {
 	uint32_t	e,
 				s0 = 0,
@@ -408,9 +410,9 @@ tf_v8d_record(tf_v8_dec *d, tf_v8d_bits *br, pgwt_record *r, uint64_t prev,
 	if (k >= d->np)
 		return -PGWT_TF_BAD_PAYLOAD;
 	st = &d->st[k];
-	r->pid = tf_get_u32(d->pids + 4 * k);
+	r->pid = st->pid;
 	if (st->has_any)
-		slot = tf_v8d_succ(d, st, (uint32_t) k, &s0, &s1);
+		slot = tf_v8d_succ(d, gen_tag, st, (uint32_t) k, &s0, &s1);
 	mode = (code >> V8_NEW_SHIFT) & 3;
 	r->new_event = mode == V8_NEW_SUCC0 ? s0 : mode == V8_NEW_BACK ? st->nm_old : s1;
 	if (mode == V8_NEW_EXPL &&
@@ -419,14 +421,24 @@ tf_v8d_record(tf_v8_dec *d, tf_v8d_bits *br, pgwt_record *r, uint64_t prev,
 	/* ts: a marker's from its pid's previous record, else from prev */
 	tab = tf_v8_ts_table(r->new_event, st->has_any);
 	if (!tf_v8d_ts(br, &d->ts[tab], w, &v) ||
-		(d->unit[tab >= 2] != 1 && __builtin_mul_overflow(v, d->unit[tab >= 2], &v)))
+		(!units1 && d->unit[tab >= 2] != 1 &&
+		 __builtin_mul_overflow(v, d->unit[tab >= 2], &v)))
 		return -PGWT_TF_BAD_PAYLOAD;
-	r->ts_ns = tab >= 2 ? st->any_ts : prev;
-	if (v > last_ts - r->ts_ns)
-		return -PGWT_TF_BAD_PAYLOAD;
-	r->ts_ns += v;
-	if (r->ts_ns < prev)
-		return -PGWT_TF_BAD_PAYLOAD;	/* records ascend */
+	if (tab < 2)
+	{
+		/* prev + v <= last_ts: no wrap, so not before prev */
+		if (v > last_ts - prev)
+			return -PGWT_TF_BAD_PAYLOAD;
+		r->ts_ns = prev + v;
+	}
+	else
+	{
+		if (v > last_ts - st->any_ts)
+			return -PGWT_TF_BAD_PAYLOAD;
+		r->ts_ns = st->any_ts + v;
+		if (r->ts_ns < prev)
+			return -PGWT_TF_BAD_PAYLOAD;	/* records ascend */
+	}
 	if ((rc = tf_v8d_rest(d, code, r, st)) < 0)
 		return rc;
 	if (slot && slot->s0 != r->new_event)
@@ -449,6 +461,29 @@ tf_v8d_record(tf_v8_dec *d, tf_v8d_bits *br, pgwt_record *r, uint64_t prev,
 	return 0;
 }
 
+/* The n records of the block; units1: both units are 1. */
+static inline __attribute__((always_inline)) int
+tf_v8d_records(tf_v8_dec *d, tf_v8d_bits *br, pgwt_record *recs, uint32_t n,
+			   uint64_t first_ts, uint64_t last_ts, uint32_t gen_tag, bool units1)
+{
+	uint64_t	prev = first_ts;
+	int			rc;
+
+	for (uint32_t i = 0; i < n; i++)
+	{
+		pgwt_record r;
+
+		/* built in a local: its stores cannot alias the decoder's state */
+		if ((rc = tf_v8d_record(d, br, &r, prev, last_ts, gen_tag, units1)) < 0)
+			return rc;
+		r.kind = PGWT_REC_TRANSITION;
+		r.weight_ns = 0;
+		recs[i] = r;
+		prev = r.ts_ns;
+	}
+	return 0;
+}
+
 /* Header and code tables into d; *pp ends at the bit stream. */
 static int
 tf_v8d_start(const uint8_t **pp, const uint8_t *end, uint32_t n, tf_v8_dec *d)
@@ -463,6 +498,8 @@ tf_v8d_start(const uint8_t **pp, const uint8_t *end, uint32_t n, tf_v8_dec *d)
 		if ((rc = tf_v8d_get_table(pp, end, V8_TS_SYMBOLS, true, &d->ts[c])) < 0)
 			return rc;
 	memset(d->st, 0, d->np * sizeof(tf_v8d_pid));
+	for (c = 0; c < d->np; c++)
+		d->st[c].pid = tf_get_u32(d->pids + 4 * (size_t) c);
 	return 0;
 }
 
@@ -474,10 +511,9 @@ tf_decode_transitions_v8(const uint8_t **pp, const uint8_t *end, uint32_t n,
 	const uint8_t *p = *pp;
 	tf_v8_dec  *d = tf_v8d_ctx_get(ctx);
 	tf_v8d_bits br;
-	uint64_t	prev = first_ts,
-				used;
-	uint32_t	i,
-				c;
+	uint64_t	used;
+	uint32_t	c,
+				gen_tag;
 	int			rc;
 
 	if (d == NULL)
@@ -485,18 +521,14 @@ tf_decode_transitions_v8(const uint8_t **pp, const uint8_t *end, uint32_t n,
 	if ((rc = tf_v8d_start(&p, end, n, d)) < 0)
 		goto out;
 	tf_v8d_bits_init(&br, p, end);
-	for (i = 0; i < n; i++)
-	{
-		pgwt_record r;
-
-		/* built in a local: its stores cannot alias the decoder's state */
-		if ((rc = tf_v8d_record(d, &br, &r, prev, last_ts)) < 0)
-			goto out;
-		r.kind = PGWT_REC_TRANSITION;
-		r.weight_ns = 0;
-		recs[i] = r;
-		prev = r.ts_ns;
-	}
+	/* in a local: the successor slots' stores could alias d->gen */
+	gen_tag = d->gen << V8D_TAG_BITS;
+	/* with both units 1 (ns traces: the daemon's, the extension's,
+	 * pgwt-synth's) no record tests its unit */
+	rc = tf_v8d_records(d, &br, recs, n, first_ts, last_ts, gen_tag,
+						d->unit[0] == 1 && d->unit[1] == 1);
+	if (rc < 0)
+		goto out;
 	/* the stream fills the rest of the payload, padded with zero bits */
 	rc = -PGWT_TF_BAD_PAYLOAD;
 	used = 8 * br.skipped + br.pos;

@@ -261,6 +261,12 @@ typedef struct pgwt_tf_read_opts
 } pgwt_tf_read_opts;
 
 /* One decoded block; recs stays valid until the next call on the reader. */
+/*
+ * A block's records ascend by ts (ties in the writer's order): every
+ * decoder guarantees it (deltas bounded by the header's last_ts, v8's
+ * check, the sort of the seed tool's blocks), and readers of blocks such
+ * as analysis/range_load.c rely on it.
+ */
 typedef struct pgwt_tf_block
 {
 	const pgwt_record *recs;
