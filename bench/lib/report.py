@@ -347,6 +347,29 @@ HEADLINE = [
     ("external tracer, sampled 100 Hz", "daemon CPU, % of one core",
      ("micro", "tracer_cpu", "100hz_daemon", "steady_cpu_pct_one_core", False), ("<=", 1, "% core",
       "always on beside a production server")),
+    ("external tracer, exact (scheduler)", "TPS, select-only on 15",
+     ("cell", "15", "select_only", "sched", "tps_diff"), None),
+    ("external tracer, exact (scheduler)", "server CPU per transaction, select-only on 15",
+     ("cell", "15", "select_only", "sched", "cpu_diff"), None),
+    ("external tracer, exact (scheduler)", "run-queue share against /proc/PID/schedstat, all 8 backends "
+     "(absolute difference; pgbench TPC-B, 8 clients on 2 cores)",
+     ("micro", "sched_runq_share", "tpcb", "runq_share_total_abs_pct_points", False), ("<=", 2, "points",
+      "CPU* split as the kernel itself counts it")),
+    ("external tracer, exact (scheduler)", "the same, worst single backend, TPC-B",
+     ("micro", "sched_runq_share", "tpcb", "runq_share_backend_worst_abs_pct_points", False),
+     ("<=", 2, "points", "the same, per backend")),
+    ("external tracer, exact (scheduler)", "the same, worst single backend, select-only",
+     ("micro", "sched_runq_share", "select_only", "runq_share_backend_worst_abs_pct_points", False),
+     ("<=", 2, "points", "the same, per backend")),
+    ("external tracer, exact (scheduler)", "records per second, select-only, 8 clients",
+     ("micro", "sched_events", "select_only", "events_per_s", False), None),
+    ("external tracer, exact (scheduler)", "records per second, TPC-B, 8 clients",
+     ("micro", "sched_events", "tpcb", "events_per_s", False), None),
+    ("external tracer, exact (scheduler)", "ring-buffer drops, select-only, 8 clients",
+     ("micro", "sched_events", "select_only", "ringbuf_drops", False), ("<=", 0, "events",
+      "exact means every boundary: the consumer keeps up")),
+    ("external tracer, exact (scheduler)", "ring-buffer drops, TPC-B, 8 clients",
+     ("micro", "sched_events", "tpcb", "ringbuf_drops", False), ("<=", 0, "events", "the same")),
     ("external tracer, exact (watchpoints)", "server CPU per transaction, pgbench select-only",
      ("micro", "tracer_full_tps", "full", "server_cpu_us_per_xact", True), None),
     ("external tracer, exact (watchpoints)", "one watchpoint hit with the BPF program",
@@ -412,7 +435,11 @@ def _fmt_unit(v, unit, signed=False):
     if unit == "% core":
         return f"{v:.2f}% of a core" if signed else f"{v:g}% of a core"
     if unit == "/s":
+        if abs(v) < 1e6:
+            return f"{v:,.0f}/s"
         return f"{v / 1e6:.1f} M/s" if signed else f"{v / 1e6:g} M/s"
+    if unit == "events":     # a count: never a fraction of one
+        return f"{v:,.0f} events"
     txt = fmt(v, 2) if signed or v != int(v) else f"{int(v):,}"
     return f"{txt} {unit}".strip()
 
@@ -434,7 +461,8 @@ def headline_rows(runs):
     """[tier, what, figure, goal, status, run] rows of HEADLINE."""
     out = []
     for tier, what, src, goal in HEADLINE:
-        unit = goal[2] if goal else ("us" if "us" in src[3] else "ns" if "ns" in src[3] else "")
+        unit = goal[2] if goal else ("/s" if src[3].endswith("_per_s") else
+                                     "us" if "us" in src[3] else "ns" if "ns" in src[3] else "")
         if src[0] == "cell":
             iv, run_id = _cell_figure(runs, src)
             value = None if iv is None else iv[0]

@@ -120,11 +120,15 @@ SETS = {
     "connect_instr": BenchSet("connect_instr", {}, reps=3, duration_s=0, warmup_s=0, scale=0,
                               programs=(_CONNECT_INSTR,)),
     # the scheduler tier against none and the 10 Hz sampler (issue #21), on
-    # select-only and TPC-B, stock 15 and 18: ~6 min
+    # select-only and TPC-B, stock 15 and 18; then, under 8 clients on 2
+    # cores, its run-queue share against /proc/PID/schedstat and its own
+    # event and drop counters (programs/sched_tier): ~10 min
     "sched": BenchSet("sched", {
         "15": (("none", "sampled_10hz", "sched"), ("select_only", "tpcb")),
         "18": (("none", "sampled_10hz", "sched"), ("select_only", "tpcb")),
-    }, reps=3, duration_s=6, warmup_s=2, scale=10),
+    }, reps=3, duration_s=6, warmup_s=2, scale=10,
+        programs=(("bench/programs/sched_tier", ("--server", "15", "--reps", "3",
+                                                 "--duration", "5")),)),
     # what the extension's exact trace writes per wait and costs in TPS
     # (issue #23), pgbench select-only on the hooked 18, stats and trace
     # arms in ABBA pairs: ~4 min
@@ -159,7 +163,8 @@ PROGRAM_S_PER_REP = {"bench/programs/waitpair": 50, "bin/pgwt-bench-watchpoint":
                      "bench/programs/seed_read/run.sh": 50,
                      "bench/programs/trace_overhead/trace_overhead": 45,
                      "bench/programs/coop_instr/coop_instr": 110,
-                     "bench/programs/shmem/shmem": 25}
+                     "bench/programs/shmem/shmem": 25,
+                     "bench/programs/sched_tier": 25}
 
 
 def estimate_s(bset, arms_per_build):

@@ -227,6 +227,24 @@ class ReportAndClaims(unittest.TestCase):
         self.assertIn(f"run {self.run_id}", text)
         self.assertIn("| pg_wait_sampling |", text)
 
+    def test_headline_units(self):
+        # rates under a million are written whole; counts never as fractions
+        self.assertEqual(report._fmt_unit(52621.3, "/s", signed=True), "52,621/s")
+        self.assertEqual(report._fmt_unit(37.5e6, "/s", signed=True), "37.5 M/s")
+        self.assertEqual(report._fmt_unit(0, "events", signed=True), "0 events")
+        self.assertEqual(report._fmt_unit(1.25, "points", signed=True), "1.25 points")
+
+    def test_headline_micro_goal(self):
+        # a sched_tier line held to its goal: 2.5 points misses "<= 2 points"
+        base = {"kind": "micro", "bench": "sched_runq_share", "arm": "tpcb"}
+        recs = [dict(base, rep=i, metrics={"runq_share_total_abs_pct_points": v,
+                                           "runq_share_backend_worst_abs_pct_points": v})
+                for i, v in enumerate((2.5, 2.4, 3.0))]
+        rows = {r[1]: r for r in report.headline_rows({"r1-x": recs})}
+        row = next(r for w, r in rows.items() if w.startswith("run-queue share"))
+        self.assertEqual(row[2], "2.50 points")
+        self.assertEqual(row[4], "not yet")
+
     def _claims(self, doc_text, value, phrase=None, tol="1%", metric="tps", arm="none"):
         d = self._tmpdir()
         with open(os.path.join(d, "README.md"), "w") as f:
