@@ -227,6 +227,7 @@ srv_api_view(const srv_config *cfg, srv_arg_fn arg, void *conn, srv_reply *r)
 	char		err[200];
 	uint32_t	event = 0;
 	pgwt_buf	lines = {0};
+	bool		used;
 
 	if (!srv_view_parse(arg, conn, &q, r) || !srv_param_range(arg, conn, &from, &to, r))
 		return;
@@ -235,7 +236,8 @@ srv_api_view(const srv_config *cfg, srv_arg_fn arg, void *conn, srv_reply *r)
 	win.to_ns = to == UINT64_MAX ? UINT64_MAX : pgwt_range_window_end(to);
 	snprintf(win.label, sizeof(win.label), "%llu..%llu", (unsigned long long) from,
 			 (unsigned long long) to);
-	if (srv_load_range(cfg->trace_dir, from, to, &win, 1, true, NULL, &l, err, sizeof(err)) != 0)
+	if (srv_load_range_fast(cfg->trace_dir, from, to, &win, true, NULL, &l, &used, err,
+							sizeof(err)) != 0)
 	{
 		srv_reply_error(r, 500, "the trace directory could not be read");
 		return;
