@@ -12,12 +12,20 @@
       over one request on an hour of exact records (hour.scn): arms
       time_model_1h (/api/view?view=time_model), aas_300_1h and range_1h
       (the baseline), interleaved within each repetition.
+      On a day sampled at 10 Hz with exact windows (day.scn, per-second
+      summaries beside the files), over the whole day as a closed range:
+      arms time_model_24h, system_event_24h, aas_300_24h (answered from the
+      summaries, docs/WEB.md) and the same three with the suffix _records
+      on a copy of the directory without its .sum files (read from the
+      records), interleaved within each repetition; range_24h (the
+      extent, a read of every record) as the baseline.
   {"bench":"web_page","arm":A,"rep":R,"interactive_ms":T}
       headless Chromium (Debian's chromium-driver, python3-selenium): from
       the navigation to the page's ready mark (body data-ready="yes"),
-      polled every 10 ms, over the hour's trace (hour_1h) and the 20 s one
-      (small_20s), interleaved; absent when no browser session starts
-      (said on stderr).
+      polled every 10 ms, over the hour's trace (hour_1h), the 20 s one
+      (small_20s) and the day (day_24h: the URL names the whole day, as a
+      pasted link does, so every request is a closed range), interleaved;
+      absent when no browser session starts (said on stderr).
 
   bench/programs/web_api/run.py [--reps R]
 """
@@ -126,16 +134,31 @@ def collected(err):
     return int(m.group(1))
 
 
-def cpu_runs(trace, reps, records):
-    arms = [('range_1h', '/api/range'), ('time_model_1h', '/api/view?view=time_model'),
-            ('aas_300_1h', '/api/aas?points=300')]
-    port, proc = start_server(trace)
+HOUR_ARMS = [('range_1h', None, '/api/range'), ('time_model_1h', None, '/api/view?view=time_model'),
+             ('aas_300_1h', None, '/api/aas?points=300')]
+
+
+def day_arms(rng):
+    """The day's arms: (arm, server key, path); rng = '&from=..&to=..'."""
+    arms = [('range_24h', 'sum', '/api/range')]
+    for name, path in (('time_model_24h', '/api/view?view=time_model' + rng),
+                       ('system_event_24h', '/api/view?view=system_event' + rng),
+                       ('aas_300_24h', '/api/aas?points=300' + rng)):
+        arms += [(name, 'sum', path), (name + '_records', 'raw', path)]
+    return arms
+
+
+def cpu_runs(traces, arms, reps, records):
+    """traces: {key: directory}, one server each; arms: (arm, key, path)."""
+    servers = {k: start_server(t) for k, t in traces.items()}
     try:
-        wait_up(port, proc)
+        for port, proc in servers.values():
+            wait_up(port, proc)
         for rep in range(1, reps + 1):
             # rotate the order from one repetition to the next
             k = (rep - 1) % len(arms)
-            for arm, path in arms[k:] + arms[:k]:
+            for arm, key, path in arms[k:] + arms[:k]:
+                port, proc = servers[key]
                 c0 = cpu_ns(proc.pid)
                 get(port, path)
                 c1 = cpu_ns(proc.pid)
@@ -143,11 +166,14 @@ def cpu_runs(trace, reps, records):
                                   'cpu_ms': round((c1 - c0) / 1e6, 2), 'records': records}),
                       flush=True)
     finally:
-        stop(proc)
+        for _, proc in servers.values():
+            stop(proc)
 
 
-def page(traces, reps):
-    """traces: {arm: trace directory}, one server each, the arms interleaved."""
+def page(traces, reps, frags=None):
+    """traces: {arm: trace directory}, one server each, the arms interleaved;
+    frags: {arm: URL fragment} (the page's state: a range)."""
+    frags = frags or {}
     try:
         from selenium import webdriver
         from selenium.webdriver.chrome.service import Service
@@ -177,7 +203,7 @@ def page(traces, reps):
                 port = servers[arm][0]
                 drv.get('about:blank')
                 t0 = time.monotonic()
-                drv.get(f'http://127.0.0.1:{port}/')
+                drv.get(f'http://127.0.0.1:{port}/' + frags.get(arm, ''))
                 while drv.execute_script('return document.body && document.body.dataset.ready') != 'yes':
                     if time.monotonic() - t0 > 120:
                         sys.exit('run.py: the page never became ready')
@@ -214,8 +240,20 @@ def main():
             callgrind(small, a.reps)
         else:
             print('run.py: no instruction counts: valgrind is not installed', file=sys.stderr)
-        cpu_runs(hour, a.reps, truth['records'])
-        page({'hour_1h': hour, 'small_20s': small}, a.reps)
+        cpu_runs({None: hour}, HOUR_ARMS, a.reps, truth['records'])
+        day = os.path.join(tmp, 'day')
+        dtruth = json.loads(subprocess.run([os.path.join(BIN, 'pgwt-synth'), '-o', day,
+                                            os.path.join(HERE, 'day.scn')],
+                                           check=True, stdout=subprocess.PIPE, text=True).stdout)
+        # the same files without their summaries: the records' answer
+        dayraw = os.path.join(tmp, 'dayraw')
+        shutil.copytree(day, dayraw, ignore=shutil.ignore_patterns('*.sum', '*.sum.meta'))
+        first = dtruth['start_realtime_ns'] - dtruth['start_monotonic_ns'] + dtruth['first_ts']
+        last = dtruth['start_realtime_ns'] - dtruth['start_monotonic_ns'] + dtruth['last_ts']
+        rng = f'&from={first}&to={last + 1}'
+        cpu_runs({'sum': day, 'raw': dayraw}, day_arms(rng), a.reps, dtruth['records'])
+        page({'hour_1h': hour, 'small_20s': small, 'day_24h': day}, a.reps,
+             {'day_24h': f'#from={first}&to={last + 1}'})
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
