@@ -17,6 +17,7 @@
 #include "analysis/series.h"
 #include "analysis/views.h"
 #include "srv_api.h"
+#include "srv_cache.h"
 #include "srv_load.h"
 #include "srv_sum.h"
 
@@ -109,10 +110,8 @@ srv_api_aas(const srv_config *cfg, srv_arg_fn arg, void *conn, srv_reply *r)
 {
 	uint64_t	from,
 				to,
-				points = 300,
-				sfrom,
-				sto;
-	unsigned	np;
+				points = SRV_CACHE_POINTS;
+	char		err[200];
 	bool		used = false,
 				aligned;
 	const char *p = arg(conn, "points");
@@ -126,7 +125,6 @@ srv_api_aas(const srv_config *cfg, srv_arg_fn arg, void *conn, srv_reply *r)
 	{
 		/* an open end: the trace's own */
 		srv_loaded	l;
-		char		err[200];
 
 		if (srv_load_extent(cfg->trace_dir, &l, err, sizeof(err)) != 0)
 			{ srv_reply_error(r, 500, "the trace directory could not be read"); return; }
@@ -140,12 +138,19 @@ srv_api_aas(const srv_config *cfg, srv_arg_fn arg, void *conn, srv_reply *r)
 		if (from >= to)
 			{ srv_reply_error(r, 400, "from must be before to"); return; }
 	}
-	/* long ranges: buckets of whole minutes, which the summaries fill */
-	if ((aligned = srv_sum_align(cfg->trace_dir, from, to, (unsigned) points, &sfrom, &sto, &np)))
-		s = pgwt_series_create(sfrom, sto, np, NULL);
-	else
-		s = pgwt_series_create(from, to, (unsigned) points, NULL);
-	if (!s)
+	if (points == SRV_CACHE_POINTS)
+	{
+		/* the page's chart: from the read its tables share (srv_cache.c) */
+		const pgwt_series *cs;
+
+		if (!srv_cache_range(cfg->trace_dir, from, to, &cs, &used, err, sizeof(err)) || !cs)
+			srv_reply_error(r, 500, "the trace directory could not be read");
+		else
+			srv_aas_render(&r->body, cs, from, to, used);
+		srv_cache_release();
+		return;
+	}
+	if (!(s = srv_sum_series(cfg->trace_dir, from, to, (unsigned) points, &aligned)))
 		{ srv_reply_error(r, 500, "out of memory"); return; }
 	if (srv_aas_load(cfg, s, from, to, aligned, &used) != 0)
 		srv_reply_error(r, 500, "the trace directory could not be read");

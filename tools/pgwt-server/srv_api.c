@@ -11,6 +11,7 @@
 #include "analysis/range_load.h"
 #include "analysis/views.h"
 #include "srv_api.h"
+#include "srv_cache.h"
 #include "srv_load.h"
 
 typedef struct srv_view_req
@@ -222,34 +223,28 @@ srv_api_view(const srv_config *cfg, srv_arg_fn arg, void *conn, srv_reply *r)
 	srv_view_req q;
 	uint64_t	from,
 				to;
-	pgwt_window_spec win;
-	srv_loaded	l;
+	const srv_loaded *l;
 	char		err[200];
 	uint32_t	event = 0;
 	pgwt_buf	lines = {0};
-	bool		used;
 
 	if (!srv_view_parse(arg, conn, &q, r) || !srv_param_range(arg, conn, &from, &to, r))
 		return;
-	memset(&win, 0, sizeof(win));
-	win.from_ns = from;
-	win.to_ns = to == UINT64_MAX ? UINT64_MAX : pgwt_range_window_end(to);
-	snprintf(win.label, sizeof(win.label), "%llu..%llu", (unsigned long long) from,
-			 (unsigned long long) to);
-	if (srv_load_range_fast(cfg->trace_dir, from, to, &win, true, NULL, &l, &used, err,
-							sizeof(err)) != 0)
+	/* the tables of one range share one read of it (srv_cache.c) */
+	if (!(l = srv_cache_range(cfg->trace_dir, from, to, NULL, NULL, err, sizeof(err))))
 	{
+		srv_cache_release();
 		srv_reply_error(r, 500, "the trace directory could not be read");
 		return;
 	}
-	if (q.event_text && !pgwt_event_parse(&l.names, q.event_text, &event))
+	if (q.event_text && !pgwt_event_parse(&l->names, q.event_text, &event))
 	{
-		srv_loaded_free(&l);
+		srv_cache_release();
 		srv_reply_error(r, 400, "event: not a wait event (Class:Name, Class:0xNN or CPU*)");
 		return;
 	}
-	srv_view_render(&lines, &q, &l, event, q.event_text != NULL);
-	srv_loaded_free(&l);
+	srv_view_render(&lines, &q, l, event, q.event_text != NULL);
+	srv_cache_release();
 	if (q.format == PGWT_OUT_CSV)
 	{
 		r->body = lines;

@@ -61,6 +61,19 @@ srv_sum_align(const char *path, uint64_t from, uint64_t to, unsigned points,
 	return *npoints >= 1 && *npoints <= points;
 }
 
+pgwt_series *
+srv_sum_series(const char *path, uint64_t from, uint64_t to, unsigned points, bool *aligned)
+{
+	uint64_t	sfrom,
+				sto;
+	unsigned	np;
+
+	/* long ranges: buckets of whole minutes, which the summaries fill */
+	if ((*aligned = srv_sum_align(path, from, to, points, &sfrom, &sto, &np)))
+		return pgwt_series_create(sfrom, sto, np, NULL);
+	return pgwt_series_create(from, to, points, NULL);
+}
+
 /* The summaries' answer into a fresh engine; false (out cleared) when
  * they could not give it. */
 static bool

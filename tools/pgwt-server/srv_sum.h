@@ -19,4 +19,13 @@
 bool		srv_sum_align(const char *path, uint64_t from, uint64_t to, unsigned points,
 						  uint64_t *sfrom, uint64_t *sto, unsigned *npoints);
 
+/*
+ * The AAS series of [from, to) in at most points buckets: aligned to the
+ * summaries' minutes when its buckets are a minute or wider (*aligned),
+ * else cut at from. NULL out of memory.
+ */
+struct pgwt_series;
+struct pgwt_series *srv_sum_series(const char *path, uint64_t from, uint64_t to, unsigned points,
+								   bool *aligned);
+
 #endif							/* PGWT_SRV_SUM_H */

@@ -86,3 +86,25 @@ for view, extra in (('time_model', ''), ('system_event', ''), ('session_event', 
         ok = rows_of(v) == rows_of(d) and len(v['rows']) >= 2
         why = f"{len(v['rows'])} rows vs {len(d['rows'])}: {set(rows_of(v)) ^ set(rows_of(d))}"[:600]
     report(ok, f'api-summ-view-{view}{extra.replace("&", "-").replace("=", "")}-as-dump', why)
+
+# The page's chart (300 points) comes from the read its tables share (from
+# records here: 300 buckets of this hour are under a minute): the same
+# sums, and a directory that changed is read afresh (a new text for query
+# 3 shows at once).
+aas = get_json(base, f'/api/aas?from={frm}&to={to}&points=300')
+sums = {c: sum(b['ns'][i] for b in aas['buckets']) for i, c in enumerate(aas['classes'])}
+report(aas['source'] == 'records' and sums == classes(tm), 'api-summ-aas-300-shared-read',
+       f"source {aas['source']}: aas {sums} dump {classes(tm)}")
+
+
+def query3_texts():
+    v = get_json(base, f'/api/view?view=query_event&from={frm}&to={to}&limit=5000')['views'][0]
+    return {r.get('query') for r in v['rows'] if r.get('query_id') == 3}
+
+
+before = query3_texts()
+with open(f'{trace}/queries.tsv', 'a') as f:
+    f.write('%016x\tF\t0\t%s\n' % (3, 'SELECT pgwt_cache_was_refreshed'))
+after = query3_texts()
+report('SELECT pgwt_cache_was_refreshed' not in before and after == {'SELECT pgwt_cache_was_refreshed'},
+       'api-summ-cache-follows-directory', f'before {before} after {after}')
