@@ -368,7 +368,7 @@ HEADLINE = [
      ("<=", ("share", 2.0, ("micro", "web_api_callgrind", "aas_8", "instr_per_request", False),
              "twice 8 points' count"), "instr",
       "the chart's resolution must not multiply the reading of the range")),
-    ("web client", "server CPU ms, time model of 1 h of exact records (7.5M)",
+    ("web client", "server CPU ms, time model of 1 h of exact records (7.5M; the page's chart filled in the same read)",
      ("micro", "web_api_cpu", "time_model_1h", "cpu_ms", False), None),
     ("web client", "page interactive in headless Chromium, 1 h of exact records",
      ("micro", "web_page", "hour_1h", "interactive_ms", False), ("<=", 1500, "ms",
