@@ -148,3 +148,19 @@ pgwt_series_bill_sample(pgwt_series *s, uint32_t ev, uint64_t ts, uint64_t weigh
 	if (db)
 		b->class_ns[pgwt_event_class(ev)] += weight_ns;
 }
+
+void
+pgwt_series_bill_block(pgwt_series *s, uint32_t ev, uint64_t at, uint64_t ns,
+					   bool db, bool exact, bool sampled)
+{
+	pgwt_series_bucket *b;
+
+	if (at < s->from || at >= s->to)
+		return;
+	b = &s->b[series_index(s, at)];
+	b->exact |= exact;
+	b->sampled |= sampled;
+	b->any_ns += ns;
+	if (db)
+		b->class_ns[pgwt_event_class(ev)] += ns;
+}

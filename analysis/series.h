@@ -65,4 +65,13 @@ void		pgwt_series_bill_wait(pgwt_series *s, uint32_t ev, uint64_t start, uint64_
 void		pgwt_series_bill_sample(pgwt_series *s, uint32_t ev, uint64_t ts, uint64_t weight_ns,
 									bool db);
 
+/*
+ * A summary frame's time (analysis/summary.c): ns of event ev billed
+ * whole to the bucket holding instant "at" (the frame's start), exact
+ * and/or sampled. Equal to the records' billing only when the frame lies
+ * inside one bucket: the caller aligns the buckets to the frames.
+ */
+void		pgwt_series_bill_block(pgwt_series *s, uint32_t ev, uint64_t at, uint64_t ns,
+								   bool db, bool exact, bool sampled);
+
 #endif							/* PGWT_ANALYSIS_SERIES_H */

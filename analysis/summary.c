@@ -13,6 +13,7 @@
  */
 #include <string.h>
 
+#include "analysis/series.h"
 #include "analysis/summary.h"
 
 #include "analysis/engine_internal.h"
@@ -134,14 +135,18 @@ sum_bill_session(window_agg *wa, uint32_t pid, uint32_t ev, const pgwt_tf_sum_st
 
 /* ns of a crossing wait inside the window, billed without a count. */
 static void
-sum_bill_crossing(window_agg *wa, const pgwt_tf_sum_crossing *c, uint64_t lo, uint64_t hi,
-				  bool own_record)
+sum_bill_crossing(pgwt_engine *eng, window_agg *wa, const pgwt_tf_sum_crossing *c, uint64_t lo,
+				  uint64_t hi, bool own_record)
 {
 	pgwt_tf_sum_stat st = {0};
 	pgwt_event_stat *es;
 
 	if (hi <= lo)
 		return;
+	/* the engine's series too (background time never reaches here: the
+	 * summaries are not used when background processes are known) */
+	if (eng->series)
+		pgwt_series_bill_wait(eng->series, c->event, lo, hi, !pgwt_event_is_idle(c->event));
 	st.exact_ns = hi - lo;
 	/* a record already counted in its second's exact_records, or one the
 	 * engine would bill here for the first time */
@@ -245,7 +250,7 @@ pgwt_summary_bill_frame(pgwt_engine *eng, int w, const pgwt_tf_second *s, int64_
 			const pgwt_tf_sum_crossing *c = &s->crossings[i];
 			uint64_t	start = sec - c->ns;
 
-			sum_bill_crossing(wa, c, start > from ? start : from, to, false);
+			sum_bill_crossing(eng, wa, c, start > from ? start : from, to, false);
 		}
 		return true;
 	}
@@ -268,6 +273,10 @@ pgwt_summary_bill_frame(pgwt_engine *eng, int w, const pgwt_tf_second *s, int64_
 		for (b = 0; b < PGWT_HIST_NS_BUCKETS; b++)
 			es->hist_ns[b] += e->hist_ns[b];
 		sum_bill_totals(wa, e->event, &e->st);
+		if (eng->series)
+			pgwt_series_bill_block(eng->series, e->event, sec, e->st.exact_ns + e->st.sampled_ns,
+								   !pgwt_event_is_idle(e->event), s->c.exact_records > 0,
+								   s->c.sample_records > 0);
 	}
 	for (i = 0; i < s->npid_events; i++)
 		sum_bill_session(wa, (uint32_t) s->pid_events[i].key, s->pid_events[i].event,
@@ -288,7 +297,7 @@ pgwt_summary_bill_frame(pgwt_engine *eng, int w, const pgwt_tf_second *s, int64_
 		const pgwt_tf_sum_crossing *c = &s->crossings[i];
 		uint64_t	start = sec - c->ns;
 
-		sum_bill_crossing(wa, c, start > from ? start : from, sec, true);
+		sum_bill_crossing(eng, wa, c, start > from ? start : from, sec, true);
 	}
 	return true;
 }

@@ -297,6 +297,67 @@ sl_frames(pgwt_engine *eng, int w, const pgwt_tf_trace_source *src, sl_ctx *c,
 	return rc;
 }
 
+static bool
+sl_want_second_at(uint64_t sec_ts, uint64_t span_ns, uint64_t reach_ns, void *arg)
+{
+	(void) reach_ns;
+	return span_ns == SL_SECOND && sec_ts == *(const uint64_t *) arg;
+}
+
+static int
+sl_frame_flags(const pgwt_tf_second *s, void *arg)
+{
+	*(uint32_t *) arg |= s->flags;
+	return 0;
+}
+
+static void
+sl_marker(pgwt_engine *eng, uint32_t marker, uint64_t ts)
+{
+	pgwt_record m;
+
+	memset(&m, 0, sizeof(m));
+	m.kind = PGWT_REC_TRANSITION;
+	m.ts_ns = ts;
+	m.old_event = PGWT_EVENT_NONE;
+	m.new_event = marker;
+	m.cpu_ns = PGWT_CPU_UNKNOWN;
+	pgwt_engine_add(eng, &m);
+}
+
+/*
+ * Records of [lo, hi) with the escalation windows the loader's engine
+ * would know there: the ESC_START of a window open at lo lies in a frame
+ * billed whole, so the frame at lo says it (its flags) and a marker at lo
+ * stands for it; a window still open at hi is closed there, as the frames
+ * after hi carry its samples already sorted. Without this a sample in a
+ * second read from records inside a window would count as sampled time.
+ */
+static int
+sl_feed_esc(pgwt_engine *eng, const pgwt_tf_trace_source *src, uint64_t lo, uint64_t hi,
+			const sl_ctx *c, bool first, uint64_t *n)
+{
+	uint32_t	flags = 0;
+	bool		bad = false;
+	int			rc;
+
+	if (hi <= lo)
+		return 0;
+	if (!first && !eng->span_open)
+	{
+		rc = src->frames(src->arg, lo, lo + SL_SECOND, sl_want_second_at, &lo,
+						 sl_frame_flags, &flags, &bad);
+		if (rc < 0)
+			return rc;
+		if (flags & PGWT_TF_SUM_F_ESC_AT_START)
+			sl_marker(eng, PGWT_MARKER_ESC_START, lo + (uint64_t) c->shift);
+	}
+	rc = sl_feed(eng, src, lo, hi, c, n);
+	if (rc == 0 && eng->span_open && hi != UINT64_MAX)
+		sl_marker(eng, PGWT_MARKER_ESC_END, hi + (uint64_t) c->shift);
+	return rc;
+}
+
 /* Records: the partial seconds, the seconds a frame could not give, and
  * (started_inside) the parts of the search past the lookahead that no
  * frame covers. */
@@ -308,9 +369,9 @@ sl_records(pgwt_engine *eng, const pgwt_tf_trace_source *src, sl_ctx *c,
 	int			rc = 0;
 
 	for (i = 0; i < p->nraw && rc == 0; i++)
-		rc = sl_feed(eng, src, p->raw_lo[i], p->raw_hi[i], c, n);
+		rc = sl_feed_esc(eng, src, p->raw_lo[i], p->raw_hi[i], c, p->raw_lo[i] == p->from_ns, n);
 	for (size_t k = 0; k < c->nrecsec && rc == 0; k++)
-		rc = sl_feed(eng, src, c->recsec[k], c->recsec[k] + SL_SECOND, c, n);
+		rc = sl_feed_esc(eng, src, c->recsec[k], c->recsec[k] + SL_SECOND, c, false, n);
 	if (rc == 0 && end != UINT64_MAX)
 	{
 		c->started_inside = true;

@@ -20,6 +20,7 @@
 #include <lz4.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -304,7 +305,38 @@ typedef struct sf_file
 	uint64_t	limit_frames;	/* live: the committed count; else UINT64_MAX */
 	uint64_t	frames_read;
 	uint64_t	valid_end;		/* just past the last frame that decoded */
+	/* read-ahead: most frames are small and a walk reads them in file
+	 * order (or skips them by header), so one pread serves many */
+	uint64_t	ra_off;
+	size_t		ra_len;
+	uint8_t		ra[32768];
 } sf_file;
+
+/* n bytes at off, through the read-ahead when they fit in it. */
+static int
+sf_pread(sf_file *f, void *dst, size_t n, uint64_t off)
+{
+	size_t		want;
+	int			rc;
+
+	if (off >= f->ra_off && off + n <= f->ra_off + f->ra_len)
+	{
+		memcpy(dst, f->ra + (off - f->ra_off), n);
+		return 0;
+	}
+	if (n > sizeof(f->ra) || off >= f->size)
+		return tf_pread_all(f->fd, dst, n, (off_t) off);
+	want = f->size - off < sizeof(f->ra) ? (size_t) (f->size - off) : sizeof(f->ra);
+	if (want < n)
+		return tf_pread_all(f->fd, dst, n, (off_t) off);
+	f->ra_len = 0;
+	if ((rc = tf_pread_all(f->fd, f->ra, want, (off_t) off)) < 0)
+		return rc;
+	f->ra_off = off;
+	f->ra_len = want;
+	memcpy(dst, f->ra, n);
+	return 0;
+}
 
 static int
 sf_open(const char *path, bool live, sf_file *f)
@@ -313,7 +345,7 @@ sf_open(const char *path, bool live, sf_file *f)
 	struct stat st;
 	int			rc;
 
-	memset(f, 0, sizeof(*f));
+	memset(f, 0, offsetof(sf_file, ra));
 	f->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (f->fd < 0)
 		return errno == ENOENT ? -PGWT_TF_NOT_FOUND : -PGWT_TF_IO;
@@ -368,7 +400,7 @@ sf_next(sf_file *f, uint8_t **stored, size_t *stored_cap, uint8_t **raw,
 	if (f->frames_read >= f->limit_frames ||
 		f->off + PGWT_TF_SUM_FRAME_HEADER_SIZE > f->size)
 		return 0;
-	if ((rc = tf_pread_all(f->fd, hb, sizeof(hb), (off_t) f->off)) < 0)
+	if ((rc = sf_pread(f, hb, sizeof(hb), f->off)) < 0)
 		return rc == -PGWT_TF_TRUNCATED ? 0 : rc;
 	if (sf_frame_decode(hb, f->hdr.flags, &fr) < 0 ||
 		f->off + sizeof(hb) + fr.stored > f->size)
@@ -391,7 +423,7 @@ sf_next(sf_file *f, uint8_t **stored, size_t *stored_cap, uint8_t **raw,
 	if ((rc = sf_grow(stored, stored_cap, fr.stored)) < 0 ||
 		(rc = sf_grow(raw, raw_cap, fr.raw)) < 0)
 		return rc;
-	if ((rc = tf_pread_all(f->fd, *stored, fr.stored, (off_t) (f->off + sizeof(hb)))) < 0)
+	if ((rc = sf_pread(f, *stored, fr.stored, f->off + sizeof(hb))) < 0)
 		return rc;
 	f->off += sizeof(hb) + fr.stored;
 	f->frames_read++;

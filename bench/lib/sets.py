@@ -101,7 +101,8 @@ SETS = {
     "seed_read": BenchSet("seed_read", {}, reps=3, duration_s=0, warmup_s=0, scale=0,
                           programs=(("bench/programs/seed_read/run.sh", ("--reps", "3")),)),
     # pgwt-server's answers (issue #18): handler instructions, API CPU on an
-    # hour of exact records, the page in headless Chromium: ~2 min
+    # hour of exact records and on a day from summaries and from records, the
+    # page in headless Chromium: ~3 min
     "web": BenchSet("web", {}, reps=3, duration_s=0, warmup_s=0, scale=0,
                     programs=(("bench/programs/web_api/run.py", ("--reps", "3")),)),
     "smoke": BenchSet("smoke", {"15": (("none", "pg_wait_sampling", "sampled_10hz"), ("select_only",)),
@@ -159,7 +160,7 @@ PROGRAM_S_PER_REP = {"bench/programs/waitpair": 50, "bin/pgwt-bench-watchpoint":
                      "bench/programs/tracer_full": 60,
                      "bench/programs/summary_views/run.sh": 30,
                      "bench/programs/dump_throughput/run.sh": 3,
-                     "bench/programs/web_api/run.py": 40,
+                     "bench/programs/web_api/run.py": 60,
                      "bench/programs/seed_read/run.sh": 50,
                      "bench/programs/trace_overhead/trace_overhead": 45,
                      "bench/programs/coop_instr/coop_instr": 110,

@@ -17,7 +17,9 @@
 #include "analysis/series.h"
 #include "analysis/views.h"
 #include "srv_api.h"
+#include "srv_cache.h"
 #include "srv_load.h"
+#include "srv_sum.h"
 
 static const char *
 srv_aas_label(unsigned i)
@@ -29,7 +31,8 @@ srv_aas_label(unsigned i)
 
 /* Fill the series from one read of its range. 0 or -1. */
 static int
-srv_aas_load(const srv_config *cfg, pgwt_series *s, uint64_t from, uint64_t to)
+srv_aas_load(const srv_config *cfg, pgwt_series *s, uint64_t from, uint64_t to, bool aligned,
+			 bool *used)
 {
 	pgwt_window_spec win;
 	srv_loaded	l;
@@ -39,14 +42,18 @@ srv_aas_load(const srv_config *cfg, pgwt_series *s, uint64_t from, uint64_t to)
 	win.from_ns = from;
 	win.to_ns = pgwt_range_window_end(to);
 	snprintf(win.label, sizeof(win.label), "range");
-	if (srv_load_range(cfg->trace_dir, from, to, &win, 1, false, s, &l, err, sizeof(err)) != 0)
+	/* the summaries bill a frame whole: only into buckets aligned to them */
+	*used = false;
+	if (aligned ? srv_load_range_fast(cfg->trace_dir, from, to, &win, false, s, &l, used, err,
+									  sizeof(err)) != 0
+		: srv_load_range(cfg->trace_dir, from, to, &win, 1, false, s, &l, err, sizeof(err)) != 0)
 		return -1;
 	srv_loaded_free(&l);
 	return 0;
 }
 
 static void
-srv_aas_render(pgwt_buf *o, const pgwt_series *s, uint64_t from, uint64_t to)
+srv_aas_render(pgwt_buf *o, const pgwt_series *s, uint64_t from, uint64_t to, bool from_sum)
 {
 	bool		used[PGWT_SERIES_NCLASS] = {false};
 	bool		first = true;
@@ -55,9 +62,10 @@ srv_aas_render(pgwt_buf *o, const pgwt_series *s, uint64_t from, uint64_t to)
 	for (unsigned i = 0; i < points; i++)
 		for (unsigned c = 0; c < PGWT_SERIES_NCLASS; c++)
 			used[c] |= pgwt_series_get(s, i)->class_ns[c] > 0;
-	pgwt_buf_printf(o, "{\"from_ns\":%llu,\"to_ns\":%llu,\"points\":%u,\"width_ns\":%llu,\"classes\":[",
+	pgwt_buf_printf(o, "{\"from_ns\":%llu,\"to_ns\":%llu,\"points\":%u,\"width_ns\":%llu,"
+					"\"source\":\"%s\",\"classes\":[",
 					(unsigned long long) from, (unsigned long long) to, points,
-					(unsigned long long) pgwt_series_width(s));
+					(unsigned long long) pgwt_series_width(s), from_sum ? "summaries" : "records");
 	for (unsigned c = 0; c < PGWT_SERIES_NCLASS; c++)
 		if (used[c])
 		{
@@ -68,10 +76,14 @@ srv_aas_render(pgwt_buf *o, const pgwt_series *s, uint64_t from, uint64_t to)
 	for (unsigned i = 0; i < points; i++)
 	{
 		const pgwt_series_bucket *b = pgwt_series_get(s, i);
-		double		w = (double) (b->to_ns - b->from_ns);
+		/* minute-aligned buckets may start before "from" and end after
+		 * "to": nothing is billed there, so they show the range's part */
+		uint64_t	bf = b->from_ns < from ? from : b->from_ns,
+					bt = b->to_ns > to ? to : b->to_ns;
+		double		w = (double) (bt - bf);
 
 		pgwt_buf_printf(o, "%s{\"from_ns\":%llu,\"to_ns\":%llu,\"fidelity\":\"%s\",\"ns\":[",
-						i ? "," : "", (unsigned long long) b->from_ns, (unsigned long long) b->to_ns,
+						i ? "," : "", (unsigned long long) bf, (unsigned long long) bt,
 						pgwt_fidelity_name(pgwt_series_fidelity(b)));
 		first = true;
 		for (unsigned c = 0; c < PGWT_SERIES_NCLASS; c++)
@@ -98,7 +110,10 @@ srv_api_aas(const srv_config *cfg, srv_arg_fn arg, void *conn, srv_reply *r)
 {
 	uint64_t	from,
 				to,
-				points = 300;
+				points = SRV_CACHE_POINTS;
+	char		err[200];
+	bool		used = false,
+				aligned;
 	const char *p = arg(conn, "points");
 	pgwt_series *s;
 
@@ -110,7 +125,6 @@ srv_api_aas(const srv_config *cfg, srv_arg_fn arg, void *conn, srv_reply *r)
 	{
 		/* an open end: the trace's own */
 		srv_loaded	l;
-		char		err[200];
 
 		if (srv_load_extent(cfg->trace_dir, &l, err, sizeof(err)) != 0)
 			{ srv_reply_error(r, 500, "the trace directory could not be read"); return; }
@@ -124,11 +138,23 @@ srv_api_aas(const srv_config *cfg, srv_arg_fn arg, void *conn, srv_reply *r)
 		if (from >= to)
 			{ srv_reply_error(r, 400, "from must be before to"); return; }
 	}
-	if (!(s = pgwt_series_create(from, to, (unsigned) points, NULL)))
+	if (points == SRV_CACHE_POINTS)
+	{
+		/* the page's chart: from the read its tables share (srv_cache.c) */
+		const pgwt_series *cs;
+
+		if (!srv_cache_range(cfg->trace_dir, from, to, &cs, &used, err, sizeof(err)) || !cs)
+			srv_reply_error(r, 500, "the trace directory could not be read");
+		else
+			srv_aas_render(&r->body, cs, from, to, used);
+		srv_cache_release();
+		return;
+	}
+	if (!(s = srv_sum_series(cfg->trace_dir, from, to, (unsigned) points, &aligned)))
 		{ srv_reply_error(r, 500, "out of memory"); return; }
-	if (srv_aas_load(cfg, s, from, to) != 0)
+	if (srv_aas_load(cfg, s, from, to, aligned, &used) != 0)
 		srv_reply_error(r, 500, "the trace directory could not be read");
 	else
-		srv_aas_render(&r->body, s, from, to);
+		srv_aas_render(&r->body, s, from, to, used);
 	pgwt_series_free(s);
 }

@@ -27,13 +27,14 @@ srv_cmp_period(const srv_config *cfg, uint64_t from, uint64_t to, pgwt_cmp_kind 
 	pgwt_event_rows rows = {0};
 	pgwt_time_model tm;
 	char		err[200];
+	bool		used;
 
 	memset(&win, 0, sizeof(win));
 	win.from_ns = from;
 	win.to_ns = pgwt_range_window_end(to);
 	snprintf(win.label, sizeof(win.label), "%llu..%llu", (unsigned long long) from,
 			 (unsigned long long) to);
-	if (srv_load_range(cfg->trace_dir, from, to, &win, 1, true, NULL, l, err, sizeof(err)) != 0)
+	if (srv_load_range_fast(cfg->trace_dir, from, to, &win, true, NULL, l, &used, err, sizeof(err)) != 0)
 		return srv_reply_error(r, 500, "the trace directory could not be read"), -1;
 	vo.names = &l->names;
 	*n = 0;

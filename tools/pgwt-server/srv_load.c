@@ -44,6 +44,20 @@ srv_load_feed(pgwt_range_loader *l, srv_loaded *out, char *err, size_t errlen)
 }
 
 int
+srv_load_side(const char *path, const pgwt_tf_reader *r, srv_loaded *out)
+{
+	int			pg_major = 0;
+
+	if (pgwt_tf_reader_nfiles(r) > 0)
+		pg_major = (int) pgwt_tf_pg_major(pgwt_tf_reader_file_header(r, 0)->pg_version);
+	pgwt_names_init(&out->names, pg_major);
+	pgwt_names_load_dir(&out->names, path, NULL, NULL);
+	/* before the records: the metadata says who is background */
+	pgwt_backends_load(out->eng, path, NULL);
+	return pgwt_query_texts_load(&out->qt, path) != 0 ? -1 : 0;
+}
+
+int
 srv_load_range(const char *path, uint64_t from, uint64_t to,
 			   const pgwt_window_spec *win, int nwin, bool with_side,
 			   struct pgwt_series *series,
@@ -79,24 +93,12 @@ srv_load_range_ex(const char *path, uint64_t from, uint64_t to,
 		pgwt_range_close(l);
 		return -1;
 	}
-	if (with_side)
+	if (with_side && srv_load_side(path, pgwt_range_reader(l), out) != 0)
 	{
-		const pgwt_tf_reader *r = pgwt_range_reader(l);
-		int			pg_major = 0;
-
-		if (pgwt_tf_reader_nfiles(r) > 0)
-			pg_major = (int) pgwt_tf_pg_major(pgwt_tf_reader_file_header(r, 0)->pg_version);
-		pgwt_names_init(&out->names, pg_major);
-		pgwt_names_load_dir(&out->names, path, NULL, NULL);
-		/* before the records: the metadata says who is background */
-		pgwt_backends_load(out->eng, path, NULL);
-		if (pgwt_query_texts_load(&out->qt, path) != 0)
-		{
-			snprintf(err, errlen, "out of memory");
-			pgwt_range_close(l);
-			srv_loaded_free(out);
-			return -1;
-		}
+		snprintf(err, errlen, "out of memory");
+		pgwt_range_close(l);
+		srv_loaded_free(out);
+		return -1;
 	}
 	if (x->before_feed && (rc = x->before_feed(x->arg, out)) != 0)
 	{

@@ -57,6 +57,23 @@ typedef struct srv_load_extra
 int			srv_load_range_ex(const char *path, uint64_t from, uint64_t to,
 							  const pgwt_window_spec *win, int nwin, bool with_side,
 							  const srv_load_extra *x, srv_loaded *out, char *err, size_t errlen);
+/* Names, backends (before any record: who is background) and query
+ * texts of path into out (its engine created). 0, or -1 out of memory. */
+struct pgwt_tf_reader;
+int			srv_load_side(const char *path, const struct pgwt_tf_reader *r, srv_loaded *out);
+
+/*
+ * srv_load_range from the per-second summaries where they answer the range
+ * (docs/TRACE_FORMAT.md 11.4: the same answer, every column), from
+ * records where not (srv_sum.c). The series, when given, gets the frames
+ * whole: it must be aligned to them (srv_sum_align). *used: whether the
+ * summaries answered.
+ */
+int			srv_load_range_fast(const char *path, uint64_t from, uint64_t to,
+								const pgwt_window_spec *win, bool with_side,
+								struct pgwt_series *series, srv_loaded *out, bool *used,
+								char *err, size_t errlen);
+
 /* Only the extent of the whole trace (first/last record, count). */
 int			srv_load_extent(const char *path, srv_loaded *out, char *err, size_t errlen);
 void		srv_loaded_free(srv_loaded *l);

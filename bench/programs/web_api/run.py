@@ -9,15 +9,27 @@
       baseline: the trace's extent, one read of it).
   {"bench":"web_api_cpu","arm":A,"rep":R,"cpu_ms":C,"records":N}
       the server's CPU time (the sum of its threads' schedstat run time)
-      over one request on an hour of exact records (hour.scn): arms
-      time_model_1h (/api/view?view=time_model), aas_300_1h and range_1h
-      (the baseline), interleaved within each repetition.
+      over one request on an hour of exact records (hour.scn, read from
+      the records: a copy without its .sum files): arms time_model_1h
+      (/api/view?view=time_model over the hour), aas_300_1h and range_1h
+      (the baseline), interleaved within each repetition. Every request
+      names its own range (its end a few ns later each time, past the last
+      record: the same answer), so none finds the server's last read.
+      On a day sampled at 10 Hz with exact windows (day.scn, per-second
+      summaries beside the files), over the whole day as a closed range:
+      arms time_model_24h, system_event_24h, aas_300_24h (answered from the
+      summaries, docs/WEB.md) and the same three with the suffix _records
+      on a copy of the directory without its .sum files (read from the
+      records), interleaved within each repetition; range_24h (the
+      extent, a read of every record) as the baseline.
   {"bench":"web_page","arm":A,"rep":R,"interactive_ms":T}
       headless Chromium (Debian's chromium-driver, python3-selenium): from
       the navigation to the page's ready mark (body data-ready="yes"),
-      polled every 10 ms, over the hour's trace (hour_1h) and the 20 s one
-      (small_20s), interleaved; absent when no browser session starts
-      (said on stderr).
+      polled every 10 ms, over the hour's trace (hour_1h), the 20 s one
+      (small_20s) and the day (day_24h); the hour's and the day's URLs name
+      the whole trace, as a pasted link does, a new end each time (the
+      server's last read does not serve the next load), interleaved;
+      absent when no browser session starts (said on stderr).
 
   bench/programs/web_api/run.py [--reps R]
 """
@@ -126,28 +138,57 @@ def collected(err):
     return int(m.group(1))
 
 
-def cpu_runs(trace, reps, records):
-    arms = [('range_1h', '/api/range'), ('time_model_1h', '/api/view?view=time_model'),
-            ('aas_300_1h', '/api/aas?points=300')]
-    port, proc = start_server(trace)
+def hour_arms(rng):
+    """The hour's arms, read from records (a copy without summaries)."""
+    return [('range_1h', 'raw', '/api/range'),
+            ('time_model_1h', 'raw', '/api/view?view=time_model' + rng),
+            ('aas_300_1h', 'raw', '/api/aas?points=300' + rng)]
+
+
+def day_arms(rng):
+    """The day's arms: (arm, server key, path); rng = '&from=..&to=..'."""
+    arms = [('range_24h', 'sum', '/api/range')]
+    for name, path in (('time_model_24h', '/api/view?view=time_model' + rng),
+                       ('system_event_24h', '/api/view?view=system_event' + rng),
+                       ('aas_300_24h', '/api/aas?points=300' + rng)):
+        arms += [(name, 'sum', path), (name + '_records', 'raw', path)]
+    return arms
+
+
+def cpu_runs(traces, arms, reps, records, to0):
+    """traces: {key: directory}, one server each; arms: (arm, key, path),
+    TO in a path standing for the range's end, to0 + the request's number."""
+    servers = {k: start_server(t) for k, t in traces.items()}
+    n = 0
     try:
-        wait_up(port, proc)
+        for port, proc in servers.values():
+            wait_up(port, proc)
         for rep in range(1, reps + 1):
             # rotate the order from one repetition to the next
             k = (rep - 1) % len(arms)
-            for arm, path in arms[k:] + arms[:k]:
+            for arm, key, path in arms[k:] + arms[:k]:
+                port, proc = servers[key]
+                # each request its own range ("to" a few ns later, past
+                # the last record: the same answer), so none is served
+                # from the range the server read last (srv_cache.c)
+                n += 1
                 c0 = cpu_ns(proc.pid)
-                get(port, path)
+                get(port, path.replace('TO', str(to0 + n)))
                 c1 = cpu_ns(proc.pid)
                 print(json.dumps({'bench': 'web_api_cpu', 'arm': arm, 'rep': rep,
                                   'cpu_ms': round((c1 - c0) / 1e6, 2), 'records': records}),
                       flush=True)
     finally:
-        stop(proc)
+        for _, proc in servers.values():
+            stop(proc)
 
 
-def page(traces, reps):
-    """traces: {arm: trace directory}, one server each, the arms interleaved."""
+def page(traces, reps, frags=None):
+    """traces: {arm: trace directory}, one server each, the arms interleaved;
+    frags: {arm: function of the repetition giving the URL fragment} (the
+    page's state: a range, a new one each time, so no load finds the
+    server's last read ready)."""
+    frags = frags or {}
     try:
         from selenium import webdriver
         from selenium.webdriver.chrome.service import Service
@@ -177,7 +218,8 @@ def page(traces, reps):
                 port = servers[arm][0]
                 drv.get('about:blank')
                 t0 = time.monotonic()
-                drv.get(f'http://127.0.0.1:{port}/')
+                frag = frags[arm](rep) if arm in frags else ''
+                drv.get(f'http://127.0.0.1:{port}/' + frag)
                 while drv.execute_script('return document.body && document.body.dataset.ready') != 'yes':
                     if time.monotonic() - t0 > 120:
                         sys.exit('run.py: the page never became ready')
@@ -214,8 +256,26 @@ def main():
             callgrind(small, a.reps)
         else:
             print('run.py: no instruction counts: valgrind is not installed', file=sys.stderr)
-        cpu_runs(hour, a.reps, truth['records'])
-        page({'hour_1h': hour, 'small_20s': small}, a.reps)
+        hourraw = os.path.join(tmp, 'hourraw')
+        shutil.copytree(hour, hourraw, ignore=shutil.ignore_patterns('*.sum', '*.sum.meta'))
+        off = truth['start_realtime_ns'] - truth['start_monotonic_ns']
+        hfirst, hlast = off + truth['first_ts'], off + truth['last_ts']
+        cpu_runs({'raw': hourraw}, hour_arms(f'&from={hfirst}&to=TO'), a.reps, truth['records'],
+                 hlast + 1)
+        day = os.path.join(tmp, 'day')
+        dtruth = json.loads(subprocess.run([os.path.join(BIN, 'pgwt-synth'), '-o', day,
+                                            os.path.join(HERE, 'day.scn')],
+                                           check=True, stdout=subprocess.PIPE, text=True).stdout)
+        # the same files without their summaries: the records' answer
+        dayraw = os.path.join(tmp, 'dayraw')
+        shutil.copytree(day, dayraw, ignore=shutil.ignore_patterns('*.sum', '*.sum.meta'))
+        first = dtruth['start_realtime_ns'] - dtruth['start_monotonic_ns'] + dtruth['first_ts']
+        last = dtruth['start_realtime_ns'] - dtruth['start_monotonic_ns'] + dtruth['last_ts']
+        cpu_runs({'sum': day, 'raw': dayraw}, day_arms(f'&from={first}&to=TO'), a.reps,
+                 dtruth['records'], last + 1)
+        page({'hour_1h': hour, 'small_20s': small, 'day_24h': day}, a.reps,
+             {'day_24h': lambda rep: f'#from={first}&to={last + 1 + rep}',
+              'hour_1h': lambda rep: f'#from={hfirst}&to={hlast + 1 + rep}'})
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -299,10 +299,34 @@ test_series_synth_dir_equals_windows(void)
 	pgwt_series_free(s);
 }
 
+/* A summary frame's time goes whole to the bucket of its start. */
+static void
+test_series_bill_block(void)
+{
+	pgwt_series *s = pgwt_series_create(0, 120 * S, 2, NULL);
+
+	EXPECT(s != NULL);
+	if (!s)
+		return;
+	pgwt_series_bill_block(s, EV_DATAFILEREAD, 59 * S, 7 * S, true, true, false);
+	pgwt_series_bill_block(s, EV_DATAFILEREAD, 60 * S, 5 * S, true, false, true);
+	/* idle: all time, no class; outside the range: nothing */
+	pgwt_series_bill_block(s, EV_CLIENTREAD, 60 * S, 3 * S, false, false, true);
+	pgwt_series_bill_block(s, EV_DATAFILEREAD, 120 * S, 11 * S, true, true, true);
+	EXPECT_U64(pgwt_series_get(s, 0)->class_ns[0x0A], 7 * S);
+	EXPECT_U64(pgwt_series_get(s, 1)->class_ns[0x0A], 5 * S);
+	EXPECT_U64(pgwt_series_get(s, 1)->class_ns[0x06], 0);
+	EXPECT_U64(pgwt_series_get(s, 1)->any_ns, 8 * S);
+	EXPECT(pgwt_series_fidelity(pgwt_series_get(s, 0)) == PGWT_FIDELITY_EXACT);
+	EXPECT(pgwt_series_fidelity(pgwt_series_get(s, 1)) == PGWT_FIDELITY_SAMPLED);
+	pgwt_series_free(s);
+}
+
 int
 main(void)
 {
 	RUN(test_series_edges);
+	RUN(test_series_bill_block);
 	RUN(test_series_scripted_equals_windows);
 	RUN(test_series_synth_dir_equals_windows);
 	return unit_failures ? 1 : 0;

@@ -199,6 +199,8 @@ cmp_rows(const char *view, pgwt_event_rows *a, pgwt_event_rows *b)
 		DIFF("%s: %zu rows raw, %zu summary", view, a->n, b->n);
 		return;
 	}
+	if (a->n == 0)
+		return;					/* no rows: nothing to sort (NULL arrays) */
 	qsort(a->rows, a->n, sizeof(*a->rows), row_cmp);
 	qsort(b->rows, b->n, sizeof(*b->rows), row_cmp);
 	for (i = 0; i < a->n; i++)
@@ -232,6 +234,8 @@ cmp_sessions(pgwt_session_rows *a, pgwt_session_rows *b)
 		DIFF("session_event: %zu rows raw, %zu summary", a->n, b->n);
 		return;
 	}
+	if (a->n == 0)
+		return;					/* no rows: nothing to sort (NULL arrays) */
 	qsort(a->rows, a->n, sizeof(*a->rows), sess_cmp);
 	qsort(b->rows, b->n, sizeof(*b->rows), sess_cmp);
 	for (i = 0; i < a->n; i++)

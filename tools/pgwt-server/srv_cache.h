@@ -1,0 +1,33 @@
+/*
+ * srv_cache.h
+ *		pgwt-server's one loaded range kept between requests (srv_cache.c):
+ *		the page's first view asks for four tables of the same range, which
+ *		then cost one read of it, not four.
+ */
+#ifndef PGWT_SRV_CACHE_H
+#define PGWT_SRV_CACHE_H
+
+#include "srv_load.h"
+
+/* The page's chart resolution: the series the cached read also fills. */
+#define SRV_CACHE_POINTS 300
+
+/*
+ * The range [from, to) of path loaded over one window labelled
+ * "from..to" (with the side files) and, for a closed range, the AAS
+ * series of SRV_CACHE_POINTS buckets (srv_sum_series) filled in the same
+ * read: from the cache when the same range of the directory in the same
+ * state (every entry's name, size and mtime) was loaded last; else loaded
+ * and kept in place of the last one. From the summaries where they
+ * answer (srv_load_range_fast; *from_sum), unless the series is cut finer
+ * than their minutes: then from records. series / from_sum may be NULL.
+ * The result stays valid until srv_cache_release. NULL with err set on
+ * failure. Call srv_cache_release after every call, NULL or not.
+ */
+struct pgwt_series;
+const srv_loaded *srv_cache_range(const char *path, uint64_t from, uint64_t to,
+								  const struct pgwt_series **series, bool *from_sum,
+								  char *err, size_t errlen);
+void		srv_cache_release(void);
+
+#endif							/* PGWT_SRV_CACHE_H */
