@@ -5,6 +5,7 @@ import { getJSON, downloadCsv } from './api.js';
 import { readState, writeState, sortsOf, withSort, nsToMs, msToNs } from './state.js';
 import { drawAAS } from './chart.js';
 import { renderTable } from './tables.js';
+import { refreshStatus, drawWindows, startLive, pinLive } from './daemon.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -142,7 +143,9 @@ async function loadChart(s) {
     b.to_ms = nsToMs(b.to_ns);
   }
   window.pgwtAAS = aas;	// read by the browser tests
-  drawAAS($('aas-chart'), aas, (a, b) => go({ ...readState(), from: msToNs(a), to: msToNs(b) }));
+  const chart = drawAAS($('aas-chart'), aas,
+    (a, b) => go({ ...readState(), from: msToNs(a), to: msToNs(b), live: undefined }));
+  await drawWindows(chart, rangeParams(s), aas);
   $('range-text').textContent = `${fmtTime(aas.from_ns)} \u2013 ${fmtTime(aas.to_ns)}`;
 }
 
@@ -186,7 +189,7 @@ async function loadCompare(s) {
 let generation = 0;
 
 async function refresh() {
-  const s = readState();
+  const s = pinLive(readState());
   const gen = ++generation;
   crumbs(s);
   setStatus('loading\u2026');
@@ -217,4 +220,6 @@ $('compare-prev').addEventListener('click', () => {
 });
 window.addEventListener('popstate', refresh);
 window.addEventListener('hashchange', refresh);
+startLive(refresh, go);
+refreshStatus();
 refresh();
