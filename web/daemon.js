@@ -182,7 +182,7 @@ export async function drawWindows(chart, params, aas) {
       markArea: {
         silent: true,
         itemStyle: { color: 'rgba(176,79,196,0.10)', borderColor: '#b04fc4', borderWidth: 1, borderType: 'dashed' },
-        label: { show: true, position: 'insideTop', color: '#6d2a7a', fontSize: 11 },
+        label: { show: true, position: 'insideTopRight', color: '#6d2a7a', fontSize: 11 },
         data: areas,
       },
     }],
