@@ -83,7 +83,7 @@ function stripParts() {
   box.replaceChildren(text, sel, esc, de, msg, det);
   esc.addEventListener('click', () => change('/api/escalate', { duration_s: sel.value }));
   de.addEventListener('click', () => change('/api/deescalate'));
-  strip = { box, text, sel, esc, de, msg, tbl };
+  strip = { box, text, sel, esc, de, msg, tbl, det };
   return strip;
 }
 
@@ -129,8 +129,8 @@ export async function refreshStatus() {
   } catch (e) {
     lastStatus = null;
     p.box.dataset.daemon = 'absent';
-    p.text.textContent = 'No daemon: ' + e.message.replace(/^\/api\/status: /, '');
-    p.sel.hidden = p.esc.hidden = p.de.hidden = true;
+    p.text.textContent = 'No daemon: ' + e.message.replace(/^\/api\/status: (no daemon: )?/, '');
+    p.sel.hidden = p.esc.hidden = p.de.hidden = p.det.hidden = true;
     p.tbl.replaceChildren();
     return null;
   }
@@ -148,7 +148,7 @@ export async function refreshStatus() {
   parts.push(`backends ${d.backends}`);
   if (d.sampled_only) parts.push('sampled only: ' + (d.escalation_unavailable || 'no exact tier'));
   p.text.textContent = parts.join(' \u00b7 ');
-  p.sel.hidden = p.esc.hidden = p.de.hidden = false;
+  p.sel.hidden = p.esc.hidden = p.de.hidden = p.det.hidden = false;
   const can = st.token_configured && !d.sampled_only;
   p.esc.disabled = !can;
   p.esc.title = st.token_configured ? '' : 'Escalation needs a token: start pgwt-server with --token-file';
