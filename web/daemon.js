@@ -169,7 +169,8 @@ export async function drawWindows(chart, params, aas) {
   window.pgwtWindows = res.windows;	// read by the browser tests
   const last = aas.buckets.length ? aas.buckets[aas.buckets.length - 1].to_ms : null;
   const first = aas.buckets.length ? aas.buckets[0].from_ms : null;
-  if (last === null) return;
+  // none: no series (drawAAS replaced the chart's option, so none is left)
+  if (last === null || !res.windows.length) return;
   const areas = res.windows.map((w) => {
     const a = Math.max(first, Number(BigInt(w.start_ns) / 1000000n));
     const b = w.end_ns === null ? last : Math.min(last, Number(BigInt(w.end_ns) / 1000000n));
