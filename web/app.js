@@ -6,6 +6,7 @@ import { readState, writeState, sortsOf, withSort, nsToMs, msToNs } from './stat
 import { drawAAS } from './chart.js';
 import { renderTable } from './tables.js';
 import { loadHistogram } from './hist.js';
+import { refreshStatus, drawWindows, startLive, pinLive } from './daemon.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -149,7 +150,9 @@ async function loadChart(s) {
     b.to_ms = nsToMs(b.to_ns);
   }
   window.pgwtAAS = aas;	// read by the browser tests
-  drawAAS($('aas-chart'), aas, (a, b) => go({ ...readState(), from: msToNs(a), to: msToNs(b) }));
+  const chart = drawAAS($('aas-chart'), aas,
+    (a, b) => go({ ...readState(), from: msToNs(a), to: msToNs(b), live: undefined }));
+  await drawWindows(chart, rangeParams(s), aas);
   $('range-text').textContent = `${fmtTime(aas.from_ns)} \u2013 ${fmtTime(aas.to_ns)}`;
 }
 
@@ -193,7 +196,7 @@ async function loadCompare(s) {
 let generation = 0;
 
 async function refresh() {
-  const s = readState();
+  const s = pinLive(readState());
   const gen = ++generation;
   crumbs(s);
   setStatus('loading\u2026');
@@ -224,4 +227,6 @@ $('compare-prev').addEventListener('click', () => {
 });
 window.addEventListener('popstate', refresh);
 window.addEventListener('hashchange', refresh);
+startLive(refresh, go);
+refreshStatus();
 refresh();

@@ -2,8 +2,9 @@
 // reopens the same view (and the fragment never reaches the server's logs).
 // Keys: from, to (ns since the epoch, decimal strings), class, event, pid,
 // query (the drill path), sort (table.column.dir, comma separated), token,
-// a_from, a_to (a period to compare the shown range with).
-const KEYS = ['from', 'to', 'class', 'event', 'pid', 'query', 'sort', 'token', 'a_from', 'a_to'];
+// a_from, a_to (a period to compare the shown range with), live (live mode's
+// span in seconds: the range then ends at the present, daemon.js).
+const KEYS = ['from', 'to', 'class', 'event', 'pid', 'query', 'sort', 'token', 'a_from', 'a_to', 'live'];
 
 export function readState() {
   const p = new URLSearchParams(location.hash.slice(1));

@@ -28,6 +28,7 @@ typedef struct srv_config
 	bool		allow_remote;
 	char		token[SRV_TOKEN_MAX + 1];	/* "" = none */
 	bool		quiet;
+	const char *control;		/* the daemon's control socket, or NULL */
 } srv_config;
 
 typedef struct srv_reply

@@ -24,12 +24,13 @@ srv_usage(FILE *f)
 {
 	fprintf(f,
 			"usage: pgwt-server [--listen ADDR:PORT] [--allow-remote --token-file FILE]\n"
-			"                   [--web-root DIR] [--quiet] TRACE_DIR\n"
+			"                   [--web-root DIR] [--control SOCKET] [--quiet] TRACE_DIR\n"
 			"       pgwt-server --dump DIR|FILE [pgwt-dump options]\n"
 			"  --listen ADDR:PORT  default 127.0.0.1:8384; loopback only unless --allow-remote\n"
 			"  --allow-remote      listen on another address (needs a token)\n"
 			"  --token-file FILE   the token API requests must carry (or PGWT_SERVER_TOKEN)\n"
-			"  --web-root DIR      the page's files (default: the build's build/web)\n");
+			"  --web-root DIR      the page's files (default: the build's build/web)\n"
+			"  --control SOCKET    the daemon's control socket: status, escalate (needs a token)\n");
 }
 
 static bool
@@ -179,6 +180,7 @@ srv_parse_args(int argc, char **argv, srv_config *cfg)
 		{"token-file", required_argument, NULL, 't'},
 		{"web-root", required_argument, NULL, 'w'},
 		{"quiet", no_argument, NULL, 'q'},
+		{"control", required_argument, NULL, 'c'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}
 	};
@@ -205,6 +207,9 @@ srv_parse_args(int argc, char **argv, srv_config *cfg)
 				break;
 			case 'w':
 				snprintf(cfg->web_root, sizeof(cfg->web_root), "%s", optarg);
+				break;
+			case 'c':
+				cfg->control = optarg;
 				break;
 			case 'q':
 				cfg->quiet = true;

@@ -7,7 +7,9 @@
  *
  * Every reply carries a Content-Security-Policy that allows only the
  * page's own scripts and styles (no inline script), nosniff and
- * no-referrer. GET and HEAD only; the query parameters each endpoint knows
+ * no-referrer. GET and HEAD only, but for the daemon's escalate and
+ * deescalate, which are POST only (srv_ctl.c: no side effect on a GET, an
+ * Origin must be our own, and a token must be configured); the query parameters each endpoint knows
  * are the only ones accepted. With a token, every /api/ request must carry
  * it (Authorization: Bearer); on loopback, the Host header must name a
  * loopback host, so another site's page cannot reach the API through DNS
@@ -21,6 +23,7 @@
 #include <unistd.h>
 
 #include "srv_api.h"
+#include "srv_ctl.h"
 #include "srv_http.h"
 #include "srv_static.h"
 
@@ -102,12 +105,54 @@ srv_host_ok(const srv_config *cfg, struct MHD_Connection *conn)
 	return true;
 }
 
+/* A browser's Origin, when it sends one, names the host it asked (no
+ * other site's page may post to us). */
+static bool
+srv_origin_ok(struct MHD_Connection *conn)
+{
+	const char *o = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin");
+	const char *h = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+
+	if (!o)
+		return true;
+	return h && strncmp(o, "http://", 7) == 0 && strcmp(o + 7, h) == 0;
+}
+
+/* POST /api/escalate, /api/deescalate: checks, then the daemon. */
 static void
-srv_route(const srv_config *cfg, struct MHD_Connection *conn, const char *url, srv_reply *r)
+srv_route_change(const srv_config *cfg, struct MHD_Connection *conn, const char *url,
+				 bool post, srv_reply *r)
+{
+	static const char *const esc_args[] = {"duration_s", NULL};
+	static const char *const no_args[] = {NULL};
+	srv_argcheck chk = {strcmp(url, "/api/escalate") == 0 ? esc_args : no_args, false};
+
+	if (!post)
+		srv_reply_error(r, 405, "escalate and deescalate are POST requests");
+	else if (!srv_origin_ok(conn))
+		srv_reply_error(r, 403, "a request from another origin may not escalate");
+	else if (!cfg->token[0])
+		srv_reply_error(r, 403, "escalation needs a token: start pgwt-server with --token-file");
+	else
+	{
+		MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, srv_arg_known, &chk);
+		if (chk.bad)
+			srv_reply_error(r, 400, "unknown or overlong query parameter");
+		else if (chk.known == esc_args)
+			srv_api_escalate(cfg, srv_arg, conn, r);
+		else
+			srv_api_deescalate(cfg, r);
+	}
+}
+
+static void
+srv_route(const srv_config *cfg, struct MHD_Connection *conn, const char *url, bool post,
+		  srv_reply *r)
 {
 	static const char *const view_args[] = {"view", "from", "to", "class", "event", "pid", "query",
 	"sort", "limit", "format", NULL};
 	static const char *const aas_args[] = {"from", "to", "points", NULL};
+	static const char *const win_args[] = {"from", "to", NULL};
 	static const char *const cmp_args[] = {"a_from", "a_to", "b_from", "b_to", "view", "format", NULL};
 	static const char *const hist_args[] = {"event", "pid", "query", "from", "to", "format", NULL};
 	static const char *const no_args[] = {NULL};
@@ -129,6 +174,16 @@ srv_route(const srv_config *cfg, struct MHD_Connection *conn, const char *url, s
 		srv_reply_error(r, 401, "a valid token is required (Authorization: Bearer)");
 		return;
 	}
+	if (strcmp(url, "/api/escalate") == 0 || strcmp(url, "/api/deescalate") == 0)
+	{
+		srv_route_change(cfg, conn, url, post, r);
+		return;
+	}
+	if (post)
+	{
+		srv_reply_error(r, 405, "only GET is served here");
+		return;
+	}
 	if (strcmp(url, "/api/view") == 0)
 		chk.known = view_args;
 	else if (strcmp(url, "/api/aas") == 0)
@@ -137,7 +192,9 @@ srv_route(const srv_config *cfg, struct MHD_Connection *conn, const char *url, s
 		chk.known = cmp_args;
 	else if (strcmp(url, "/api/histogram") == 0)
 		chk.known = hist_args;
-	else if (strcmp(url, "/api/range") != 0)
+	else if (strcmp(url, "/api/windows") == 0)
+		chk.known = win_args;
+	else if (strcmp(url, "/api/range") != 0 && strcmp(url, "/api/status") != 0)
 	{
 		srv_reply_error(r, 404, "not found");
 		return;
@@ -156,6 +213,10 @@ srv_route(const srv_config *cfg, struct MHD_Connection *conn, const char *url, s
 		srv_api_compare(cfg, srv_arg, conn, r);
 	else if (strcmp(url, "/api/histogram") == 0)
 		srv_api_histogram(cfg, srv_arg, conn, r);
+	else if (strcmp(url, "/api/windows") == 0)
+		srv_api_windows(cfg, srv_arg, conn, r);
+	else if (strcmp(url, "/api/status") == 0)
+		srv_api_status(cfg, r);
 	else
 		srv_api_range(cfg, r);
 }
@@ -168,13 +229,14 @@ srv_handle(void *cls, struct MHD_Connection *conn, const char *url, const char *
 	srv_reply	r = {200, "application/json", {0}, ""};
 	struct MHD_Response *resp;
 	enum MHD_Result ret;
+	bool		post = strcmp(method, "POST") == 0;
 
-	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
-		srv_reply_error(&r, 405, "only GET is served");
+	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0 && !post)
+		srv_reply_error(&r, 405, "only GET is served (POST for escalate and deescalate)");
 	else if (*upload_size)
 		srv_reply_error(&r, 400, "no request body is accepted");
 	else
-		srv_route(cfg, conn, url, &r);
+		srv_route(cfg, conn, url, post, &r);
 	if (r.body.oom)
 		srv_reply_error(&r, 500, "out of memory");
 	resp = MHD_create_response_from_buffer(r.body.len, r.body.data, MHD_RESPMEM_MUST_COPY);

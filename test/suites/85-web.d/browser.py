@@ -66,7 +66,7 @@ try:
     truth, _ = dump_time_model(top, trace, frm, to)
     series = drv.execute_script(
         "const o = echarts.getInstanceByDom(document.getElementById('aas-chart')).getOption();"
-        "return o.series.map(s => [s.name, s.data.map(p => p[1])]);")
+        "return o.series.filter(s => s.stack === 'aas').map(s => [s.name, s.data.map(p => p[1])]);")
     edges = drv.execute_script("return window.pgwtAAS.buckets.map(b => [b.from_ns, b.to_ns]);")
     widths = [int(b) - int(a) for a, b in edges]
     drawn = {name: sum(v * w for v, w in zip(vals, widths)) for name, vals in series}
