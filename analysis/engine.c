@@ -500,7 +500,8 @@ static void window_bill_exact_direct(window_agg *wa, key_cache *k, uint32_t ev, 
 									 bool counted, uint64_t full_ns);
 
 /* Bill ns of event ev (a wait that ended here if counted) to one
- * window, under key k (window_keys of r's pid and query and ev). */
+ * window, under key k (window_keys of r's pid and query and ev). The
+ * caller counts the record in wa->exact_records. */
 static inline __attribute__((always_inline)) void
 window_bill_exact_key(window_agg *wa, key_cache *k, const pgwt_record *r, uint32_t ev,
 					  uint64_t ns, bool counted, uint64_t full_ns)
@@ -523,7 +524,6 @@ window_bill_exact_key(window_agg *wa, key_cache *k, const pgwt_record *r, uint32
 		if (r->new_event == PGWT_EVENT_EXIT)
 			k->session->exited = true;
 	}
-	wa->exact_records++;
 	if (__builtin_expect(k->hot, 1))
 	{
 		/* a key seen again: one stat, added to the tables later */
@@ -541,6 +541,7 @@ static inline __attribute__((always_inline)) void
 window_bill_exact(window_agg *wa, const pgwt_record *r, uint32_t ev, uint64_t ns,
 				  bool counted, uint64_t full_ns)
 {
+	wa->exact_records++;
 	window_bill_exact_key(wa, window_keys(wa, r->pid, ev, r->query_id), r, ev, ns, counted, full_ns);
 }
 
@@ -824,7 +825,6 @@ engine_add_fast(pgwt_engine *eng, const pgwt_record *recs, size_t n)
 	 * move them, and they are stored back before either runs */
 	uint64_t	max_seen = eng->max_ts_seen,
 				drain_at = eng->drain_at;
-	bool		key_hist = wa->key_histograms;
 
 	for (size_t i = 0; i < n; i++)
 	{
@@ -847,42 +847,12 @@ engine_add_fast(pgwt_engine *eng, const pgwt_record *recs, size_t n)
 			slow++;
 			continue;
 		}
-		/* engine_add_one's steps for such a record, in its order:
-		 * window_bill_exact_key with counted, ns = full_ns = dur */
+		/* engine_add_one's steps for such a record, in its order
+		 * (exact_records is counted once, after the loop) */
 		if (end > max_seen)
 			max_seen = end;
 		k = window_keys(wa, r->pid, ev, r->query_id);
-		{
-			unsigned	b = pgwt_hist_ns_bucket(dur);
-
-			k->event_stat->hist_ns[b]++;
-			if (key_hist)
-			{
-				((pgwt_key_stat *) k->session_event)->hist_ns[b]++;
-				if (!k->background)
-					((pgwt_key_stat *) k->query_event)->hist_ns[b]++;
-			}
-		}
-		if (__builtin_expect(nev == PGWT_EVENT_EXIT, 0))
-			k->session->exited = true;
-		if (__builtin_expect(k->hot, 1))
-		{
-			pgwt_stat  *a = &k->acc;
-
-			if (dur < a->min_ns || a->waits == 0)
-				a->min_ns = dur;
-			if (dur > a->max_ns)
-				a->max_ns = dur;
-			a->waits++;
-			a->exact_ns += dur;
-			a->completed_ns += dur;
-			k->dirty = true;
-		}
-		else
-		{
-			k->hot = k->valid;
-			window_bill_exact_direct(wa, k, ev, dur, true, dur);
-		}
+		window_bill_exact_key(wa, k, r, ev, dur, true, dur);
 		if (dur > 0)
 		{
 			first = end - dur < first ? end - dur : first;
