@@ -12,6 +12,34 @@
 #include "common/histogram.h"
 
 /*
+ * ,"buckets":[...] of common/histogram.h's log2 layout: each bucket's
+ * bounds (the last one open: hi_ns null), its waits and, when time_ns is
+ * given, its time.
+ */
+void
+pgwt_rd_json_buckets(pgwt_buf *b, const uint64_t *waits, const uint64_t *time_ns)
+{
+	pgwt_buf_printf(b, ",\"buckets\":[");
+	for (unsigned i = 0; i < PGWT_HIST_NS_BUCKETS; i++)
+	{
+		uint64_t	lo,
+					hi;
+
+		pgwt_hist_ns_bounds(i, &lo, &hi);
+		pgwt_buf_printf(b, "%s{\"lo_ns\":%llu,\"hi_ns\":", i ? "," : "", (unsigned long long) lo);
+		if (hi == PGWT_HIST_UNBOUNDED)
+			pgwt_buf_printf(b, "null");
+		else
+			pgwt_buf_printf(b, "%llu", (unsigned long long) hi);
+		pgwt_buf_printf(b, ",\"waits\":%llu", (unsigned long long) waits[i]);
+		if (time_ns)
+			pgwt_buf_printf(b, ",\"time_ns\":%llu", (unsigned long long) time_ns[i]);
+		pgwt_buf_printf(b, "}");
+	}
+	pgwt_buf_printf(b, "]");
+}
+
+/*
  * A bucket bound for people: three significant digits in ns, us, ms or s
  * (2^27 ns is "134 ms"). The exact bounds are the CSV's and JSON's lo_ns
  * and hi_ns.
@@ -95,21 +123,8 @@ rd_histogram_json(pgwt_buf *b, const pgwt_window_summary *sum, const pgwt_histog
 							pgwt_hist_pct_name(i), (unsigned long long) p[i].lo_ns,
 							pgwt_hist_pct_name(i), (unsigned long long) p[i].hi_ns);
 	}
-	pgwt_buf_printf(b, ",\"buckets\":[");
-	for (unsigned i = 0; i < PGWT_HIST_NS_BUCKETS; i++)
-	{
-		uint64_t	lo,
-					hi;
-
-		pgwt_hist_ns_bounds(i, &lo, &hi);
-		pgwt_buf_printf(b, "%s{\"lo_ns\":%llu,\"hi_ns\":", i ? "," : "", (unsigned long long) lo);
-		if (hi == PGWT_HIST_UNBOUNDED)
-			pgwt_buf_printf(b, "null");
-		else
-			pgwt_buf_printf(b, "%llu", (unsigned long long) hi);
-		pgwt_buf_printf(b, ",\"waits\":%llu}", (unsigned long long) h->ns[i]);
-	}
-	pgwt_buf_printf(b, "]}\n");
+	pgwt_rd_json_buckets(b, h->ns, NULL);
+	pgwt_buf_printf(b, "}\n");
 }
 
 static void

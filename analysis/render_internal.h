@@ -12,6 +12,8 @@
 const char *pgwt_rd_status_token(pgwt_view_status st);
 /* A JSON string literal, escaped. */
 void		pgwt_rd_json_str(pgwt_buf *b, const char *s);
+/* ,"buckets":[...] of the log2 layout; time_ns may be NULL */
+void		pgwt_rd_json_buckets(pgwt_buf *b, const uint64_t *waits, const uint64_t *time_ns);
 /* A CSV field, quoted when needed. */
 void		pgwt_rd_csv_str(pgwt_buf *b, const char *s);
 /* The opening of a view's JSON object: view, window, status, totals. */

@@ -53,22 +53,8 @@ rp_json(pgwt_buf *b, const pgwt_window_summary *sum, const pgwt_hist_probe *p,
 		else
 			pgwt_buf_printf(b, ",\"%s_ns\":null", pgwt_hist_pct_name(i));
 	}
-	pgwt_buf_printf(b, ",\"buckets\":[");
-	for (unsigned i = 0; i < PGWT_HIST_NS_BUCKETS; i++)
-	{
-		uint64_t	lo,
-					hi;
-
-		pgwt_hist_ns_bounds(i, &lo, &hi);
-		pgwt_buf_printf(b, "%s{\"lo_ns\":%llu,\"hi_ns\":", i ? "," : "", (unsigned long long) lo);
-		if (hi == PGWT_HIST_UNBOUNDED)
-			pgwt_buf_printf(b, "null");
-		else
-			pgwt_buf_printf(b, "%llu", (unsigned long long) hi);
-		pgwt_buf_printf(b, ",\"waits\":%llu,\"time_ns\":%llu}", (unsigned long long) p->count[i],
-						(unsigned long long) p->time_ns[i]);
-	}
-	pgwt_buf_printf(b, "]}\n");
+	pgwt_rd_json_buckets(b, p->count, p->time_ns);
+	pgwt_buf_printf(b, "}\n");
 }
 
 static void
