@@ -20,7 +20,7 @@ escp_str(const pgwt_json_obj *o, const char *key, char *out, size_t cap)
 
 	if (f == NULL || f->type != PGWT_JSON_STRING || cap == 0)
 		return false;
-	n = strnlen(f->str, cap - 1);
+	n = strnlen(f->str, cap - 1 < sizeof(f->str) ? cap - 1 : sizeof(f->str));
 	memcpy(out, f->str, n);
 	out[n] = '\0';
 	return true;
@@ -141,6 +141,7 @@ escp_report_build(const pgwt_esc_report *r, const char *reason, char *buf, size_
 	pgwt_json_int(&o, PGWT_ESCR_BUDGET_LEFT, r->budget_left_s);
 	pgwt_json_int(&o, PGWT_ESCR_GRANTED, r->granted_s);
 	pgwt_json_int(&o, PGWT_ESCR_REQUEST_ID, r->request_id);
+	pgwt_json_int(&o, PGWT_ESCR_REQUEST_PID, r->request_pid);
 	pgwt_json_int(&o, PGWT_ESCR_LISTENING, r->listening);
 	pgwt_json_int(&o, PGWT_ESCR_PID, r->pid);
 	pgwt_json_str(&o, PGWT_ESCR_REASON, reason);
@@ -157,6 +158,14 @@ pgwt_esc_report_json(const pgwt_esc_report *r, char *buf, size_t cap)
 
 	snprintf(reason, sizeof(reason), "%s", r->reason ? r->reason : "");
 	rlen = strlen(reason);
+	/* the reader keeps strings shorter than PGWT_JSON_MAX_STR bytes */
+	if (rlen > PGWT_JSON_MAX_STR - 1)
+	{
+		rlen = PGWT_JSON_MAX_STR - 1;
+		while (rlen > 0 && ((unsigned char) reason[rlen] & 0xC0) == 0x80)
+			rlen--;
+		reason[rlen] = '\0';
+	}
 	/* cut the reason until the object (without its '\n') fits */
 	for (;;)
 	{
@@ -198,5 +207,6 @@ pgwt_esc_report_parse(const char *state, pgwt_esc_report_view *v)
 	v->has_seconds_left = pgwt_json_get_int(&obj, PGWT_ESCR_SECONDS_LEFT, &v->seconds_left);
 	v->has_budget_left = pgwt_json_get_int(&obj, PGWT_ESCR_BUDGET_LEFT, &v->budget_left_s);
 	v->has_request_id = pgwt_json_get_int(&obj, PGWT_ESCR_REQUEST_ID, &v->request_id);
+	v->has_request_pid = pgwt_json_get_int(&obj, PGWT_ESCR_REQUEST_PID, &v->request_pid);
 	return 0;
 }

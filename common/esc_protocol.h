@@ -19,7 +19,9 @@
  * Report, the argument of pgwt_tracer_report(), one JSON object shorter
  * than PGWT_ESC_REPORT_MAX bytes: mode, tier, exact, window_open,
  * window_id, seconds_left, budget_left_s, granted_s, request_id,
- * listening, pid, reason.
+ * request_pid, listening, pid, reason. A sender knows its request was
+ * looked up once request_pid is its own and request_id at or past its id
+ * (ids are per sender's window generation, so an id alone proves nothing).
  *
  * Both are parsed by common/json_min.c (bounded, fuzzed by
  * test/fuzz/fuzz_esc_notify.c). Pure: no I/O, no allocation.
@@ -35,8 +37,13 @@
 /* Longest window one request may ask for: one day. */
 #define PGWT_ESC_MAX_WINDOW_S	86400
 
-/* A report is shorter than this (pgwt_tracer_report() refuses longer). */
-#define PGWT_ESC_REPORT_MAX		256
+/*
+ * A report is shorter than this (pgwt_tracer_report() refuses longer):
+ * room for every field at its widest and a reason of up to
+ * PGWT_JSON_MAX_STR - 1 bytes, so a reason is cut only when escaping
+ * makes it long, never by how many digits a pid has.
+ */
+#define PGWT_ESC_REPORT_MAX		640
 
 /* Request keys. */
 #define PGWT_ESCK_OP			"op"
@@ -60,6 +67,7 @@
 #define PGWT_ESCR_BUDGET_LEFT	"budget_left_s"
 #define PGWT_ESCR_GRANTED		"granted_s"
 #define PGWT_ESCR_REQUEST_ID	"request_id"
+#define PGWT_ESCR_REQUEST_PID	"request_pid"
 #define PGWT_ESCR_LISTENING		"listening"
 #define PGWT_ESCR_PID			"pid"
 #define PGWT_ESCR_REASON		"reason"
@@ -115,6 +123,7 @@ typedef struct pgwt_esc_report
 	long long	budget_left_s;	/* -1 unlimited */
 	long long	granted_s;		/* to the last request (0 refused) */
 	long long	request_id;		/* the last request's id, -1 none */
+	int			request_pid;	/* the backend that sent it, 0 none */
 	const char *reason;			/* what the last change was, and why */
 	int			listening;		/* databases LISTENed to */
 	int			pid;			/* the daemon's process */
@@ -144,6 +153,8 @@ typedef struct pgwt_esc_report_view
 	long long	budget_left_s;
 	bool		has_request_id;
 	long long	request_id;
+	bool		has_request_pid;
+	long long	request_pid;
 } pgwt_esc_report_view;
 
 /*

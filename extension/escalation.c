@@ -170,7 +170,8 @@ pgwt_esc_exit_wait(int code, Datum arg)
 		if (tracer_pid == 0 || BackendPidGetProc(tracer_pid) == NULL)
 			return;
 		if (pgwt_esc_report_parse(state, &v) == 0 && v.has_request_id &&
-			v.request_id >= (long long) pgwt_esc_sent_id)
+			v.request_id >= (long long) pgwt_esc_sent_id &&
+			(!v.has_request_pid || v.request_pid == MyProcPid))
 			return;
 		pg_usleep(10000L);
 	}

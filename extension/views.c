@@ -477,6 +477,29 @@ pgwt_slot_identity_columns(const PgwtSlot *copy, Datum *values, bool *nulls)
 }
 #endif
 
+#ifdef PGWT_COOP_BUILD
+/*
+ * The next session slot after *i that this role may see and that no reset
+ * is clearing, copied into copy; false past the last. The per-session views
+ * all walk the slots this way.
+ */
+static bool
+pgwt_views_next_session(int *i, PgwtSlot *copy)
+{
+	while (++*i < pgwt_shared->nslots)
+	{
+		if (pgwt_slots[*i].state == PGWT_SLOT_FREE)
+			continue;
+		pgwt_slot_copy(&pgwt_slots[*i], copy);
+		if (copy->state == PGWT_SLOT_FREE || !pgwt_can_see_role(copy->userid) ||
+			pgwt_slot_reset_pending(copy))
+			continue;
+		return true;
+	}
+	return false;
+}
+#endif
+
 /*
  * pgwt_session_event: per visible session (live or exited, under the
  * identity that recorded the numbers) and event.
@@ -500,16 +523,11 @@ pgwt_session_event(PG_FUNCTION_ARGS)
 		int			i,
 					j;
 
-		for (i = 0; i < pgwt_shared->nslots; i++)
+		i = -1;
+		while (pgwt_views_next_session(&i, copy))
 		{
 			uint64		db_ns;
 
-			if (pgwt_slots[i].state == PGWT_SLOT_FREE)
-				continue;
-			pgwt_slot_copy(&pgwt_slots[i], copy);
-			if (copy->state == PGWT_SLOT_FREE || !pgwt_can_see_role(copy->userid) ||
-				pgwt_slot_reset_pending(copy))
-				continue;
 			/* a background process's time is not DB time: no pct_db_time */
 			db_ns = copy->foreground ?
 				pgwt_session_time_ns(copy->events, PGWT_SLOT_EVENTS, copy->cpu_ns) : 0;
@@ -562,19 +580,15 @@ pgwt_session_time(PG_FUNCTION_ARGS)
 	{
 		PgwtSlot   *copy = palloc(sizeof(PgwtSlot));
 
-		for (int i = 0; i < pgwt_shared->nslots; i++)
+		int			i = -1;
+
+		while (pgwt_views_next_session(&i, copy))
 		{
 			Datum		values[14];
 			bool		nulls[14] = {false};
 			PgwtSessionTally t = {0};
 			int			col;
 
-			if (pgwt_slots[i].state == PGWT_SLOT_FREE)
-				continue;
-			pgwt_slot_copy(&pgwt_slots[i], copy);
-			if (copy->state == PGWT_SLOT_FREE || !pgwt_can_see_role(copy->userid) ||
-				pgwt_slot_reset_pending(copy))
-				continue;
 			t.cpu_ns = copy->cpu_ns;
 			for (int j = 0; j < PGWT_SLOT_EVENTS; j++)
 				if (copy->events[j].event != 0 && copy->events[j].agg.count != 0)

@@ -18,8 +18,8 @@ SELECT result, granted_s, classes FROM pgwt_escalate(30, '{lwlock,Lock}');
 SELECT window_open, classes, seconds_left BETWEEN 28 AND 30 AS about_30 FROM pgwt_escalation_status;
 SELECT pgwt_deescalate();
 SELECT window_open, last_close FROM pgwt_escalation_status;
--- The tracer's report: longer than 255 bytes is refused; NULL clears it
-SELECT pgwt_tracer_report(repeat('x', 300));
+-- The tracer's report: longer than 639 bytes is refused; NULL clears it
+SELECT pgwt_tracer_report(repeat('x', 700));
 SELECT pgwt_tracer_report('{"mode":"sampled"}');
 SELECT tracer_state FROM pgwt_escalation_status;
 SELECT pgwt_tracer_report(NULL);

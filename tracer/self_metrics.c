@@ -48,7 +48,7 @@ pgwt_self_metrics_json(FILE *out, const pgwt_self_metrics *m, uint64_t now_ns)
 	if (m->sched_on)
 	{
 		fprintf(out, ",\"sched_blocks_total\":%" PRIu64 ",\"sched_unnamed_blocks_total\":%" PRIu64
-				",\"sched_unnamed_off_ms\":%.1f,\"sched_runq_ms\":%.1f,\"sched_runq_total\":%" PRIu64
+				",\"sched_unnamed_off_ms\":%.3f,\"sched_runq_ms\":%.3f,\"sched_runq_total\":%" PRIu64
 				",\"sched_attached\":%d,\"sched_attaches_total\":%" PRIu64,
 				m->sched_blocks_total, m->sched_unnamed_blocks_total,
 				(double) m->sched_unnamed_off_ns / 1e6, (double) m->sched_runq_ns / 1e6,

@@ -91,6 +91,7 @@ struct pgwt_tiered
 	uint64_t	window_id;		/* windows opened since start */
 	int64_t		last_granted_s;
 	long long	last_request_id;
+	int			last_request_pid;	/* its sending backend */
 	char		last_reason[300];
 	uint64_t	listen_step_ns; /* next timer step of the listener */
 	/* --exact-source auto: the source chosen again before each window */
@@ -563,6 +564,7 @@ tiered_on_notice(void *arg, const pgwt_esc_notice *n, const char *db)
 	uint64_t	now = pgwt_mono_ns();
 
 	t->last_request_id = n->id;
+	t->last_request_pid = n->be_pid;
 	if (n->op == PGWT_ESC_OP_DEESCALATE)
 	{
 		t->last_granted_s = 0;
@@ -634,6 +636,7 @@ tiered_report_state(void *arg, pgwt_esc_report *r)
 	r->budget_left_s = pgwt_esc_budget_remaining_s(&t->esc, now);
 	r->granted_s = t->last_granted_s;
 	r->request_id = t->last_request_id;
+	r->request_pid = t->last_request_pid;
 	r->exact = pgwt_mode_always_exact(t->o->mode) || pgwt_tiered_exact_available(t);
 	/* sampled only: the reason that stays true is why */
 	r->reason = r->exact || !t->why_no_watch[0] ? t->last_reason : t->why_no_watch;

@@ -101,7 +101,7 @@ test_report(void)
 	len = pgwt_esc_report_json(&r, buf, sizeof(buf));
 	CHECK("esc-report-fields", len > 0 && (size_t) len == strlen(buf) &&
 		  strcmp(buf, "{\"mode\":\"tiered\",\"tier\":\"escalated\",\"exact\":true,\"window_open\":true,\"window_id\":3,"
-				 "\"seconds_left\":4,\"budget_left_s\":295,\"granted_s\":5,\"request_id\":12,"
+				 "\"seconds_left\":4,\"budget_left_s\":295,\"granted_s\":5,\"request_id\":12,\"request_pid\":0,"
 				 "\"listening\":1,\"pid\":777,\"reason\":\"granted\"}") == 0);
 
 	memset(longr, 'x', sizeof(longr) - 1);
@@ -112,6 +112,25 @@ test_report(void)
 	CHECK("esc-report-long-reason-cut", len > 0 && len < PGWT_ESC_REPORT_MAX &&
 		  strstr(buf, "\"reason\":\"no exact tier") != NULL && buf[len - 1] == '}');
 	CHECK("esc-report-small-buffer-refused", pgwt_esc_report_json(&r, buf, 16) == -1);
+
+	/* every number at its widest: a reason the reader can hold stays whole */
+	{
+		pgwt_esc_report_view v;
+		char		mid[PGWT_JSON_MAX_STR];
+
+		memset(mid, 'y', sizeof(mid) - 1);
+		mid[sizeof(mid) - 1] = '\0';
+		r.reason = mid;
+		r.window_id = r.seconds_left = r.budget_left_s = r.granted_s = r.request_id = -9223372036854775807LL;
+		r.listening = r.pid = -2147483647;
+		len = pgwt_esc_report_json(&r, buf, sizeof(buf));
+		CHECK("esc-report-widest-reason-whole", len > 0 && pgwt_esc_report_parse(buf, &v) == 0 &&
+			  strcmp(v.reason, mid) == 0 && v.has_exact);
+		r.reason = longr;
+		len = pgwt_esc_report_json(&r, buf, sizeof(buf));
+		CHECK("esc-report-too-long-reason-parses", len > 0 && pgwt_esc_report_parse(buf, &v) == 0 &&
+			  strlen(v.reason) == PGWT_JSON_MAX_STR - 1 && v.has_exact);
+	}
 }
 
 static void
