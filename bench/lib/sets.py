@@ -35,11 +35,12 @@ _CONNECT_INSTR = ("bench/programs/coop_instr/coop_instr",
 
 # What a connection costs in server CPU and connections/s, by arm
 # (issue #23): five servers side by side, connections to them interleaved
-# one by one, paired per block (bench/programs/conn_cost). The budget stops
-# starting new blocks; the blocks done are all reported.
+# one by one, the arms rotated over the servers by epoch, paired per epoch
+# (bench/programs/conn_cost). The budget stops starting new epochs; the
+# epochs done are all reported.
 def _conn_cost(budget_s):
     return ("bench/programs/conn_cost/conn_cost",
-            ("--blocks", "400", "--cycles", "100", "--budget-s", str(budget_s)))
+            ("--epochs", "400", "--cycles", "100", "--budget-s", str(budget_s)))
 
 
 # Micro-benchmark programs (bench/programs/*, or built into bin/): each
@@ -127,7 +128,7 @@ SETS = {
     }, reps=3, duration_s=6, warmup_s=2, scale=10, programs=_PROGRAMS_DEFAULT),
     # what exact capture costs a connection (issue #23): server CPU and
     # connections/s by arm, connections interleaved across five servers,
-    # 8 min of blocks: ~9 min
+    # 8 min of epochs: ~9 min
     "connect": BenchSet("connect", {}, reps=1, duration_s=0, warmup_s=0, scale=0,
                         programs=(_conn_cost(480),)),
     # a connection's instructions by arm alone (callgrind): ~6 min
