@@ -178,7 +178,13 @@ def render(runs, notes, markdown, sources):
               "same run: mean of the per-block percent differences and its 95% "
               "interval (paired Student t). Micro-benchmark differences are paired "
               "by repetition against the program's baseline arm (`none` or `stock`), "
-              "in the metric's own unit. `server us/tx` is the CPU time of the "
+              "in the metric's own unit. A connection's cost (`conn_cost_*`, "
+              "bench/programs/conn_cost) is paired by epoch: five servers side by side, "
+              "restarted every epoch with the arms rotated over them, connections to "
+              "them interleaved one by one, each server's CPU from its own cpuacct "
+              "cgroup (exited backends included, in ns); `coop_off_aa` is a second "
+              "capture-off server, the A/A control that shows the method's own bias. "
+              "`server us/tx` is the CPU time of the "
               "whole postmaster tree (backends, workers, collectors) per "
               "transaction, read from /proc before and after the measured run: "
               "steadier than TPS on a shared host. `collector CPU s` is the CPU of "
@@ -326,6 +332,9 @@ HEADLINE = [
      (">=", -5, "%", "the same, for a window's price")),
     ("extension, exact (hooks)", "server CPU per connection, library preloaded with capture off vs none",
      ("pair", "conn_cost_coop_off_vs_none", "coop_off", "server_cpu_vs_pair_pct"), None),
+    ("extension, exact (hooks)", "server CPU per connection, stats vs no library (what a user "
+     "who adds the extension sees)",
+     ("pair", "conn_cost_coop_stats_vs_none", "coop_stats", "server_cpu_vs_pair_pct"), None),
     ("extension, exact (hooks)", "server CPU per connection, A/A control: two capture-off servers",
      ("pair", "conn_cost_coop_off_aa_vs_coop_off", "coop_off_aa", "server_cpu_vs_pair_pct"), None),
     ("extension, exact (hooks)", "instructions added per connection, stats capture (a backend's whole life)",
