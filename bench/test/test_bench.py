@@ -137,6 +137,27 @@ class Procstat(unittest.TestCase):
     def test_own_tree_cpu(self):
         self.assertGreaterEqual(procstat.tree_cpu_s(os.getpid()), 0.0)
 
+    def test_cpu_group_refuses_missing_hierarchy(self):
+        with tempfile.TemporaryDirectory() as d:
+            with self.assertRaises(OSError):
+                procstat.CpuGroup("x", root=d)
+
+    def test_cpu_group_reads_ns_and_adopts(self):
+        # a stand-in hierarchy (plain files): the group's counter is in ns,
+        # and adopting a tree writes each of its pids to cgroup.procs
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "cpuacct.usage"), "w") as f:
+                f.write("0\n")
+            g = procstat.CpuGroup("x", root=d)
+            self.assertTrue(os.path.isdir(g.path))
+            with open(os.path.join(g.path, "cpuacct.usage"), "w") as f:
+                f.write("2500000000\n")
+            self.assertEqual(g.usage_s(), 2.5)
+            g.adopt(os.getpid())
+            with open(os.path.join(g.path, "cgroup.procs")) as f:
+                self.assertIn(str(os.getpid()), f.read().split())
+            g.remove()      # a plain directory keeps its files: no error raised
+
 
 class Harness(unittest.TestCase):
     def test_block_order_is_latin(self):
