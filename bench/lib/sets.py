@@ -4,7 +4,8 @@ the repetition protocol. `make bench` runs `default` (about 30 minutes on a
 `full`; `smoke` is a one-minute check of the harness itself; `format` the
 trace format's programs alone; `sampler` the in-server sampler against
 pg_wait_sampling alone; `connect` the connection cost of exact capture
-alone (`connect_instr` its instruction count alone); `dump` pgwt-dump end to end alone; `seed_read` pgwt-dump on the
+alone in server CPU and connections/s (`connect_instr` its instruction
+count alone); `dump` pgwt-dump end to end alone; `seed_read` pgwt-dump on the
 seed tool's layout against ours; `memory` the extension's shared memory by
 part alone.
 """
@@ -32,6 +33,16 @@ _CONNECT_INSTR = ("bench/programs/coop_instr/coop_instr",
                    "--reps", "3", "--tx", "4", "--t-small", "1", "--warmup", "2",
                    "--native-conns", "10"))
 
+# What a connection costs in server CPU and connections/s, by arm
+# (issue #23): five servers side by side, connections to them interleaved
+# one by one, the arms rotated over the servers by epoch, paired per epoch
+# (bench/programs/conn_cost). The budget stops starting new epochs; the
+# epochs done are all reported.
+def _conn_cost(budget_s):
+    return ("bench/programs/conn_cost/conn_cost",
+            ("--epochs", "400", "--cycles", "100", "--budget-s", str(budget_s)))
+
+
 # Micro-benchmark programs (bench/programs/*, or built into bin/): each
 # prints JSON lines {"bench", "arm", "rep", metrics...} on stdout.
 _PROGRAMS_DEFAULT = (
@@ -54,6 +65,7 @@ _PROGRAMS_DEFAULT = (
                                               "--tx", "300")),
     ("bench/programs/shmem/shmem", ("--connections", "100,400", "--reps", "3")),
     _CONNECT_INSTR,
+    _conn_cost(180),
 )
 _PROGRAMS_FULL = (
     ("bin/pgwt-bench-watchpoint", ("--reps", "10")),
@@ -79,6 +91,7 @@ _PROGRAMS_FULL = (
                                               "--tx", "300", "--arms",
                                               "none,coop_off,coop_stats,coop_stats_auto")),
     _CONNECT_INSTR,
+    _conn_cost(480),
 )
 
 SETS = {
@@ -110,13 +123,14 @@ SETS = {
                       reps=3, duration_s=3, warmup_s=1, scale=2),
     "default": BenchSet("default", {
         "15": (("none", "pg_wait_sampling", "sampled_10hz"), ("select_only", "tpcb")),
-        "18-hooks": (("none", "coop_off", "coop_stats", "coop_trace"), ("select_only", "connect")),
+        # the connect workload's arms are measured by conn_cost (programs)
+        "18-hooks": (("none", "coop_off", "coop_stats", "coop_trace"), ("select_only",)),
     }, reps=3, duration_s=6, warmup_s=2, scale=10, programs=_PROGRAMS_DEFAULT),
-    # what exact capture costs a connection (issue #23): pgbench -S -C on the
-    # hooked 18, each arm in 4 blocks, then the instruction count: ~10 min
-    "connect": BenchSet("connect", {
-        "18-hooks": (("none", "coop_off", "coop_stats", "coop_trace"), ("connect",)),
-    }, reps=4, duration_s=6, warmup_s=2, scale=10, programs=(_CONNECT_INSTR,)),
+    # what exact capture costs a connection (issue #23): server CPU and
+    # connections/s by arm, connections interleaved across five servers,
+    # 8 min of epochs: ~9 min
+    "connect": BenchSet("connect", {}, reps=1, duration_s=0, warmup_s=0, scale=0,
+                        programs=(_conn_cost(480),)),
     # a connection's instructions by arm alone (callgrind): ~6 min
     "connect_instr": BenchSet("connect_instr", {}, reps=3, duration_s=0, warmup_s=0, scale=0,
                               programs=(_CONNECT_INSTR,)),
@@ -165,7 +179,8 @@ PROGRAM_S_PER_REP = {"bench/programs/waitpair": 50, "bin/pgwt-bench-watchpoint":
                      "bench/programs/trace_overhead/trace_overhead": 45,
                      "bench/programs/coop_instr/coop_instr": 110,
                      "bench/programs/shmem/shmem": 25,
-                     "bench/programs/sched_tier": 25}
+                     "bench/programs/sched_tier": 25,
+                     "bench/programs/conn_cost/conn_cost": 40}
 
 
 def estimate_s(bset, arms_per_build):
@@ -181,6 +196,8 @@ def estimate_s(bset, arms_per_build):
     for prog, args in bset.programs:
         reps = int(args[args.index("--reps") + 1]) if "--reps" in args else 5
         per_rep = 2 if "--clock" in args else PROGRAM_S_PER_REP.get(prog, 10)
+        if "--budget-s" in args:  # the servers' start, then blocks until the budget
+            reps, per_rep = 1, per_rep + int(args[args.index("--budget-s") + 1])
         if "--pairs" in args:     # paired_toggle: two cells a pair, a server per workload
             n_wl = (len(args[args.index("--workloads") + 1].split(","))
                     * len(args[args.index("--which") + 1].split(",")))

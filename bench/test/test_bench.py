@@ -137,6 +137,27 @@ class Procstat(unittest.TestCase):
     def test_own_tree_cpu(self):
         self.assertGreaterEqual(procstat.tree_cpu_s(os.getpid()), 0.0)
 
+    def test_cpu_group_refuses_missing_hierarchy(self):
+        with tempfile.TemporaryDirectory() as d:
+            with self.assertRaises(OSError):
+                procstat.CpuGroup("x", root=d)
+
+    def test_cpu_group_reads_ns_and_adopts(self):
+        # a stand-in hierarchy (plain files): the group's counter is in ns,
+        # and adopting a tree writes each of its pids to cgroup.procs
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "cpuacct.usage"), "w") as f:
+                f.write("0\n")
+            g = procstat.CpuGroup("x", root=d)
+            self.assertTrue(os.path.isdir(g.path))
+            with open(os.path.join(g.path, "cpuacct.usage"), "w") as f:
+                f.write("2500000000\n")
+            self.assertEqual(g.usage_s(), 2.5)
+            g.adopt(os.getpid())
+            with open(os.path.join(g.path, "cgroup.procs")) as f:
+                self.assertIn(str(os.getpid()), f.read().split())
+            g.remove()      # a plain directory keeps its files: no error raised
+
 
 class Harness(unittest.TestCase):
     def test_block_order_is_latin(self):
@@ -244,6 +265,31 @@ class ReportAndClaims(unittest.TestCase):
         row = next(r for w, r in rows.items() if w.startswith("run-queue share"))
         self.assertEqual(row[2], "2.50 points")
         self.assertEqual(row[4], "not yet")
+
+    def test_headline_pair_interval(self):
+        # per-block percent differences 1, 2, 3 (baseline 0): mean 2, 95%
+        # interval 2 -+ t(2) * 1 / sqrt(3) = 2 -+ 2.484; the goal "<= 2%" is
+        # met by the mean but not by the interval's top
+        base = {"kind": "micro", "bench": "conn_cost_coop_stats_vs_coop_off"}
+        recs = []
+        for rep, d in enumerate((1.0, 2.0, 3.0), 1):
+            recs.append(dict(base, arm="baseline", rep=rep,
+                             metrics={"server_cpu_vs_pair_pct": 0.0, "server_cpu_us_per_conn": 4000.0,
+                                      "conns_per_s_vs_pair_pct": 0.0}))
+            recs.append(dict(base, arm="coop_stats", rep=rep,
+                             metrics={"server_cpu_vs_pair_pct": d,
+                                      "server_cpu_us_per_conn": 4000.0 + 40 * d,
+                                      "conns_per_s_vs_pair_pct": -d / 10}))
+        rows = report.headline_rows({"r1-x": recs})
+        cpu = next(r for r in rows if r[1].startswith("server CPU per connection, stats"))
+        half = 4.303 / 3 ** 0.5
+        self.assertEqual(cpu[2], f"+2.0% [{2 - half:+.1f}, {2 + half:+.1f}]")
+        self.assertEqual(cpu[4], "mean met, interval wider")
+        us = next(r for r in rows if r[1] == "the same in microseconds")
+        self.assertEqual(us[2], f"+80.00 us [{80 - 40 * half:+.2f}, {80 + 40 * half:+.2f}]")
+        self.assertEqual(us[4], "met")
+        cps = next(r for r in rows if r[1].startswith("connections/s, stats"))
+        self.assertEqual(cps[4], "met")
 
     def _claims(self, doc_text, value, phrase=None, tol="1%", metric="tps", arm="none"):
         d = self._tmpdir()
