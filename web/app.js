@@ -1,11 +1,13 @@
 // app.js: the page. Reads the state from the URL, asks the API for the AAS
 // series and the four tables of the drill path (class -> event -> session
-// -> query), and writes every click back into the URL.
+// -> query), the exact views (exact.js), and writes every click back into
+// the URL.
 import { getJSON, downloadCsv } from './api.js';
 import { readState, writeState, sortsOf, withSort, nsToMs, msToNs } from './state.js';
 import { drawAAS } from './chart.js';
 import { renderTable } from './tables.js';
 import { loadHistogram } from './hist.js';
+import { loadExact } from './exact.js';
 import { refreshStatus, drawWindows, startLive, pinLive } from './daemon.js';
 
 const $ = (id) => document.getElementById(id);
@@ -204,6 +206,7 @@ async function refresh() {
   const specs = tableSpecs(s);
   try {
     await Promise.all([loadChart(s), loadCompare(s), loadHistogram(s, $('box-hist'), setStatus),
+      loadExact(s, go, setStatus),
       ...Object.entries(specs).map(([n, sp]) => loadTable(n, sp, s))]);
     if (gen === generation) setStatus('');
   } catch (e) {
