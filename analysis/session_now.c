@@ -22,25 +22,68 @@ pgwt_now_init(pgwt_now *n, uint64_t end_ns, unsigned max_pids)
 	return n->ok;
 }
 
+/* The row of pid, NULL when the table is full (counted). */
+static pgwt_now_row *
+now_row(pgwt_now *n, uint32_t pid, bool *fresh)
+{
+	pgwt_now_row *row;
+
+	*fresh = pgwt_agg_find(&n->pids, pid, 0) < 0;
+	row = pgwt_agg_get(&n->pids, pid, 0);
+	if (row == (pgwt_now_row *) n->pids.other)
+	{
+		n->dropped++;
+		return NULL;
+	}
+	return row;
+}
+
+/*
+ * A transition at or past the end whose wait began before it: the backend
+ * was in old_event at the end, since the wait's start (a range loader
+ * hands such a wait on cut to the range: its start is then the range's
+ * start at the earliest). Unless a later record before the end says
+ * otherwise.
+ */
+static void
+now_add_late(pgwt_now *n, const pgwt_record *r)
+{
+	uint64_t	start = r->ts_ns - (r->duration_ns < r->ts_ns ? r->duration_ns : r->ts_ns);
+	pgwt_now_row *row;
+	bool		fresh;
+
+	if (r->kind != PGWT_REC_TRANSITION || start >= n->end_ns || r->old_event == PGWT_EVENT_EXIT)
+		return;
+	if (!(row = now_row(n, r->pid, &fresh)) || (!fresh && row->last_ns > start))
+		return;
+	row->pid = r->pid;
+	row->last_ns = start;
+	row->gone = false;
+	row->event = r->old_event;
+	row->query_id = r->query_id;
+	row->since_ns = start;
+	row->exact = true;
+}
+
 void
 pgwt_now_add(pgwt_now *n, const pgwt_record *r)
 {
 	pgwt_now_row *row;
 	bool		fresh;
 
-	if (!n->ok || r->ts_ns >= n->end_ns || r->pid == 0)
+	if (!n->ok || r->pid == 0)
 		return;
 	if (r->kind == PGWT_REC_TRANSITION && PGWT_IS_MARKER(r->new_event))
 		return;
 	if (r->kind != PGWT_REC_TRANSITION && r->kind != PGWT_REC_SAMPLE)
 		return;
-	fresh = pgwt_agg_find(&n->pids, r->pid, 0) < 0;
-	row = pgwt_agg_get(&n->pids, r->pid, 0);
-	if (row == (pgwt_now_row *) n->pids.other)
+	if (r->ts_ns >= n->end_ns)
 	{
-		n->dropped++;
+		now_add_late(n, r);
 		return;
 	}
+	if (!(row = now_row(n, r->pid, &fresh)))
+		return;
 	if (!fresh && r->ts_ns < row->last_ns)
 		return;					/* older than what is known */
 	row->pid = r->pid;

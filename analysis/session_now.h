@@ -11,8 +11,12 @@
  *	- a sample of event e at t: the backend is in e; since is the first
  *	  of the samples in a row that saw the same (event, query), else t
  *	  (sampled: the true start lies before it, by up to one period);
- *	- markers change nothing.
- * Only records before the range's end count. Bounded: max_pids backends
+ *	- markers change nothing;
+ *	- a transition at or past the end whose wait [ts - duration, ts) began
+ *	  before it: the backend was in old at the end, since the wait's start
+ *	  (exact), unless a later record before the end says otherwise. A
+ *	  range loader hands such a wait on cut to the range (ts = the end).
+ * Nothing else at or past the end counts. Bounded: max_pids backends
  * (past that, new pids are counted in dropped). Pure; single-threaded.
  */
 #ifndef PGWT_ANALYSIS_SESSION_NOW_H
@@ -47,7 +51,8 @@ typedef struct pgwt_now
 
 #define PGWT_NOW_MAX_PIDS 8192
 
-/* false when out of memory. end_ns: the range's end (UINT64_MAX: open). */
+/* false when out of memory. end_ns: the range's end, exclusive (UINT64_MAX:
+ * open). */
 bool		pgwt_now_init(pgwt_now *n, uint64_t end_ns, unsigned max_pids);
 void		pgwt_now_add(pgwt_now *n, const pgwt_record *r);
 void		pgwt_now_add_many(pgwt_now *n, const pgwt_record *r, size_t count);

@@ -200,7 +200,8 @@ srv_api_exact(const srv_config *cfg, srv_arg_fn arg, void *conn, srv_reply *r)
 	win.to_ns = to == UINT64_MAX ? UINT64_MAX : pgwt_range_window_end(to);
 	snprintf(win.label, sizeof(win.label), "%llu..%llu", (unsigned long long) from,
 			 (unsigned long long) to);
-	if (!pgwt_now_init(&now, win.to_ns, 0))
+	/* the range's own end: the window's is one ns past it (range_load.h) */
+	if (!pgwt_now_init(&now, to, 0))
 	{
 		srv_reply_error(r, 500, "out of memory");
 		return;

@@ -68,12 +68,18 @@ test_now_by_hand(void)
 		rec(PGWT_REC_TRANSITION, 14, 500 * MS, EV_CLI, 0, 2),
 		rec(PGWT_REC_TRANSITION, 14, 510 * MS, 0, PGWT_MARKER_EXEC_START, 2),
 		rec(PGWT_REC_SAMPLE, 14, 400 * MS, 0, EV_LOCK, 2),
+		/* 15: a wait of 500 ms in IO that ends past the end: in IO since 700 */
+		rec(PGWT_REC_TRANSITION, 15, 1200 * MS, EV_IO, 0, 4),
+		/* 11: a wait past the end that began before its last sample: no change */
+		rec(PGWT_REC_TRANSITION, 11, 1000 * MS, EV_LOCK, 0, 3),
 	};
 
 	EXPECT(pgwt_now_init(&n, 900 * MS, 0));
+	in[14].duration_ns = 500 * MS;
+	in[15].duration_ns = 900 * MS;
 	pgwt_now_add_many(&n, in, sizeof(in) / sizeof(in[0]));
 	EXPECT(pgwt_now_rows(&n, &rows, &nr));
-	EXPECT_U64(nr, 4);
+	EXPECT_U64(nr, 5);
 	EXPECT_U64(n.exited, 2);
 	r = find(rows, nr, 10);
 	EXPECT(r && r->event == EV_LOCK && r->since_ns == 150 * MS && r->exact && r->query_id == 7);
@@ -84,8 +90,11 @@ test_now_by_hand(void)
 	EXPECT(r && r->event == 0 && r->since_ns == 400 * MS && !r->exact);
 	r = find(rows, nr, 14);
 	EXPECT(r && r->event == 0 && r->since_ns == 500 * MS && r->exact);
+	r = find(rows, nr, 15);
+	EXPECT(r && r->event == EV_IO && r->since_ns == 700 * MS && r->exact && r->query_id == 4);
 	/* oldest state first */
-	EXPECT(nr == 4 && rows[0].pid == 10 && rows[1].pid == 11 && rows[2].pid == 13 && rows[3].pid == 14);
+	EXPECT(nr == 5 && rows[0].pid == 10 && rows[1].pid == 11 && rows[2].pid == 13 && rows[3].pid == 14 &&
+		   rows[4].pid == 15);
 	free(rows);
 	pgwt_now_free(&n);
 }
