@@ -205,8 +205,9 @@ async function refresh() {
   document.body.dataset.ready = 'no';
   const specs = tableSpecs(s);
   try {
-    await Promise.all([loadChart(s), loadCompare(s), loadHistogram(s, $('box-hist'), setStatus),
-      loadExact(s, go, setStatus),
+    const chart = loadChart(s);
+    await Promise.all([chart, loadCompare(s), loadHistogram(s, $('box-hist'), setStatus),
+      chart.then(() => loadExact(s, window.pgwtAAS, go, setStatus)),
       ...Object.entries(specs).map(([n, sp]) => loadTable(n, sp, s))]);
     if (gen === generation) setStatus('');
   } catch (e) {

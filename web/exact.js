@@ -32,6 +32,7 @@ function message(box, v, noData) {
   const msg = box.querySelector('.x-msg');
   box.dataset.status = v.status;
   msg.replaceChildren();
+  box.classList.toggle('x-none', v.status !== 'ok');
   if (v.status === 'ok') return false;
   msg.textContent = v.status === 'no_data' && noData ? noData : (MESSAGES[v.status] || v.message || v.status);
   if (v.status === 'requires_exact') msg.append(' ', escalateButton());
@@ -149,14 +150,14 @@ async function loadConcurrency(s, go, setStatus) {
   ], none ? [] : v.bursts.map((b) => ({ ...b, at: clockText(b.first_ns) })), s, go, { key: 'at', dir: 'asc' }, open);
 }
 
-async function loadNow(s, go, setStatus) {
+async function loadNow(s, go, setStatus, lastHour) {
   const box = $('box-now');
   const [params, v] = await fetchView('sessions_now', s);
   tools(box, params, 'sessions_now', setStatus);
   window.pgwtExact.sessions_now = v;
   message(box, v);
-  box.querySelector('h2').textContent = v.at_ns ? `Sessions at ${clockText(v.at_ns)} UTC (the range's end)`
-    : 'Sessions at the range\u2019s end';
+  box.querySelector('h2').textContent = (v.at_ns ? `Sessions at ${clockText(v.at_ns)} UTC (the range's end)`
+    : 'Sessions at the range\u2019s end') + (lastHour ? ', as its last hour shows them' : '');
   const rows = (v.rows || []).map((r) => ({ ...r, since: clockText(r.since_ns),
     state: r.idle ? 'idle' : 'active', query_id: r.query_id === 0 ? '' : String(r.query_id) }));
   table('t-now', 'now', [
@@ -168,10 +169,36 @@ async function loadNow(s, go, setStatus) {
     query: undefined }));
 }
 
+// The longest range the exact views are asked for: they read every record
+// of it (no summaries), which over a day would hold the page up.
+export const EXACT_MAX_NS = 3600n * 1000000000n;
+
+function tooLong(box) {
+  box.dataset.status = 'too_long';
+  box.classList.add('x-none');
+  box.querySelector('.x-msg').textContent = 'Zoom to an hour or less: this view reads every record of the range.';
+  box.querySelectorAll('table').forEach((t) => t.replaceChildren());
+  const sk = box.querySelector('.sankey');
+  if (sk) {
+    const old = echarts.getInstanceByDom(sk);
+    if (old) old.dispose();
+    sk.classList.add('hidden');
+  }
+}
+
 // All four over state s's range (they follow zoom and live mode as the
-// other tables do).
-export async function loadExact(s, go, setStatus) {
+// other tables do); aas: the chart's answer, which says the range's
+// extent when the state leaves it open.
+export async function loadExact(s, aas, go, setStatus) {
   window.pgwtExact = {};	// read by the browser tests
+  const from = BigInt(s.from || (aas && aas.from_ns) || 0);
+  const to = BigInt(s.to || (aas && aas.to_ns) || 0);
+  if (to - from > EXACT_MAX_NS) {
+    ['box-transitions', 'box-locks', 'box-concurrency'].forEach((id) => tooLong($(id)));
+    // the sessions at the end, from the range's last hour
+    await loadNow({ ...s, from: (to - EXACT_MAX_NS).toString(), to: to.toString() }, go, setStatus, true);
+    return;
+  }
   await Promise.all([loadNow(s, go, setStatus), loadTransitions(s, go, setStatus),
     loadLocks(s, go, setStatus), loadConcurrency(s, go, setStatus)]);
 }
