@@ -7,7 +7,8 @@
  *		and rendered by analysis/render_exact.c and render_now.c as JSON
  *		({"views":[...]}) or CSV. Lock chains read the tracer's blocker
  *		observations (blockers.tsv, through pgwt-dump's reader, fed between
- *		the records as pgwt-dump feeds them). Over a range with samples only
+ *		the records as pgwt-dump feeds them). Several views of one range
+ *		(view=a,b: JSON only) share one read. Over a range with samples only
  *		the exact views answer status "requires_exact", never empty rows.
  *		Each request reads afresh; no shared state.
  */
@@ -32,9 +33,12 @@ typedef enum srv_xview
 
 static const char *const srv_xview_names[] = {"transitions", "concurrency", "lock_chains", "sessions_now"};
 
+#define SRV_X_NVIEWS 4
+
 typedef struct srv_xreq
 {
-	srv_xview	view;
+	unsigned	views;			/* bit (1 << srv_xview) per view asked for */
+	srv_xview	view;			/* the first of them (CSV: the only one) */
 	pgwt_out_format format;
 	size_t		limit;
 } srv_xreq;
@@ -49,18 +53,32 @@ srv_exact_parse(srv_arg_fn arg, void *conn, srv_xreq *q, srv_reply *r)
 	uint64_t	u;
 
 	memset(q, 0, sizeof(*q));
-	for (size_t i = 0; v && i < sizeof(srv_xview_names) / sizeof(srv_xview_names[0]); i++)
-		if (strcmp(v, srv_xview_names[i]) == 0)
-		{
-			q->view = (srv_xview) i;
-			found = true;
-		}
-	if (!found)
-		return srv_reply_error(r, 400, "view: expected transitions, concurrency, lock_chains or sessions_now"), false;
+	/* one view, or several comma-separated (JSON: one read for them all) */
+	while (v && *v)
+	{
+		size_t		len = strcspn(v, ",");
+
+		found = false;
+		for (size_t i = 0; i < SRV_X_NVIEWS; i++)
+			if (strlen(srv_xview_names[i]) == len && strncmp(v, srv_xview_names[i], len) == 0)
+			{
+				if (!q->views)
+					q->view = (srv_xview) i;
+				q->views |= 1u << i;
+				found = true;
+			}
+		if (!found)
+			break;
+		v += len + (v[len] == ',');
+	}
+	if (!found || !q->views)
+		return srv_reply_error(r, 400, "view: expected transitions, concurrency, lock_chains or sessions_now (or several, comma-separated)"), false;
 	if (f && (strcmp(f, "text") == 0 || !pgwt_out_format_parse(f, &q->format)))
 		return srv_reply_error(r, 400, "format: expected json or csv"), false;
 	if (!f)
 		q->format = PGWT_OUT_JSON;
+	if (q->format == PGWT_OUT_CSV && (q->views & (q->views - 1)))
+		return srv_reply_error(r, 400, "format csv: one view at a time"), false;
 	q->limit = 500;
 	if ((s = arg(conn, "limit")) && (!srv_param_u64(s, &u) || u == 0 || u > SRV_MAX_LIMIT))
 		return srv_reply_error(r, 400, "limit: expected 1..5000"), false;
@@ -124,7 +142,7 @@ srv_exact_load(const char *dir, uint64_t from, uint64_t to, const pgwt_window_sp
 
 /* One view of window 0 as the renderer's lines; false out of memory. */
 static bool
-srv_exact_render(pgwt_buf *b, const srv_xreq *q, const srv_loaded *l, const pgwt_now *now)
+srv_exact_render(pgwt_buf *b, const srv_xreq *q, srv_xview view, const srv_loaded *l, const pgwt_now *now)
 {
 	pgwt_render_opts ro = {q->format, &l->names, true, pgwt_query_texts_lookup, (void *) &l->qt, true};
 	pgwt_view_opts vo = {0};
@@ -134,7 +152,7 @@ srv_exact_render(pgwt_buf *b, const srv_xreq *q, const srv_loaded *l, const pgwt
 	vo.names = &l->names;
 	vo.limit = q->limit;
 	pgwt_view_summary(l->eng, 0, &sum);
-	switch (q->view)
+	switch (view)
 	{
 		case SRV_X_TRANSITIONS:
 			{
@@ -207,13 +225,16 @@ srv_api_exact(const srv_config *cfg, srv_arg_fn arg, void *conn, srv_reply *r)
 		return;
 	}
 	if (srv_exact_load(cfg->trace_dir, from, to, &win, &l,
-					   q.view == SRV_X_SESSIONS_NOW ? &now : NULL, err, sizeof(err)) != 0)
+					   (q.views & (1u << SRV_X_SESSIONS_NOW)) ? &now : NULL, err, sizeof(err)) != 0)
 	{
 		pgwt_now_free(&now);
 		srv_reply_error(r, 500, "the trace directory could not be read");
 		return;
 	}
-	ok = srv_exact_render(&lines, &q, &l, &now);
+	ok = true;
+	for (int i = 0; i < SRV_X_NVIEWS && ok; i++)
+		if (q.views & (1u << i))
+			ok = srv_exact_render(&lines, &q, (srv_xview) i, &l, &now);
 	srv_loaded_free(&l);
 	pgwt_now_free(&now);
 	if (!ok)

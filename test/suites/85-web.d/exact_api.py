@@ -88,13 +88,19 @@ v = api('sessions_now', None, None)
 hostile = [r for r in v['rows'] if r['query'] and '<script>' in r['query']]
 report(all(r['query'].startswith("SELECT '<script>") for r in hostile), 'api-exact-query-text-as-data', str(hostile)[:200])
 
+# several views in one request (one read): each as it comes alone
+allv = get_json(base, f'/api/exact?view=sessions_now,transitions,lock_chains,concurrency&from={exact_r[0]}&to={exact_r[1]}')
+alone = [api(v, *exact_r) for v in ('sessions_now', 'transitions', 'lock_chains', 'concurrency')]
+report(sorted(allv['views'], key=lambda v: v['view']) == sorted(alone, key=lambda v: v['view']) and len(alone) == 4, 'api-exact-several-views-one-read', str([v['view'] for v in allv['views']]))
+
 # CSV of a view, and bad requests
 st, hdr, body = get(base, f'/api/exact?view=transitions&from={exact_r[0]}&to={exact_r[1]}&format=csv')
 lines = body.decode().splitlines()
 report(st == 200 and hdr.get('Content-Type', '').startswith('text/csv') and lines[0].startswith('window,from,to,count')
        and len(lines) - 1 == len(dump_transitions(*exact_r)[1]), 'api-exact-csv', f'{st} {lines[:2]}')
 for q, want in [('view=nope', 400), ('view=transitions&format=text', 400), ('view=transitions&limit=0', 400),
-                ('view=transitions&from=5&to=4', 400), ('view=transitions&bogus=1', 400)]:
+                ('view=transitions&from=5&to=4', 400), ('view=transitions&bogus=1', 400),
+                ('view=transitions,concurrency&format=csv', 400), ('view=transitions,,concurrency', 400)]:
     st, _, body = get(base, '/api/exact?' + q)
     report(st == want and b'"error"' in body, f'api-exact-bad-request {q}', f'HTTP {st} {body[:100]!r}')
 
