@@ -176,6 +176,18 @@ try:
     report(hostile and hostile[0][7].startswith("SELECT '<script>window.PWNED=1</script>'") and inert,
            'web-exact-script-inert', str(hostile)[:200])
 
+    # a range over an hour: the exact views ask to zoom in (no read of
+    # every record), the sessions come from the range's last hour
+    lf, lt = F - 3600 * S, F + 3600 * S
+    open_page(f'from={lf}&to={lt}')
+    xs = {b: box(b) for b in ('box-transitions', 'box-locks', 'box-concurrency')}
+    want = now_truth(lt - 3600 * S, lt)
+    got = {int(r[0]) for r in rows('t-now')}
+    report(all(x['status'] == 'too_long' and x['msg'].startswith('Zoom to an hour or less') for x in xs.values())
+           and got == set(want) and len(want) == 4 and 'last hour' in drv.execute_script(
+               "return document.querySelector('#box-now h2').textContent"),
+           'web-exact-long-range-zoom-in', f'{xs} sessions {got} vs {set(want)}')
+
     # the histogram's "needs an exact window" has the button too
     open_page(f'from={sampled_r[0]}&to={sampled_r[1]}&class=Lock&event=Lock:transactionid')
     h = drv.execute_script(
