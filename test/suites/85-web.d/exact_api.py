@@ -88,6 +88,13 @@ v = api('sessions_now', None, None)
 hostile = [r for r in v['rows'] if r['query'] and '<script>' in r['query']]
 report(all(r['query'].startswith("SELECT '<script>") for r in hostile), 'api-exact-query-text-as-data', str(hostile)[:200])
 
+# the CSV a spreadsheet opens: the statement that begins like a formula
+# ("--cmd|...", query 2) gets a leading ' in the sessions' CSV
+end = next((F + k * S for k in range(3, 20) if any(w[3] == 2 for w in now_truth(F, F + k * S).values())), None)
+st, _, body = get(base, f'/api/exact?view=sessions_now&from={F}&to={end}&format=csv') if end else (0, 0, b'')
+report(end is not None and st == 200 and "\"'--cmd|' /C calc'!A0" in body.decode(),
+       'api-exact-sessions-now-csv-formula-inert', body.decode()[:300])
+
 # several views in one request (one read): each as it comes alone
 allv = get_json(base, f'/api/exact?view=sessions_now,transitions,lock_chains,concurrency&from={exact_r[0]}&to={exact_r[1]}')
 alone = [api(v, *exact_r) for v in ('sessions_now', 'transitions', 'lock_chains', 'concurrency')]
