@@ -206,8 +206,17 @@ async function refresh() {
   const specs = tableSpecs(s);
   try {
     const chart = loadChart(s);
+    // the exact views read every record of the range: they fill in after
+    // the rest (data-exact-ready), never holding the page up
+    document.body.dataset.exactReady = 'no';
+    chart.then(() => loadExact(s, window.pgwtAAS, go, setStatus))
+      .then((current) => { if (current) document.body.dataset.exactReady = 'yes'; })
+      .catch((e) => {
+        if (gen !== generation) return;
+        setStatus(e.message, true);
+        document.body.dataset.exactReady = 'yes';
+      });
     await Promise.all([chart, loadCompare(s), loadHistogram(s, $('box-hist'), setStatus),
-      chart.then(() => loadExact(s, window.pgwtAAS, go, setStatus)),
       ...Object.entries(specs).map(([n, sp]) => loadTable(n, sp, s))]);
     if (gen === generation) setStatus('');
   } catch (e) {

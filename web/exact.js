@@ -58,14 +58,19 @@ function table(id, name, cols, rows, s, go, defaultSort, onRow) {
 
 // The views of one range come in one request (one read of its records);
 // each box keeps its own parameters for its CSV.
+// A later refresh supersedes an answer still on its way (gen): a stale
+// one is dropped, not drawn over the newer range.
 let answer = null;
+let gen = 0;
 
 function askAll(views, s) {
   answer = getJSON('/api/exact', { view: views.join(','), from: s.from, to: s.to });
 }
 
 async function fetchView(view, s) {
+  const mine = gen;
   const res = await answer;
+  if (mine !== gen) return [null, null];
   return [{ view, from: s.from, to: s.to }, res.views.find((v) => v.view === view) || {}];
 }
 
@@ -98,6 +103,7 @@ function drawSankey(el, rows) {
 async function loadTransitions(s, go, setStatus) {
   const box = $('box-transitions');
   const [params, v] = await fetchView('transitions', s);
+  if (!v) return;
   tools(box, params, 'transitions', setStatus);
   window.pgwtExact.transitions = v;
   const rows = message(box, v) ? [] : v.rows.map((r) => ({ ...r,
@@ -113,6 +119,7 @@ async function loadTransitions(s, go, setStatus) {
 async function loadLocks(s, go, setStatus) {
   const box = $('box-locks');
   const [params, v] = await fetchView('lock_chains', s);
+  if (!v) return;
   tools(box, params, 'lock_chains', setStatus);
   window.pgwtExact.lock_chains = v;
   const none = message(box, v, 'No waiter \u2192 blocker observation in this range: the tracer records'
@@ -134,6 +141,7 @@ async function loadLocks(s, go, setStatus) {
 async function loadConcurrency(s, go, setStatus) {
   const box = $('box-concurrency');
   const [params, v] = await fetchView('concurrency', s);
+  if (!v) return;
   tools(box, params, 'concurrency', setStatus);
   window.pgwtExact.concurrency = v;
   const none = message(box, v);
@@ -160,6 +168,7 @@ async function loadConcurrency(s, go, setStatus) {
 async function loadNow(s, go, setStatus, lastHour) {
   const box = $('box-now');
   const [params, v] = await fetchView('sessions_now', s);
+  if (!v) return;
   tools(box, params, 'sessions_now', setStatus);
   window.pgwtExact.sessions_now = v;
   message(box, v);
@@ -195,8 +204,10 @@ function tooLong(box) {
 
 // All four over state s's range (they follow zoom and live mode as the
 // other tables do); aas: the chart's answer, which says the range's
-// extent when the state leaves it open.
+// extent when the state leaves it open. Resolves false when a later call
+// superseded this one.
 export async function loadExact(s, aas, go, setStatus) {
+  gen++;
   window.pgwtExact = {};	// read by the browser tests
   const from = BigInt(s.from || (aas && aas.from_ns) || 0);
   const to = BigInt(s.to || (aas && aas.to_ns) || 0);
@@ -205,10 +216,13 @@ export async function loadExact(s, aas, go, setStatus) {
     // the sessions at the end, from the range's last hour
     const last = { ...s, from: (to - EXACT_MAX_NS).toString(), to: to.toString() };
     askAll(['sessions_now'], last);
+    const mine = gen;
     await loadNow(last, go, setStatus, true);
-    return;
+    return mine === gen;
   }
   askAll(['sessions_now', 'transitions', 'lock_chains', 'concurrency'], s);
+  const mine = gen;
   await Promise.all([loadNow(s, go, setStatus), loadTransitions(s, go, setStatus),
     loadLocks(s, go, setStatus), loadConcurrency(s, go, setStatus)]);
+  return mine === gen;
 }

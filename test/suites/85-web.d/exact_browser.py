@@ -41,7 +41,9 @@ except Exception as e:  # the probe: no browser session, no browser tests
 def wait_ready():
     time.sleep(0.2)
     for _ in range(300):
-        if drv.execute_script('return document.body.dataset.ready') == 'yes':
+        # the exact views fill in after the rest of the page
+        if drv.execute_script("return document.body.dataset.ready === 'yes'"
+                              " && document.body.dataset.exactReady === 'yes'"):
             return
         time.sleep(0.1)
     raise RuntimeError('page never became ready')
