@@ -144,8 +144,8 @@ pgwt_rd_json_str(pgwt_buf *b, const char *s)
  * inert, one that begins like a spreadsheet formula starts with a '
  * inside the field (pgwt_render_opts.csv_inert).
  */
-static void
-rd_csv_field(pgwt_buf *b, const char *s, bool inert)
+void
+pgwt_rd_csv_field(pgwt_buf *b, const char *s, bool inert)
 {
 	const char *lead = inert && s && s[0] && strchr("=+-@\t\r", s[0]) ? "'" : "";
 
@@ -164,7 +164,7 @@ rd_csv_field(pgwt_buf *b, const char *s, bool inert)
 void
 pgwt_rd_csv_str(pgwt_buf *b, const char *s)
 {
-	rd_csv_field(b, s, false);
+	pgwt_rd_csv_field(b, s, false);
 }
 
 static void
@@ -389,7 +389,7 @@ rd_event_csv(pgwt_buf *b, const pgwt_render_opts *o, const pgwt_window_summary *
 		if (with_query)
 		{
 			pgwt_buf_printf(b, ",");
-			rd_csv_field(b, rd_query_text(o, r), o->csv_inert);
+			pgwt_rd_csv_field(b, rd_query_text(o, r), o->csv_inert);
 		}
 		pgwt_buf_printf(b, "\n");
 	}

@@ -123,4 +123,12 @@ void		pgwt_render_cross_validate(pgwt_buf *b, const pgwt_render_opts *o,
 									   const pgwt_window_summary *sum,
 									   const pgwt_cross_validation *xv, pgwt_view_status st);
 
+/* Each backend's state at the range's end (analysis/session_now.h),
+ * rows as pgwt_now_rows gives them (render_now.c). */
+struct pgwt_now;
+struct pgwt_now_row;
+void		pgwt_render_sessions_now(pgwt_buf *b, const pgwt_render_opts *o,
+									 const pgwt_window_summary *sum, const struct pgwt_now *n,
+									 const struct pgwt_now_row *rows, size_t nrows);
+
 #endif							/* PGWT_ANALYSIS_RENDER_H */

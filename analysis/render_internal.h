@@ -16,6 +16,10 @@ void		pgwt_rd_json_str(pgwt_buf *b, const char *s);
 void		pgwt_rd_json_buckets(pgwt_buf *b, const uint64_t *waits, const uint64_t *time_ns);
 /* A CSV field, quoted when needed. */
 void		pgwt_rd_csv_str(pgwt_buf *b, const char *s);
+/* A CSV field that may hold a query text: quoted when needed, and with a
+ * leading ' where inert (pgwt_render_opts.csv_inert) and it begins like a
+ * spreadsheet formula. */
+void		pgwt_rd_csv_field(pgwt_buf *b, const char *s, bool inert);
 /* The opening of a view's JSON object: view, window, status, totals. */
 void		pgwt_rd_json_summary(pgwt_buf *b, const char *view,
 								 const pgwt_window_summary *s, pgwt_view_status st);

@@ -18,7 +18,7 @@ export function apiUrl(path, params) {
 
 // Timestamps and query ids are 64-bit: kept as their decimal text, since a
 // JS number would round them.
-const EXACT_KEYS = new Set(['from_ns', 'to_ns', 'first_ns', 'last_ns', 'query_id']);
+const EXACT_KEYS = new Set(['from_ns', 'to_ns', 'first_ns', 'last_ns', 'query_id', 'peak_ns', 'since_ns', 'at_ns']);
 
 function revive(key, value, ctx) {
   return EXACT_KEYS.has(key) && typeof value === 'number' && ctx && ctx.source ? ctx.source : value;

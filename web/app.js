@@ -1,11 +1,13 @@
 // app.js: the page. Reads the state from the URL, asks the API for the AAS
 // series and the four tables of the drill path (class -> event -> session
-// -> query), and writes every click back into the URL.
+// -> query), the exact views (exact.js), and writes every click back into
+// the URL.
 import { getJSON, downloadCsv } from './api.js';
 import { readState, writeState, sortsOf, withSort, nsToMs, msToNs } from './state.js';
 import { drawAAS } from './chart.js';
 import { renderTable } from './tables.js';
 import { loadHistogram } from './hist.js';
+import { loadExact } from './exact.js';
 import { refreshStatus, drawWindows, startLive, pinLive } from './daemon.js';
 
 const $ = (id) => document.getElementById(id);
@@ -203,7 +205,18 @@ async function refresh() {
   document.body.dataset.ready = 'no';
   const specs = tableSpecs(s);
   try {
-    await Promise.all([loadChart(s), loadCompare(s), loadHistogram(s, $('box-hist'), setStatus),
+    const chart = loadChart(s);
+    // the exact views read every record of the range: they fill in after
+    // the rest (data-exact-ready), never holding the page up
+    document.body.dataset.exactReady = 'no';
+    chart.then(() => loadExact(s, window.pgwtAAS, go, setStatus))
+      .then((current) => { if (current) document.body.dataset.exactReady = 'yes'; })
+      .catch((e) => {
+        if (gen !== generation) return;
+        setStatus(e.message, true);
+        document.body.dataset.exactReady = 'yes';
+      });
+    await Promise.all([chart, loadCompare(s), loadHistogram(s, $('box-hist'), setStatus),
       ...Object.entries(specs).map(([n, sp]) => loadTable(n, sp, s))]);
     if (gen === generation) setStatus('');
   } catch (e) {

@@ -106,6 +106,26 @@ async function change(path, params) {
   }
   document.body.dataset.escalation = String(status);
   await refreshStatus();
+  return { status, body };
+}
+
+// An Escalate button beside a view that needs an exact window (exact.js,
+// hist.js): the strip's request with the strip's window length; the answer
+// is said beside it (and in the strip). Refused without a token or daemon.
+export function escalateButton() {
+  const wrap = el('span', '', 'escalate-here');
+  const b = el('button', 'Escalate');
+  b.type = 'button';
+  b.className = 'escalate-now';
+  const said = el('span', '', 'escalate-said');
+  b.addEventListener('click', async () => {
+    const { status, body } = await change('/api/escalate', { duration_s: stripParts().sel.value });
+    said.textContent = status === 200 ? ` window open: ${body.granted_s} s`
+      : ` refused (${status}): ${body.error || 'no reason given'}`;
+    said.className = 'escalate-said' + (status === 200 ? '' : ' error');
+  });
+  wrap.append(b, said);
+  return wrap;
 }
 
 function metricRows(m) {

@@ -6,6 +6,7 @@
 // put into the page as text.
 /* global echarts */
 import { getJSON, downloadCsv } from './api.js';
+import { escalateButton } from './daemon.js';
 
 // "134 ms", "1.07 s": a bucket bound for people (three digits).
 export function fmtNs(ns) {
@@ -109,6 +110,7 @@ export async function loadHistogram(s, box, setStatus) {
     msg.textContent = h.status === 'requires_exact'
       ? 'Needs an exact window: this range holds only sampled data for this key, and samples have no wait durations. Escalate to capture every wait, or zoom onto a shaded (exact) span.'
       : 'No wait of this key ended in this range.';
+    if (h.status === 'requires_exact') msg.append(' ', escalateButton());
     msg.dataset.status = h.status;
     return;
   }

@@ -33,6 +33,23 @@ function barCell(tr, pct) {
   tr.appendChild(td);
 }
 
+// A time in seconds with a bar of its share of the column's largest value:
+// the bar is a picture of the figure beside it, not a figure of its own.
+function scaledCell(tr, ns, max) {
+  const td = document.createElement('td');
+  td.className = 'bar num';
+  if (ns !== null && ns !== undefined) {
+    const fill = document.createElement('span');
+    fill.className = 'fill';
+    fill.style.width = (max > 0 ? Math.max(0, Math.min(100, (100 * ns) / max)) : 0).toFixed(1) + '%';
+    const val = document.createElement('span');
+    val.className = 'val';
+    val.textContent = fmtSeconds(ns);
+    td.append(fill, val);
+  }
+  tr.appendChild(td);
+}
+
 // A percentile (key p50, p95, p99) in ms, the log2 bucket that holds the
 // true value as its tooltip; blank where the row has no histogram
 // (sampled-only rows: samples have no durations).
@@ -54,7 +71,7 @@ function compare(a, b) {
   return String(a).localeCompare(String(b));
 }
 
-// cols: [{key, label, kind: 'text'|'num'|'s'|'ms'|'pct'|'fid'|'pctl', title}]
+// cols: [{key, label, kind: 'text'|'num'|'s'|'sbar'|'ms'|'pct'|'fid'|'pctl', title}]
 // opts: {sort: {key, dir}, onSort(key, dir), onRow(row), selected(row)}
 export function renderTable(table, cols, rows, opts) {
   table.replaceChildren();
@@ -82,6 +99,10 @@ export function renderTable(table, cols, rows, opts) {
       return sort.dir === 'desc' ? -r : r;
     });
   }
+  const maxOf = {};
+  for (const c of cols) {
+    if (c.kind === 'sbar') maxOf[c.key] = Math.max(0, ...rows.map((r) => Number(r[c.key]) || 0));
+  }
   for (const row of sorted) {
     const tr = document.createElement('tr');
     if (opts.onRow) {
@@ -93,6 +114,7 @@ export function renderTable(table, cols, rows, opts) {
       const v = row[c.key];
       if (c.kind === 'pct') barCell(tr, v);
       else if (c.kind === 's') cell(tr, fmtSeconds(v), 'num');
+      else if (c.kind === 'sbar') scaledCell(tr, v, maxOf[c.key]);
       else if (c.kind === 'ms') cell(tr, fmtMs(v), 'num');
       else if (c.kind === 'pctl') pctlCell(tr, row, c.key.replace(/_ns$/, ''));
       else if (c.kind === 'num') cell(tr, v === null || v === undefined ? '' : String(v), 'num');

@@ -152,3 +152,24 @@ dump_blockers_feed(pgwt_engine *eng, dump_blockers *bl, uint64_t ts)
 		pgwt_engine_feed_blockers(eng, &bl->obs[bl->next++]);
 }
 
+/* Hand the engine n records with the observations up to each in between,
+ * so an observation meets the Lock wait it falls in. */
+void
+dump_blockers_add_records(pgwt_engine *eng, dump_blockers *bl, const pgwt_record *recs, size_t n)
+{
+	size_t		from = 0;
+
+	if (!bl || bl->next >= bl->n)
+	{
+		pgwt_engine_add_many(eng, recs, n);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (bl->next < bl->n && bl->obs[bl->next].ts_ns <= recs[i].ts_ns)
+		{
+			pgwt_engine_add_many(eng, recs + from, i - from);
+			from = i;
+			dump_blockers_feed(eng, bl, recs[i].ts_ns);
+		}
+	pgwt_engine_add_many(eng, recs + from, n - from);
+}

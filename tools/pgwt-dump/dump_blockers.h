@@ -34,4 +34,9 @@ bool		dump_blockers_read(const char *dir, const pgwt_tf_file_header *hdr, dump_b
 /* Hand the engine the observations up to ts (wall-clock ns), in order. */
 void		dump_blockers_feed(pgwt_engine *eng, dump_blockers *bl, uint64_t ts);
 
+/* Records to the engine with the observations up to each fed first (bl may
+ * be NULL: the records only). */
+void		dump_blockers_add_records(pgwt_engine *eng, dump_blockers *bl,
+									  const pgwt_record *recs, size_t n);
+
 #endif

@@ -133,22 +133,8 @@ dump_read(pgwt_range_loader *l, pgwt_engine *eng, dump_trace *tr, const char *pa
 					tr->last_rt = recs[i].ts_ns;
 			}
 		tr->records += n;
-		if (eng && bl && bl->next < bl->n)
-		{
-			/* observations go in between the records, in time order */
-			uint32_t	from = 0;
-
-			for (uint32_t i = 0; i < n; i++)
-				if (bl->next < bl->n && bl->obs[bl->next].ts_ns <= recs[i].ts_ns)
-				{
-					pgwt_engine_add_many(eng, recs + from, i - from);
-					from = i;
-					dump_blockers_feed(eng, bl, recs[i].ts_ns);
-				}
-			pgwt_engine_add_many(eng, recs + from, n - from);
-		}
-		else if (eng)
-			pgwt_engine_add_many(eng, recs, n);
+		if (eng)
+			dump_blockers_add_records(eng, bl, recs, n);
 	}
 	if (rc < 0)
 		fprintf(stderr, "pgwt-dump: reading '%s' failed: %s\n", path, pgwt_tf_strerror(rc));

@@ -195,7 +195,7 @@ srv_view_render(pgwt_buf *b, const srv_view_req *q, const srv_loaded *l, uint32_
 }
 
 /* The renderer's JSON lines as one object: {"views":[line, line]}. */
-static void
+void
 srv_json_lines(pgwt_buf *out, const pgwt_buf *lines)
 {
 	size_t		start = 0;

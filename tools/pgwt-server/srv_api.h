@@ -1,7 +1,8 @@
 /*
  * srv_api.h
  *		pgwt-server's JSON API over the trace directory (docs/WEB.md):
- *		/api/range, /api/view, /api/aas, /api/compare, /api/histogram. Every parameter is checked; a bad
+ *		/api/range, /api/view, /api/aas, /api/compare, /api/histogram,
+ *		/api/exact. Every parameter is checked; a bad
  *		one is a 400 with a JSON error. Figures come from analysis/.
  */
 #ifndef PGWT_SRV_API_H
@@ -17,6 +18,10 @@ void		srv_api_view(const srv_config *cfg, srv_arg_fn arg, void *conn, srv_reply 
 void		srv_api_aas(const srv_config *cfg, srv_arg_fn arg, void *conn, srv_reply *r);
 void		srv_api_compare(const srv_config *cfg, srv_arg_fn arg, void *conn, srv_reply *r);
 void		srv_api_histogram(const srv_config *cfg, srv_arg_fn arg, void *conn, srv_reply *r);
+/* /api/exact: transitions, concurrency, lock chains, sessions now (srv_exact.c). */
+void		srv_api_exact(const srv_config *cfg, srv_arg_fn arg, void *conn, srv_reply *r);
+/* The renderer's JSON lines as one object: {"views":[line, line]}. */
+void		srv_json_lines(pgwt_buf *out, const pgwt_buf *lines);
 
 /* Parameter parsers shared by the handlers (srv_params.c); pure. */
 bool		srv_param_u64(const char *s, uint64_t *out);

@@ -155,6 +155,7 @@ srv_route(const srv_config *cfg, struct MHD_Connection *conn, const char *url, b
 	static const char *const win_args[] = {"from", "to", NULL};
 	static const char *const cmp_args[] = {"a_from", "a_to", "b_from", "b_to", "view", "format", NULL};
 	static const char *const hist_args[] = {"event", "pid", "query", "from", "to", "format", NULL};
+	static const char *const exact_args[] = {"view", "from", "to", "format", "limit", NULL};
 	static const char *const no_args[] = {NULL};
 	srv_argcheck chk = {no_args, false};
 
@@ -194,6 +195,8 @@ srv_route(const srv_config *cfg, struct MHD_Connection *conn, const char *url, b
 		chk.known = hist_args;
 	else if (strcmp(url, "/api/windows") == 0)
 		chk.known = win_args;
+	else if (strcmp(url, "/api/exact") == 0)
+		chk.known = exact_args;
 	else if (strcmp(url, "/api/range") != 0 && strcmp(url, "/api/status") != 0)
 	{
 		srv_reply_error(r, 404, "not found");
@@ -215,6 +218,8 @@ srv_route(const srv_config *cfg, struct MHD_Connection *conn, const char *url, b
 		srv_api_histogram(cfg, srv_arg, conn, r);
 	else if (strcmp(url, "/api/windows") == 0)
 		srv_api_windows(cfg, srv_arg, conn, r);
+	else if (strcmp(url, "/api/exact") == 0)
+		srv_api_exact(cfg, srv_arg, conn, r);
 	else if (strcmp(url, "/api/status") == 0)
 		srv_api_status(cfg, r);
 	else

@@ -31,6 +31,7 @@ static const srv_file srv_files[] = {
 	{"/chart.js", "chart.js", "text/javascript; charset=utf-8"},
 	{"/tables.js", "tables.js", "text/javascript; charset=utf-8"},
 	{"/hist.js", "hist.js", "text/javascript; charset=utf-8"},
+	{"/exact.js", "exact.js", "text/javascript; charset=utf-8"},
 	{"/daemon.js", "daemon.js", "text/javascript; charset=utf-8"},
 	{"/echarts.min.js", "echarts.min.js", "text/javascript; charset=utf-8"},
 };

@@ -198,6 +198,24 @@ try:
     frag = js('return location.hash')
     report('live=' not in frag and 'from=' in frag and 'to=' in frag, 'daemon-live-off-keeps-range', frag)
 
+    # An exact view over a sampled stretch says it needs an exact window;
+    # its own Escalate button opens one that the daemon's socket reports.
+    wait_sampled(20)
+    time.sleep(5)	# a stretch after the window, written out
+    now = int(js("return Date.now()")) * 10**6
+    open_page(TOK, f'token={token}&from={now - 7 * 10**9}&to={now - 2 * 10**9}')
+    need = wait_for("return document.getElementById('box-transitions').dataset.status === 'requires_exact'"
+                    " && document.querySelector('#box-transitions .x-msg button') !== null", 10)
+    js("document.querySelector('#box-transitions .x-msg button').click()")
+    said = wait_for("return document.querySelector('#box-transitions .escalate-said').textContent", 10)
+    st = ctl({'cmd': 'status'})
+    report(bool(need) and st['tier'] == 'escalated' and st['escalation_reason'] == 'manual'
+           and said and 'window open' in said, 'daemon-exact-view-escalate-opens-window',
+           f"needs-window {need}, said {said!r}, tier {st['tier']}")
+    drv.find_element(By.ID, 'box-transitions').screenshot(f'{shots}/12-exact-view-escalated.png')
+    req(TOK, '/api/deescalate', 'POST', AUTH)
+    wait_sampled(20)
+
     # Where no daemon answers: the strip says so, no button.
     open_page(GONE, 'token=' + token)
     gone = wait_for("return document.getElementById('daemon-strip').dataset.daemon === 'absent'")
