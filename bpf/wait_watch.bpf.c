@@ -5,7 +5,8 @@
  *		wait_event_info and turns the write into a transition record.
  *
  * A watchpoint traps after the writing instruction completes, so the value
- * read here is the new one. Writes that store the value already there are
+ * read here is the new one (and a wait's start is moved past the trap's own
+ * stall: trap_stall_ns below). Writes that store the value already there are
  * counted and ignored. The program keeps the last state per pid in a hash
  * map it alone updates (one perf event per backend thread, so one writer per
  * key), and either pushes a record into the ring buffer without waking the
@@ -40,6 +41,18 @@ volatile __s64 xact_offset = -1;
  * without a record or an aggregate of its own.
  */
 volatile __u32 self_test_tgid = 0;
+
+/*
+ * What one trap stalls the writing thread (the self-test's median, set by
+ * user space; 0 until measured). A watchpoint traps after the write, so
+ * the thread stalls in the state the write began, and a wait would carry
+ * the stall of the trap that opened it: a few us per wait in a VM, which
+ * the process without the tracer never spends. A wait's start is taken
+ * that much later, so the stall goes to the state before, where a tracer
+ * inside the process (the coop hooks) sees it too. Never past the next
+ * transition: a wait shorter than the stall lasts 0.
+ */
+volatile __u64 trap_stall_ns = 0;
 
 struct
 {
@@ -130,6 +143,10 @@ on_wait_write(void *ctx)
 		return 0;
 	}
 	now = bpf_ktime_get_ns();
+	if (now_event != 0)
+		now += trap_stall_ns;
+	if (now < t->since_ns)
+		now = t->since_ns;
 	count(PGWT_WC_TRANSITIONS);
 
 	if (lightweight)

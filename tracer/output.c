@@ -269,7 +269,9 @@ pgwt_output_active(pgwt_output *o, pgwt_live_backend *rows, size_t n,
 		const pgwt_live_backend *b = &rows[i];
 		const pgwt_backend_info *bi = eng ? pgwt_engine_backend(eng, b->pid) : NULL;
 		char		name[PGWT_EVENT_NAME_MAX] = "-";
-		double		wait_ms = b->state == PGWT_STATE_WAITING ? ms(now_ns - b->state_since_ns) : -1;
+		/* a watched wait starts past its trap's stall: maybe just after now */
+		double		wait_ms = b->state != PGWT_STATE_WAITING ? -1 :
+			now_ns > b->state_since_ns ? ms(now_ns - b->state_since_ns) : 0;
 
 		if (b->event)
 			pgwt_event_format(o->names, b->event, name, sizeof(name));

@@ -7,6 +7,36 @@
 #include "self_test.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+
+static int
+self_test_cmp_u64(const void *a, const void *b)
+{
+	uint64_t	x = *(const uint64_t *) a,
+				y = *(const uint64_t *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint64_t
+self_test_median(uint64_t *v, int n)
+{
+	qsort(v, (size_t) n, sizeof(*v), self_test_cmp_u64);
+	return v[n / 2];
+}
+
+uint64_t
+pgwt_watch_trap_stall(uint64_t *armed, uint64_t *bare, int n)
+{
+	uint64_t	a,
+				b;
+
+	if (n <= 0)
+		return 0;
+	a = self_test_median(armed, n);
+	b = self_test_median(bare, n);
+	return a > b ? a - b : 0;
+}
 
 void
 pgwt_watch_self_test_judge(pgwt_watch_self_test *r)

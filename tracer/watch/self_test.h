@@ -27,6 +27,7 @@ typedef struct pgwt_watch_self_test
 	uint64_t	hits;			/* the perf event's count */
 	uint64_t	runs;			/* the BPF program's self-test counter */
 	uint64_t	elapsed_ns;		/* the whole test, arming included */
+	uint64_t	trap_ns;		/* what one trap stalls the writer (median) */
 	char		why[256];		/* the verdict in words (a reason when !ok) */
 } pgwt_watch_self_test;
 
@@ -36,5 +37,15 @@ typedef struct pgwt_watch_self_test
  * not exact either.
  */
 void		pgwt_watch_self_test_judge(pgwt_watch_self_test *r);
+
+/*
+ * What a trap adds to the writing thread: the median of n timed writes with
+ * the watchpoint armed less the median of n without, never below 0. The
+ * arrays are sorted in place. A trap traps after the write, so the thread
+ * stalls inside the state the write began: the program bills that stall to
+ * the state before a wait, as the process itself would (see
+ * bpf/wait_watch.bpf.c).
+ */
+uint64_t	pgwt_watch_trap_stall(uint64_t *armed, uint64_t *bare, int n);
 
 #endif							/* PGWT_TRACER_WATCH_SELF_TEST_H */

@@ -370,6 +370,8 @@ pgwt_watch_run_self_test(pgwt_watch *w, pgwt_watch_self_test *r)
 	const char *force = getenv("PGWT_WATCH_SELF_TEST");
 	struct bpf_link *link;
 	uint64_t	hits = 0;
+	uint64_t	armed[PGWT_WATCH_SELF_TEST_WRITES],
+				bare[PGWT_WATCH_SELF_TEST_WRITES];
 	int			fd;
 
 	memset(r, 0, sizeof(*r));
@@ -378,6 +380,14 @@ pgwt_watch_run_self_test(pgwt_watch *w, pgwt_watch_self_test *r)
 		snprintf(r->why, sizeof(r->why),
 				 "the watchpoint self-test was made to fail (PGWT_WATCH_SELF_TEST=fail)");
 		return -1;
+	}
+	/* the same timed writes unwatched: the baseline of the trap's stall */
+	for (int i = 0; i < PGWT_WATCH_SELF_TEST_WRITES; i++)
+	{
+		uint64_t	a = pgwt_mono_ns();
+
+		watch_self_test_var = 0;
+		bare[i] = pgwt_mono_ns() - a;
 	}
 	/* this thread, any CPU: the writes below are ours */
 	fd = pgwt_watch_perf_open(0, (uint64_t) (uintptr_t) &watch_self_test_var);
@@ -403,7 +413,12 @@ pgwt_watch_run_self_test(pgwt_watch *w, pgwt_watch_self_test *r)
 	}
 	r->writes = PGWT_WATCH_SELF_TEST_WRITES;
 	for (int i = 0; i < r->writes; i++)
+	{
+		uint64_t	a = pgwt_mono_ns();
+
 		watch_self_test_var = (uint32_t) i + 1;	/* every write a new value */
+		armed[i] = pgwt_mono_ns() - a;
+	}
 	if (read(fd, &hits, sizeof(hits)) != (ssize_t) sizeof(hits))
 		hits = 0;
 	bpf_link__destroy(link);
@@ -414,6 +429,16 @@ pgwt_watch_run_self_test(pgwt_watch *w, pgwt_watch_self_test *r)
 	r->runs = after[PGWT_WC_SELF_TEST] - before[PGWT_WC_SELF_TEST];
 	r->elapsed_ns = pgwt_mono_ns() - t0;
 	pgwt_watch_self_test_judge(r);
+	if (r->ok)
+	{
+		/* the program takes each wait's start past its trap's stall */
+		size_t		n = strlen(r->why);
+
+		r->trap_ns = pgwt_watch_trap_stall(armed, bare, r->writes);
+		w->skel->bss->trap_stall_ns = r->trap_ns;
+		snprintf(r->why + n, sizeof(r->why) - n, "; a trap stalls the writer %.1f us (left out of each wait)",
+				 (double) r->trap_ns / 1e3);
+	}
 	return r->ok ? 0 : -1;
 }
 

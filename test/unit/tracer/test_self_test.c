@@ -57,10 +57,31 @@ self_test_partial_or_no_program(void)
 	UNIT_CHECK(!r.ok);
 }
 
+/* the stall is a difference of medians: one slow write moves neither */
+static void
+self_test_trap_stall(void)
+{
+	uint64_t	armed[5] = {9000, 12000, 500000, 10000, 11000},
+				bare[5] = {40, 30, 90000, 50, 45};
+
+	UNIT_CHECK(pgwt_watch_trap_stall(armed, bare, 5) == 11000 - 45);
+	/* sorted in place */
+	UNIT_CHECK(armed[0] == 9000 && armed[4] == 500000 && bare[4] == 90000);
+	/* never below 0, nothing to measure is 0 */
+	{
+		uint64_t	a[3] = {10, 10, 10},
+					b[3] = {20, 20, 20};
+
+		UNIT_CHECK(pgwt_watch_trap_stall(a, b, 3) == 0);
+		UNIT_CHECK(pgwt_watch_trap_stall(a, b, 0) == 0);
+	}
+}
+
 void
 run_self_test_tests(void)
 {
 	UNIT_RUN(self_test_all_seen_passes);
 	UNIT_RUN(self_test_never_fires);
 	UNIT_RUN(self_test_partial_or_no_program);
+	UNIT_RUN(self_test_trap_stall);
 }
