@@ -10,7 +10,9 @@
  *		the ones its slot was last built from is not rebuilt (a block's
  *		unused marker codes are all alike). Bits are read by one unaligned
  *		load per record (its code byte, ts symbol and up to 32 raw bits),
- *		and a backend's predictions come from its own small state.
+ *		and a backend's predictions come from its own small state. A
+ *		caller that never reads cpu_ns (the views) has its column checked
+ *		whole, eight bytes at a time, instead of decoded value by value.
  *
  *		No shared state: the context belongs to the caller (a file reader
  *		keeps one per file, tf_block_decode_ctx), or to one block.
@@ -65,6 +67,7 @@ struct tf_v8_dec
 	const uint8_t *cur[V8_NCOLS],
 			   *cend[V8_NCOLS];
 	uint32_t	gen;			/* this block's generation, >= 1 */
+	uint32_t	ncpu;			/* skipping cpu_ns: records that have one */
 	tf_v8d_table code,
 				ts[V8_TS_TABLES];
 	tf_v8d_pid	st[V8_MAX];
@@ -305,9 +308,11 @@ tf_v8d_ts(tf_v8d_bits *r, const tf_v8d_table *t, uint64_t w, uint64_t *v)
 	return true;
 }
 
-/* old, duration, query and cpu of r from the extra byte and columns. */
-static inline int
-tf_v8d_rest(tf_v8_dec *d, uint8_t code, pgwt_record *r, const tf_v8d_pid *st)
+/* old, duration, query and cpu of r from the extra byte and columns
+ * (skip_cpu: cpu unknown, its values counted for tf_v8d_cpu_column). */
+static inline __attribute__((always_inline)) int
+tf_v8d_rest(tf_v8_dec *d, uint8_t code, pgwt_record *r, const tf_v8d_pid *st,
+			bool skip_cpu)
 {
 	uint8_t		extra = 0;
 	uint64_t	v;
@@ -340,7 +345,9 @@ tf_v8d_rest(tf_v8_dec *d, uint8_t code, pgwt_record *r, const tf_v8d_pid *st)
 		r->query_id = tf_get_u64(d->queries + 8 * v);
 	}
 	r->cpu_ns = PGWT_CPU_UNKNOWN;
-	if (extra & V8_X_CPU)
+	if (skip_cpu)
+		d->ncpu += (extra & V8_X_CPU) != 0;	/* the column is checked whole */
+	else if (extra & V8_X_CPU)
 	{
 		TF_GET_LEB(d->cur[V8_COL_CPU], d->cend[V8_COL_CPU], v);
 		r->cpu_ns = (r->old_event == 0 ? r->duration_ns : 0) + (uint64_t) tf_unzigzag(v);
@@ -380,7 +387,7 @@ tf_v8d_succ(tf_v8_dec *d, uint32_t gen_tag, const tf_v8d_pid *st, uint32_t k,
  */
 static inline __attribute__((always_inline)) int
 tf_v8d_record(tf_v8_dec *d, tf_v8d_bits *br, pgwt_record *r, uint64_t prev,
-			  uint64_t last_ts, uint32_t gen_tag, bool units1)
+			  uint64_t last_ts, uint32_t gen_tag, bool units1, bool skip_cpu)
 {
 	uint32_t	e,
 				s0 = 0,
@@ -439,7 +446,7 @@ tf_v8d_record(tf_v8_dec *d, tf_v8d_bits *br, pgwt_record *r, uint64_t prev,
 		if (r->ts_ns < prev)
 			return -PGWT_TF_BAD_PAYLOAD;	/* records ascend */
 	}
-	if ((rc = tf_v8d_rest(d, code, r, st)) < 0)
+	if ((rc = tf_v8d_rest(d, code, r, st, skip_cpu)) < 0)
 		return rc;
 	if (slot && slot->s0 != r->new_event)
 	{
@@ -464,7 +471,8 @@ tf_v8d_record(tf_v8_dec *d, tf_v8d_bits *br, pgwt_record *r, uint64_t prev,
 /* The n records of the block; units1: both units are 1. */
 static inline __attribute__((always_inline)) int
 tf_v8d_records(tf_v8_dec *d, tf_v8d_bits *br, pgwt_record *recs, uint32_t n,
-			   uint64_t first_ts, uint64_t last_ts, uint32_t gen_tag, bool units1)
+			   uint64_t first_ts, uint64_t last_ts, uint32_t gen_tag, bool units1,
+			   bool skip_cpu)
 {
 	uint64_t	prev = first_ts;
 	int			rc;
@@ -474,7 +482,7 @@ tf_v8d_records(tf_v8_dec *d, tf_v8d_bits *br, pgwt_record *recs, uint32_t n,
 		pgwt_record r;
 
 		/* built in a local: its stores cannot alias the decoder's state */
-		if ((rc = tf_v8d_record(d, br, &r, prev, last_ts, gen_tag, units1)) < 0)
+		if ((rc = tf_v8d_record(d, br, &r, prev, last_ts, gen_tag, units1, skip_cpu)) < 0)
 			return rc;
 		r.kind = PGWT_REC_TRANSITION;
 		r.weight_ns = 0;
@@ -482,6 +490,44 @@ tf_v8d_records(tf_v8_dec *d, tf_v8d_bits *br, pgwt_record *recs, uint32_t n,
 		prev = r.ts_ns;
 	}
 	return 0;
+}
+
+/*
+ * Whether [p, end) is exactly n LEB128 values each tf_get_leb reads (at
+ * most 10 bytes, the tenth 0 or 1), which is what decoding them one by
+ * one would accept: the cpu column of a caller that skips cpu_ns. Eight
+ * bytes at a time while none has its high bit set (1-byte values, the
+ * common case).
+ */
+static bool
+tf_v8d_leb_column(const uint8_t *p, const uint8_t *end, uint64_t n)
+{
+	uint64_t	count = 0;
+	unsigned	run = 0;		/* continuation bytes of the value read */
+
+	while (p < end)
+	{
+		if (run == 0 && end - p >= 8 && (tf_get_u64(p) & 0x8080808080808080ull) == 0)
+		{
+			count += 8;
+			p += 8;
+			continue;
+		}
+		if (*p & 0x80)
+		{
+			if (++run > 9)
+				return false;
+		}
+		else
+		{
+			if (run == 9 && *p > 1)
+				return false;
+			run = 0;
+			count++;
+		}
+		p++;
+	}
+	return run == 0 && count == n;
 }
 
 /* Header and code tables into d; *pp ends at the bit stream. */
@@ -506,7 +552,7 @@ tf_v8d_start(const uint8_t **pp, const uint8_t *end, uint32_t n, tf_v8_dec *d)
 int
 tf_decode_transitions_v8(const uint8_t **pp, const uint8_t *end, uint32_t n,
 						 uint64_t first_ts, uint64_t last_ts, pgwt_record *recs,
-						 tf_v8_dec **ctx)
+						 tf_v8_dec **ctx, bool skip_cpu)
 {
 	const uint8_t *p = *pp;
 	tf_v8_dec  *d = tf_v8d_ctx_get(ctx);
@@ -524,11 +570,24 @@ tf_decode_transitions_v8(const uint8_t **pp, const uint8_t *end, uint32_t n,
 	/* in a local: the successor slots' stores could alias d->gen */
 	gen_tag = d->gen << V8D_TAG_BITS;
 	/* with both units 1 (ns traces: the daemon's, the extension's,
-	 * pgwt-synth's) no record tests its unit */
-	rc = tf_v8d_records(d, &br, recs, n, first_ts, last_ts, gen_tag,
-						d->unit[0] == 1 && d->unit[1] == 1);
+	 * pgwt-synth's) no record tests its unit; a copy of the loop per
+	 * skip_cpu there, the common case */
+	d->ncpu = 0;
+	if (d->unit[0] == 1 && d->unit[1] == 1)
+		rc = skip_cpu ? tf_v8d_records(d, &br, recs, n, first_ts, last_ts, gen_tag, true, true) :
+			tf_v8d_records(d, &br, recs, n, first_ts, last_ts, gen_tag, true, false);
+	else
+		rc = tf_v8d_records(d, &br, recs, n, first_ts, last_ts, gen_tag, false, skip_cpu);
 	if (rc < 0)
 		goto out;
+	/* skipped, the cpu column holds exactly the values the records said */
+	if (skip_cpu)
+	{
+		rc = -PGWT_TF_BAD_PAYLOAD;
+		if (!tf_v8d_leb_column(d->cur[V8_COL_CPU], d->cend[V8_COL_CPU], d->ncpu))
+			goto out;
+		d->cur[V8_COL_CPU] = d->cend[V8_COL_CPU];
+	}
 	/* the stream fills the rest of the payload, padded with zero bits */
 	rc = -PGWT_TF_BAD_PAYLOAD;
 	used = 8 * br.skipped + br.pos;
