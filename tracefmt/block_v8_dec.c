@@ -259,7 +259,7 @@ tf_v8d_bits_init(tf_v8d_bits *r, const uint8_t *p, const uint8_t *end)
 		(void) tf_v8d_to_tail(r);
 }
 
-static inline uint64_t
+static inline __attribute__((always_inline)) uint64_t
 tf_v8d_peek(const tf_v8d_bits *r)
 {
 	return tf_get_u64(r->base + (r->pos >> 3)) >> (r->pos & 7);
@@ -270,7 +270,7 @@ tf_v8d_peek(const tf_v8d_bits *r)
  * the code (0 when a code is bad); one load serves both symbols and up
  * to 32 raw bits.
  */
-static inline uint32_t
+static inline __attribute__((always_inline)) uint32_t
 tf_v8d_code(tf_v8d_bits *r, const tf_v8d_table *t, uint64_t *w)
 {
 	uint32_t	e;
@@ -283,7 +283,7 @@ tf_v8d_code(tf_v8d_bits *r, const tf_v8d_table *t, uint64_t *w)
 }
 
 /* A ts value from w (what tf_v8d_code left); false on a bad code. */
-static inline bool
+static inline __attribute__((always_inline)) bool
 tf_v8d_ts(tf_v8d_bits *r, const tf_v8d_table *t, uint64_t w, uint64_t *v)
 {
 	uint32_t	e = t->t.e[w & t->mask];
@@ -360,7 +360,7 @@ tf_v8d_rest(tf_v8_dec *d, uint8_t code, pgwt_record *r, const tf_v8d_pid *st,
  * are in, which is reset to this context when it holds another (so the
  * record's new event only has to be pushed: tf_v8_succ_get then _put).
  */
-static inline tf_v8_succ *
+static inline __attribute__((always_inline)) tf_v8_succ *
 tf_v8d_succ(tf_v8_dec *d, uint32_t gen_tag, const tf_v8d_pid *st, uint32_t k,
 			uint32_t *s0, uint32_t *s1)
 {
