@@ -67,7 +67,6 @@ struct tf_v8_dec
 	const uint8_t *cur[V8_NCOLS],
 			   *cend[V8_NCOLS];
 	uint32_t	gen;			/* this block's generation, >= 1 */
-	uint32_t	ncpu;			/* skipping cpu_ns: records that have one */
 	tf_v8d_table code,
 				ts[V8_TS_TABLES];
 	tf_v8d_pid	st[V8_MAX];
@@ -309,7 +308,7 @@ tf_v8d_ts(tf_v8d_bits *r, const tf_v8d_table *t, uint64_t w, uint64_t *v)
 }
 
 /* old, duration, query and cpu of r from the extra byte and columns
- * (skip_cpu: cpu unknown, its values counted for tf_v8d_cpu_column). */
+ * (skip_cpu: cpu unknown; tf_v8d_cpu_skipped checks its column). */
 static inline __attribute__((always_inline)) int
 tf_v8d_rest(tf_v8_dec *d, uint8_t code, pgwt_record *r, const tf_v8d_pid *st,
 			bool skip_cpu)
@@ -345,9 +344,7 @@ tf_v8d_rest(tf_v8_dec *d, uint8_t code, pgwt_record *r, const tf_v8d_pid *st,
 		r->query_id = tf_get_u64(d->queries + 8 * v);
 	}
 	r->cpu_ns = PGWT_CPU_UNKNOWN;
-	if (skip_cpu)
-		d->ncpu += (extra & V8_X_CPU) != 0;	/* the column is checked whole */
-	else if (extra & V8_X_CPU)
+	if (!skip_cpu && (extra & V8_X_CPU))
 	{
 		TF_GET_LEB(d->cur[V8_COL_CPU], d->cend[V8_COL_CPU], v);
 		r->cpu_ns = (r->old_event == 0 ? r->duration_ns : 0) + (uint64_t) tf_unzigzag(v);
@@ -530,6 +527,28 @@ tf_v8d_leb_column(const uint8_t *p, const uint8_t *end, uint64_t n)
 	return run == 0 && count == n;
 }
 
+/*
+ * Skipping cpu_ns: the extra bytes the records read, [x, end), say how
+ * many values the cpu column holds (bit V8_X_CPU of each: eight bytes at
+ * a time, the bits summed by one multiply); the column must hold exactly
+ * those. It is then used up.
+ */
+static bool
+tf_v8d_cpu_skipped(tf_v8_dec *d, const uint8_t *x, const uint8_t *end)
+{
+	const uint64_t ones = 0x0101010101010101ull;
+	uint64_t	n = 0;
+
+	for (; end - x >= 8; x += 8)
+		n += (((tf_get_u64(x) >> 2) & ones) * ones) >> 56;
+	for (; x < end; x++)
+		n += (*x & V8_X_CPU) != 0;
+	if (!tf_v8d_leb_column(d->cur[V8_COL_CPU], d->cend[V8_COL_CPU], n))
+		return false;
+	d->cur[V8_COL_CPU] = d->cend[V8_COL_CPU];
+	return true;
+}
+
 /* Header and code tables into d; *pp ends at the bit stream. */
 static int
 tf_v8d_start(const uint8_t **pp, const uint8_t *end, uint32_t n, tf_v8_dec *d)
@@ -557,6 +576,7 @@ tf_decode_transitions_v8(const uint8_t **pp, const uint8_t *end, uint32_t n,
 	const uint8_t *p = *pp;
 	tf_v8_dec  *d = tf_v8d_ctx_get(ctx);
 	tf_v8d_bits br;
+	const uint8_t *x0;
 	uint64_t	used;
 	uint32_t	c,
 				gen_tag;
@@ -572,7 +592,7 @@ tf_decode_transitions_v8(const uint8_t **pp, const uint8_t *end, uint32_t n,
 	/* with both units 1 (ns traces: the daemon's, the extension's,
 	 * pgwt-synth's) no record tests its unit; a copy of the loop per
 	 * skip_cpu there, the common case */
-	d->ncpu = 0;
+	x0 = d->cur[V8_COL_EXTRA];
 	if (d->unit[0] == 1 && d->unit[1] == 1)
 		rc = skip_cpu ? tf_v8d_records(d, &br, recs, n, first_ts, last_ts, gen_tag, true, true) :
 			tf_v8d_records(d, &br, recs, n, first_ts, last_ts, gen_tag, true, false);
@@ -580,16 +600,11 @@ tf_decode_transitions_v8(const uint8_t **pp, const uint8_t *end, uint32_t n,
 		rc = tf_v8d_records(d, &br, recs, n, first_ts, last_ts, gen_tag, false, skip_cpu);
 	if (rc < 0)
 		goto out;
-	/* skipped, the cpu column holds exactly the values the records said */
-	if (skip_cpu)
-	{
-		rc = -PGWT_TF_BAD_PAYLOAD;
-		if (!tf_v8d_leb_column(d->cur[V8_COL_CPU], d->cend[V8_COL_CPU], d->ncpu))
-			goto out;
-		d->cur[V8_COL_CPU] = d->cend[V8_COL_CPU];
-	}
-	/* the stream fills the rest of the payload, padded with zero bits */
 	rc = -PGWT_TF_BAD_PAYLOAD;
+	/* skipped, the cpu column holds exactly the values the records said */
+	if (skip_cpu && !tf_v8d_cpu_skipped(d, x0, d->cur[V8_COL_EXTRA]))
+		goto out;
+	/* the stream fills the rest of the payload, padded with zero bits */
 	used = 8 * br.skipped + br.pos;
 	if (used > 8 * (uint64_t) br.len || 8 * (uint64_t) br.len - used >= 8 ||
 		(used & 7 && p[used >> 3] >> (used & 7)) != 0)
