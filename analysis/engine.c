@@ -861,6 +861,10 @@ engine_add_slow(pgwt_engine *eng, const pgwt_record *r)
 	engine_add_one(eng, r);
 }
 
+/* Events up to this (both of a transition) can take the batch loop. */
+#define ENGINE_FAST_EVENT_MAX 0xEFFFFFFFu
+_Static_assert(PGWT_MARKER_FIRST > ENGINE_FAST_EVENT_MAX, "markers and exits take engine_add_one");
+
 /*
  * engine_add_fast's loop, one copy per key_histograms (a constant here):
  * the exits go to engine_add_one with the markers, so a wait billed here
@@ -890,10 +894,15 @@ engine_add_fast_loop(pgwt_engine *eng, const pgwt_record *recs, size_t n, bool k
 		uint64_t	nz;
 		key_cache  *k;
 
-		/* from <= end - dur and end < to, as one range test and one more */
+		/*
+		 * from <= end - dur and end < to, as one range test and one more;
+		 * markers, exits and first sightings (either event at or past
+		 * PGWT_MARKER_FIRST) by one test of both events' top bits, which
+		 * also sends the rare event ids of a class past 0xEF the general
+		 * way (no class is: the class is the id's high byte)
+		 */
 		if (__builtin_expect((r->kind != PGWT_REC_TRANSITION) |
-							 (r->new_event >= PGWT_MARKER_FIRST) |
-							 (ev >= PGWT_MARKER_FIRST) |
+							 ((ev | r->new_event) > ENGINE_FAST_EVENT_MAX) |
 							 (since >= span) | (dur > since), 0))
 		{
 			eng->max_ts_seen = max_seen;
