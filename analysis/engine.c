@@ -879,9 +879,16 @@ engine_add_fast_loop(pgwt_engine *eng, const pgwt_record *recs, size_t n, bool k
 	uint64_t	slow = 0,
 				first = UINT64_MAX,
 				last = 0;
-	/* kept in registers: only engine_add_one and engine_drain read or
-	 * move them, and they are stored back before either runs */
-	uint64_t	max_seen = eng->max_ts_seen,
+	/*
+	 * Kept in registers: only engine_add_one and engine_drain read or
+	 * move them, and they are stored back before either runs. The
+	 * stream's latest instant is max(seen, last): last, the latest end
+	 * of a wait billed here, is the loop's own. drain_at is past it
+	 * whenever the loop reads a record (engine_add_one and engine_drain
+	 * leave it so), so a record reaches drain_at exactly when its end
+	 * does.
+	 */
+	uint64_t	seen = eng->max_ts_seen,
 				drain_at = eng->drain_at;
 
 	for (size_t i = 0; i < n; i++)
@@ -891,30 +898,30 @@ engine_add_fast_loop(pgwt_engine *eng, const pgwt_record *recs, size_t n, bool k
 					dur = r->duration_ns,
 					since = end - from;
 		uint32_t	ev = r->old_event;
-		uint64_t	nz;
 		key_cache  *k;
 
 		/*
-		 * from <= end - dur and end < to, as one range test and one more;
-		 * markers, exits and first sightings (either event at or past
+		 * from <= end - dur and end < to, as one range test and one more
+		 * that also sends a wait of no duration the general way (dur - 1
+		 * wraps), so each wait here extends the window's extent; markers,
+		 * exits and first sightings (either event at or past
 		 * PGWT_MARKER_FIRST) by one test of both events' top bits, which
 		 * also sends the rare event ids of a class past 0xEF the general
 		 * way (no class is: the class is the id's high byte)
 		 */
 		if (__builtin_expect((r->kind != PGWT_REC_TRANSITION) |
 							 ((ev | r->new_event) > ENGINE_FAST_EVENT_MAX) |
-							 (since >= span) | (dur > since), 0))
+							 (since >= span) | (dur - 1 >= since), 0))
 		{
-			eng->max_ts_seen = max_seen;
+			eng->max_ts_seen = seen > last ? seen : last;
 			engine_add_slow(eng, r);
-			max_seen = eng->max_ts_seen;
+			seen = eng->max_ts_seen;
 			drain_at = eng->drain_at;
 			slow++;
 			continue;
 		}
 		/* engine_add_one's steps for such a record, in its order
 		 * (exact_records is counted once, after the loop) */
-		max_seen = end > max_seen ? end : max_seen;
 		k = window_keys(wa, r->pid, ev, r->query_id);
 		window_bill_hist(wa, k, dur, key_histograms);
 		if (__builtin_expect(k->hot, 1))
@@ -924,19 +931,18 @@ engine_add_fast_loop(pgwt_engine *eng, const pgwt_record *recs, size_t n, bool k
 			k->hot = k->valid;
 			window_bill_exact_direct(wa, k, ev, dur, true, dur);
 		}
-		/* the extent of the waits that billed time (dur > 0), with
-		 * no branch: nz is all ones for those, 0 for the others */
-		nz = -(uint64_t) (dur != 0);
-		first = ((end - dur) | ~nz) < first ? (end - dur) | ~nz : first;
-		last = (end & nz) > last ? end & nz : last;
-		if (__builtin_expect(max_seen >= drain_at, 0))
+		/* the extent of the waits that billed time (all here: dur > 0) */
+		first = end - dur < first ? end - dur : first;
+		last = end > last ? end : last;
+		if (__builtin_expect(end >= drain_at, 0))
 		{
-			eng->max_ts_seen = max_seen;
+			eng->max_ts_seen = seen > last ? seen : last;
 			engine_drain(eng);
+			seen = eng->max_ts_seen;
 			drain_at = eng->drain_at;
 		}
 	}
-	eng->max_ts_seen = max_seen;
+	eng->max_ts_seen = seen > last ? seen : last;
 	wa->exact_records += n - slow;
 	eng->counters.records += n - slow;
 	eng->counters.transitions += n - slow;
