@@ -28,6 +28,22 @@
 
 /* ---- creation ------------------------------------------------------------ */
 
+/*
+ * The event of no key the cache is asked for (an exit bills nothing, and
+ * samples and transitions of one are refused before): the pid_event of
+ * an entry that holds no valid key, so a probe needs no test of valid.
+ */
+#define ENGINE_KEY_NONE PGWT_EVENT_EXIT
+
+static void
+engine_cache_clear(window_agg *wa)
+{
+	memset(wa->cache, 0, sizeof(wa->cache));
+	memset(wa->cache_lru, 0, sizeof(wa->cache_lru));
+	for (unsigned i = 0; i < ENGINE_KEY_CACHE; i++)
+		wa->cache[i].pid_event = ENGINE_KEY_NONE;
+}
+
 static unsigned
 engine_cap(unsigned v, unsigned def)
 {
@@ -93,6 +109,7 @@ pgwt_engine_create(const pgwt_engine_config *cfg, const pgwt_window_spec *window
 		wa->data_first_ns = UINT64_MAX;
 		wa->backends = &eng->backends;
 		wa->key_histograms = eng->cfg.key_histograms;
+		engine_cache_clear(wa);
 		ok = ok && pgwt_agg_init(&wa->events, eng->cfg.max_events, sizeof(pgwt_event_stat));
 		ok = ok && pgwt_agg_init(&wa->sessions, eng->cfg.max_sessions, sizeof(pgwt_session_stat));
 		ok = ok && pgwt_agg_init(&wa->session_events, eng->cfg.max_session_events, key_size);
@@ -158,8 +175,7 @@ pgwt_engine_reset(pgwt_engine *eng)
 		memset(&wa->background, 0, sizeof(wa->background));
 		memset(&wa->background_idle, 0, sizeof(wa->background_idle));
 		memset(&wa->background_queries, 0, sizeof(wa->background_queries));
-		memset(wa->cache, 0, sizeof(wa->cache));
-		memset(wa->cache_lru, 0, sizeof(wa->cache_lru));
+		engine_cache_clear(wa);
 	}
 	if (eng->exact)
 		pgwt_exact_reset(eng->exact, eng->nwindows);
@@ -390,6 +406,29 @@ window_split(const key_cache *c, uint64_t ns)
 		c->event_stat->background_ns += ns;
 }
 
+/* An empty acc: zeros, and the minimum at its identity, so a wait billed
+ * to acc takes the smaller of two without testing waits first */
+static inline void
+key_acc_clear(key_cache *c)
+{
+	memset(&c->acc, 0, sizeof(c->acc));
+	c->acc.min_ns = UINT64_MAX;
+}
+
+/* A wait of ns wholly inside the window, counted, into a key's acc. */
+static inline void
+key_acc_whole(key_cache *c, uint64_t ns)
+{
+	pgwt_stat  *a = &c->acc;
+
+	a->exact_ns += ns;
+	a->completed_ns += ns;
+	a->waits++;
+	a->min_ns = ns < a->min_ns ? ns : a->min_ns;
+	a->max_ns = ns > a->max_ns ? ns : a->max_ns;
+	c->dirty = true;
+}
+
 /* Add a cached key's accumulated time to its tables. */
 static void
 key_sync(window_agg *wa, key_cache *c)
@@ -413,7 +452,7 @@ key_sync(window_agg *wa, key_cache *c)
 	}
 	stat_add(c->session_event, a);
 	stat_add(c->query_event, a);
-	memset(&c->acc, 0, sizeof(c->acc));
+	key_acc_clear(c);
 	c->dirty = false;
 }
 
@@ -449,12 +488,13 @@ window_keys(window_agg *wa, uint32_t pid, uint32_t ev, uint64_t query_id)
 
 	uint8_t    *lru = &wa->cache_lru[h >> (64 - ENGINE_KEY_CACHE_SET_BITS)];
 
-	if (c[0].pid_event == pe && c[0].query_id == query_id && c[0].valid)
+	/* an entry that is not valid holds a pid_event no lookup asks for */
+	if (c[0].pid_event == pe && c[0].query_id == query_id)
 	{
 		*lru = 1;
 		return &c[0];
 	}
-	if (c[1].pid_event == pe && c[1].query_id == query_id && c[1].valid)
+	if (c[1].pid_event == pe && c[1].query_id == query_id)
 	{
 		*lru = 0;
 		return &c[1];
@@ -470,7 +510,8 @@ window_keys(window_agg *wa, uint32_t pid, uint32_t ev, uint64_t query_id)
 static __attribute__((noinline)) key_cache *
 window_keys_fill(window_agg *wa, key_cache *c, uint32_t pid, uint32_t ev, uint64_t query_id)
 {
-	key_sync(wa, c);			/* leaves acc zeroed and dirty false */
+	key_sync(wa, c);			/* dirty false */
+	key_acc_clear(c);			/* also after a reset zeroed the cache */
 	c->hot = false;
 	c->idle = pgwt_event_is_idle(ev);
 	c->class_index = (uint8_t) pgwt_event_class(ev);
@@ -493,11 +534,31 @@ window_keys_fill(window_agg *wa, key_cache *c, uint32_t pid, uint32_t ev, uint64
 		(void *) c->session != (void *) wa->sessions.other &&
 		(void *) c->session_event != (void *) wa->session_events.other &&
 		(void *) c->query_event != (void *) wa->query_events.other;
+	if (!c->valid)
+		c->pid_event = (uint64_t) pid << 32 | ENGINE_KEY_NONE;
 	return c;
 }
 
 static void window_bill_exact_direct(window_agg *wa, key_cache *k, uint32_t ev, uint64_t ns,
 									 bool counted, uint64_t full_ns);
+
+/* The histograms of a wait of ns counted under key k (a key's
+ * histogram follows its stat: pgwt_key_stat). */
+static inline __attribute__((always_inline)) void
+window_bill_hist(window_agg *wa, key_cache *k, uint64_t ns, bool key_histograms)
+{
+	unsigned	b = pgwt_hist_ns_bucket(ns);
+
+	k->event_stat->hist_ns[b]++;
+	if (key_histograms)
+	{
+		/* a background pid's query_event is the sink, no key */
+		((pgwt_key_stat *) k->session_event)->hist_ns[b]++;
+		if (!k->background)
+			((pgwt_key_stat *) k->query_event)->hist_ns[b]++;
+	}
+}
+
 
 /* Bill ns of event ev (a wait that ended here if counted) to one
  * window, under key k (window_keys of r's pid and query and ev). The
@@ -506,21 +567,9 @@ static inline __attribute__((always_inline)) void
 window_bill_exact_key(window_agg *wa, key_cache *k, const pgwt_record *r, uint32_t ev,
 					  uint64_t ns, bool counted, uint64_t full_ns)
 {
-	pgwt_event_stat *es = k->event_stat;
-
 	if (counted)
 	{
-		unsigned	b = pgwt_hist_ns_bucket(full_ns);
-
-		es->hist_ns[b]++;
-		if (wa->key_histograms)
-		{
-			/* a key's histogram follows its stat (pgwt_key_stat); a
-			 * background pid's query_event is the sink, no key */
-			((pgwt_key_stat *) k->session_event)->hist_ns[b]++;
-			if (!k->background)
-				((pgwt_key_stat *) k->query_event)->hist_ns[b]++;
-		}
+		window_bill_hist(wa, k, full_ns, wa->key_histograms);
 		if (r->new_event == PGWT_EVENT_EXIT)
 			k->session->exited = true;
 	}
@@ -812,8 +861,17 @@ engine_add_slow(pgwt_engine *eng, const pgwt_record *r)
 	engine_add_one(eng, r);
 }
 
-static void
-engine_add_fast(pgwt_engine *eng, const pgwt_record *recs, size_t n)
+/* Events up to this (both of a transition) can take the batch loop. */
+#define ENGINE_FAST_EVENT_MAX 0xEFFFFFFFu
+_Static_assert(PGWT_MARKER_FIRST > ENGINE_FAST_EVENT_MAX, "markers and exits take engine_add_one");
+
+/*
+ * engine_add_fast's loop, one copy per key_histograms (a constant here):
+ * the exits go to engine_add_one with the markers, so a wait billed here
+ * ends no session.
+ */
+static inline __attribute__((always_inline)) void
+engine_add_fast_loop(pgwt_engine *eng, const pgwt_record *recs, size_t n, bool key_histograms)
 {
 	window_agg *wa = &eng->win[0];
 	uint64_t	from = wa->spec.from_ns,
@@ -821,56 +879,84 @@ engine_add_fast(pgwt_engine *eng, const pgwt_record *recs, size_t n)
 	uint64_t	slow = 0,
 				first = UINT64_MAX,
 				last = 0;
-	/* kept in registers: only engine_add_one and engine_drain read or
-	 * move them, and they are stored back before either runs */
-	uint64_t	max_seen = eng->max_ts_seen,
+	/*
+	 * Kept in registers: only engine_add_one and engine_drain read or
+	 * move them, and they are stored back before either runs. The
+	 * stream's latest instant is max(seen, last): last, the latest end
+	 * of a wait billed here, is the loop's own. drain_at is past it
+	 * whenever the loop reads a record (engine_add_one and engine_drain
+	 * leave it so), so a record reaches drain_at exactly when its end
+	 * does.
+	 */
+	uint64_t	seen = eng->max_ts_seen,
 				drain_at = eng->drain_at;
 
 	for (size_t i = 0; i < n; i++)
 	{
 		const pgwt_record *r = &recs[i];
 		uint64_t	end = r->ts_ns,
-					dur = r->duration_ns;
-		uint32_t	ev = r->old_event,
-					nev = r->new_event;
+					dur = r->duration_ns,
+					since = end - from;
+		uint32_t	ev = r->old_event;
 		key_cache  *k;
 
-		/* from <= end - dur and end < to, as one range test and one more */
-		if (__builtin_expect(r->kind != PGWT_REC_TRANSITION || PGWT_IS_MARKER(nev) ||
-							 ev >= PGWT_MARKER_FIRST ||
-							 end - from >= span || dur > end - from, 0))
+		/*
+		 * from <= end - dur and end < to, as one range test and one more
+		 * that also sends a wait of no duration the general way (dur - 1
+		 * wraps), so each wait here extends the window's extent; markers,
+		 * exits and first sightings (either event at or past
+		 * PGWT_MARKER_FIRST) by one test of both events' top bits, which
+		 * also sends the rare event ids of a class past 0xEF the general
+		 * way (no class is: the class is the id's high byte)
+		 */
+		if (__builtin_expect((r->kind != PGWT_REC_TRANSITION) |
+							 ((ev | r->new_event) > ENGINE_FAST_EVENT_MAX) |
+							 (since >= span) | (dur - 1 >= since), 0))
 		{
-			eng->max_ts_seen = max_seen;
+			eng->max_ts_seen = seen > last ? seen : last;
 			engine_add_slow(eng, r);
-			max_seen = eng->max_ts_seen;
+			seen = eng->max_ts_seen;
 			drain_at = eng->drain_at;
 			slow++;
 			continue;
 		}
 		/* engine_add_one's steps for such a record, in its order
 		 * (exact_records is counted once, after the loop) */
-		if (end > max_seen)
-			max_seen = end;
 		k = window_keys(wa, r->pid, ev, r->query_id);
-		window_bill_exact_key(wa, k, r, ev, dur, true, dur);
-		if (dur > 0)
+		window_bill_hist(wa, k, dur, key_histograms);
+		if (__builtin_expect(k->hot, 1))
+			key_acc_whole(k, dur);
+		else
 		{
-			first = end - dur < first ? end - dur : first;
-			last = end > last ? end : last;
+			k->hot = k->valid;
+			window_bill_exact_direct(wa, k, ev, dur, true, dur);
 		}
-		if (__builtin_expect(max_seen >= drain_at, 0))
+		/* the extent of the waits that billed time (all here: dur > 0) */
+		first = end - dur < first ? end - dur : first;
+		last = end > last ? end : last;
+		if (__builtin_expect(end >= drain_at, 0))
 		{
-			eng->max_ts_seen = max_seen;
+			eng->max_ts_seen = seen > last ? seen : last;
 			engine_drain(eng);
+			seen = eng->max_ts_seen;
 			drain_at = eng->drain_at;
 		}
 	}
-	eng->max_ts_seen = max_seen;
+	eng->max_ts_seen = seen > last ? seen : last;
 	wa->exact_records += n - slow;
 	eng->counters.records += n - slow;
 	eng->counters.transitions += n - slow;
 	if (first != UINT64_MAX)
 		window_cover(wa, first, last);
+}
+
+static void
+engine_add_fast(pgwt_engine *eng, const pgwt_record *recs, size_t n)
+{
+	if (eng->win[0].key_histograms)
+		engine_add_fast_loop(eng, recs, n, true);
+	else
+		engine_add_fast_loop(eng, recs, n, false);
 }
 
 void

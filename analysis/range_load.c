@@ -137,6 +137,7 @@ pgwt_range_open(const char *path, uint64_t from, uint64_t to, pgwt_range_loader 
 	ro.t_start = from;
 	ro.t_end = to > UINT64_MAX - PGWT_RANGE_SLACK_NS ? UINT64_MAX : to + PGWT_RANGE_SLACK_NS;
 	ro.range_realtime = true;
+	ro.skip_cpu = true;			/* range_load.h: no consumer reads it */
 	l->look_end = ro.t_end;
 	if (!(l->path = strdup(path)) || (rc = pgwt_tf_reader_open(path, &ro, &l->rd)) < 0)
 	{
@@ -190,6 +191,7 @@ rl_search_start(pgwt_range_loader *l)
 	ro.t_start = l->look_end + 1;
 	ro.t_end = UINT64_MAX;
 	ro.range_realtime = true;
+	ro.skip_cpu = true;
 	if ((rc = pgwt_tf_reader_open(l->path, &ro, &l->srd)) < 0)
 		return rc == -PGWT_TF_NOT_FOUND ? 0 : rc;
 	return 1;

@@ -7,7 +7,10 @@
  *
  * The range is [from, to) in CLOCK_REALTIME ns (0 / UINT64_MAX: open
  * ends). Records come out in wall-clock time (each file's clock mapped
- * through its header), so files from different boots line up.
+ * through its header), so files from different boots line up. Their
+ * cpu_ns may be PGWT_CPU_UNKNOWN where the file knows it: the engine and
+ * the views bill none, so the loader asks the reader to skip it
+ * (pgwt_tf_read_opts.skip_cpu: a column checked, not decoded).
  *
  * Clipping (pgwt_range_clip, pure): only the part of a wait inside the
  * range counts. A transition says its backend spent [ts - duration, ts) in

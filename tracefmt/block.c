@@ -676,13 +676,13 @@ int
 tf_block_decode(uint16_t version, uint16_t flags, const pgwt_tf_block_header *hdr,
 				const uint8_t *src, uint8_t *raw, pgwt_record *recs)
 {
-	return tf_block_decode_ctx(version, flags, hdr, src, raw, recs, NULL);
+	return tf_block_decode_ctx(version, flags, hdr, src, raw, recs, NULL, false);
 }
 
 int
 tf_block_decode_ctx(uint16_t version, uint16_t flags, const pgwt_tf_block_header *hdr,
 					const uint8_t *src, uint8_t *raw, pgwt_record *recs,
-					tf_v8_dec **v8)
+					tf_v8_dec **v8, bool skip_cpu)
 {
 	const uint8_t *p;
 	const uint8_t *end;
@@ -699,7 +699,7 @@ tf_block_decode_ctx(uint16_t version, uint16_t flags, const pgwt_tf_block_header
 
 	if (transitions && version >= 8)
 		return tf_decode_transitions_v8(&p, end, n, hdr->first_ts, hdr->last_ts, recs,
-										v8);
+										v8, skip_cpu);
 	if (transitions && version >= 7)
 		return tf_decode_transitions_v7(&p, end, n, hdr->first_ts, hdr->last_ts, recs);
 	seed = version <= 3 && tf_seed_timestamps(&p, end, n, hdr, recs);

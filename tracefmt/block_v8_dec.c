@@ -10,7 +10,9 @@
  *		the ones its slot was last built from is not rebuilt (a block's
  *		unused marker codes are all alike). Bits are read by one unaligned
  *		load per record (its code byte, ts symbol and up to 32 raw bits),
- *		and a backend's predictions come from its own small state.
+ *		and a backend's predictions come from its own small state. A
+ *		caller that never reads cpu_ns (the views) has its column checked
+ *		whole, eight bytes at a time, instead of decoded value by value.
  *
  *		No shared state: the context belongs to the caller (a file reader
  *		keeps one per file, tf_block_decode_ctx), or to one block.
@@ -256,7 +258,7 @@ tf_v8d_bits_init(tf_v8d_bits *r, const uint8_t *p, const uint8_t *end)
 		(void) tf_v8d_to_tail(r);
 }
 
-static inline uint64_t
+static inline __attribute__((always_inline)) uint64_t
 tf_v8d_peek(const tf_v8d_bits *r)
 {
 	return tf_get_u64(r->base + (r->pos >> 3)) >> (r->pos & 7);
@@ -267,7 +269,7 @@ tf_v8d_peek(const tf_v8d_bits *r)
  * the code (0 when a code is bad); one load serves both symbols and up
  * to 32 raw bits.
  */
-static inline uint32_t
+static inline __attribute__((always_inline)) uint32_t
 tf_v8d_code(tf_v8d_bits *r, const tf_v8d_table *t, uint64_t *w)
 {
 	uint32_t	e;
@@ -280,7 +282,7 @@ tf_v8d_code(tf_v8d_bits *r, const tf_v8d_table *t, uint64_t *w)
 }
 
 /* A ts value from w (what tf_v8d_code left); false on a bad code. */
-static inline bool
+static inline __attribute__((always_inline)) bool
 tf_v8d_ts(tf_v8d_bits *r, const tf_v8d_table *t, uint64_t w, uint64_t *v)
 {
 	uint32_t	e = t->t.e[w & t->mask];
@@ -305,9 +307,11 @@ tf_v8d_ts(tf_v8d_bits *r, const tf_v8d_table *t, uint64_t w, uint64_t *v)
 	return true;
 }
 
-/* old, duration, query and cpu of r from the extra byte and columns. */
-static inline int
-tf_v8d_rest(tf_v8_dec *d, uint8_t code, pgwt_record *r, const tf_v8d_pid *st)
+/* old, duration, query and cpu of r from the extra byte and columns
+ * (skip_cpu: cpu unknown; tf_v8d_cpu_skipped checks its column). */
+static inline __attribute__((always_inline)) int
+tf_v8d_rest(tf_v8_dec *d, uint8_t code, pgwt_record *r, const tf_v8d_pid *st,
+			bool skip_cpu)
 {
 	uint8_t		extra = 0;
 	uint64_t	v;
@@ -340,7 +344,7 @@ tf_v8d_rest(tf_v8_dec *d, uint8_t code, pgwt_record *r, const tf_v8d_pid *st)
 		r->query_id = tf_get_u64(d->queries + 8 * v);
 	}
 	r->cpu_ns = PGWT_CPU_UNKNOWN;
-	if (extra & V8_X_CPU)
+	if (!skip_cpu && (extra & V8_X_CPU))
 	{
 		TF_GET_LEB(d->cur[V8_COL_CPU], d->cend[V8_COL_CPU], v);
 		r->cpu_ns = (r->old_event == 0 ? r->duration_ns : 0) + (uint64_t) tf_unzigzag(v);
@@ -353,7 +357,7 @@ tf_v8d_rest(tf_v8_dec *d, uint8_t code, pgwt_record *r, const tf_v8d_pid *st)
  * are in, which is reset to this context when it holds another (so the
  * record's new event only has to be pushed: tf_v8_succ_get then _put).
  */
-static inline tf_v8_succ *
+static inline __attribute__((always_inline)) tf_v8_succ *
 tf_v8d_succ(tf_v8_dec *d, uint32_t gen_tag, const tf_v8d_pid *st, uint32_t k,
 			uint32_t *s0, uint32_t *s1)
 {
@@ -380,7 +384,7 @@ tf_v8d_succ(tf_v8_dec *d, uint32_t gen_tag, const tf_v8d_pid *st, uint32_t k,
  */
 static inline __attribute__((always_inline)) int
 tf_v8d_record(tf_v8_dec *d, tf_v8d_bits *br, pgwt_record *r, uint64_t prev,
-			  uint64_t last_ts, uint32_t gen_tag, bool units1)
+			  uint64_t last_ts, uint32_t gen_tag, bool units1, bool skip_cpu)
 {
 	uint32_t	e,
 				s0 = 0,
@@ -439,7 +443,7 @@ tf_v8d_record(tf_v8_dec *d, tf_v8d_bits *br, pgwt_record *r, uint64_t prev,
 		if (r->ts_ns < prev)
 			return -PGWT_TF_BAD_PAYLOAD;	/* records ascend */
 	}
-	if ((rc = tf_v8d_rest(d, code, r, st)) < 0)
+	if ((rc = tf_v8d_rest(d, code, r, st, skip_cpu)) < 0)
 		return rc;
 	if (slot && slot->s0 != r->new_event)
 	{
@@ -464,7 +468,8 @@ tf_v8d_record(tf_v8_dec *d, tf_v8d_bits *br, pgwt_record *r, uint64_t prev,
 /* The n records of the block; units1: both units are 1. */
 static inline __attribute__((always_inline)) int
 tf_v8d_records(tf_v8_dec *d, tf_v8d_bits *br, pgwt_record *recs, uint32_t n,
-			   uint64_t first_ts, uint64_t last_ts, uint32_t gen_tag, bool units1)
+			   uint64_t first_ts, uint64_t last_ts, uint32_t gen_tag, bool units1,
+			   bool skip_cpu)
 {
 	uint64_t	prev = first_ts;
 	int			rc;
@@ -474,7 +479,7 @@ tf_v8d_records(tf_v8_dec *d, tf_v8d_bits *br, pgwt_record *recs, uint32_t n,
 		pgwt_record r;
 
 		/* built in a local: its stores cannot alias the decoder's state */
-		if ((rc = tf_v8d_record(d, br, &r, prev, last_ts, gen_tag, units1)) < 0)
+		if ((rc = tf_v8d_record(d, br, &r, prev, last_ts, gen_tag, units1, skip_cpu)) < 0)
 			return rc;
 		r.kind = PGWT_REC_TRANSITION;
 		r.weight_ns = 0;
@@ -482,6 +487,66 @@ tf_v8d_records(tf_v8_dec *d, tf_v8d_bits *br, pgwt_record *recs, uint32_t n,
 		prev = r.ts_ns;
 	}
 	return 0;
+}
+
+/*
+ * Whether [p, end) is exactly n LEB128 values each tf_get_leb reads (at
+ * most 10 bytes, the tenth 0 or 1), which is what decoding them one by
+ * one would accept: the cpu column of a caller that skips cpu_ns. Eight
+ * bytes at a time while none has its high bit set (1-byte values, the
+ * common case).
+ */
+static bool
+tf_v8d_leb_column(const uint8_t *p, const uint8_t *end, uint64_t n)
+{
+	uint64_t	count = 0;
+	unsigned	run = 0;		/* continuation bytes of the value read */
+
+	while (p < end)
+	{
+		if (run == 0 && end - p >= 8 && (tf_get_u64(p) & 0x8080808080808080ull) == 0)
+		{
+			count += 8;
+			p += 8;
+			continue;
+		}
+		if (*p & 0x80)
+		{
+			if (++run > 9)
+				return false;
+		}
+		else
+		{
+			if (run == 9 && *p > 1)
+				return false;
+			run = 0;
+			count++;
+		}
+		p++;
+	}
+	return run == 0 && count == n;
+}
+
+/*
+ * Skipping cpu_ns: the extra bytes the records read, [x, end), say how
+ * many values the cpu column holds (bit V8_X_CPU of each: eight bytes at
+ * a time, the bits summed by one multiply); the column must hold exactly
+ * those. It is then used up.
+ */
+static bool
+tf_v8d_cpu_skipped(tf_v8_dec *d, const uint8_t *x, const uint8_t *end)
+{
+	const uint64_t ones = 0x0101010101010101ull;
+	uint64_t	n = 0;
+
+	for (; end - x >= 8; x += 8)
+		n += (((tf_get_u64(x) >> 2) & ones) * ones) >> 56;
+	for (; x < end; x++)
+		n += (*x & V8_X_CPU) != 0;
+	if (!tf_v8d_leb_column(d->cur[V8_COL_CPU], d->cend[V8_COL_CPU], n))
+		return false;
+	d->cur[V8_COL_CPU] = d->cend[V8_COL_CPU];
+	return true;
 }
 
 /* Header and code tables into d; *pp ends at the bit stream. */
@@ -506,11 +571,12 @@ tf_v8d_start(const uint8_t **pp, const uint8_t *end, uint32_t n, tf_v8_dec *d)
 int
 tf_decode_transitions_v8(const uint8_t **pp, const uint8_t *end, uint32_t n,
 						 uint64_t first_ts, uint64_t last_ts, pgwt_record *recs,
-						 tf_v8_dec **ctx)
+						 tf_v8_dec **ctx, bool skip_cpu)
 {
 	const uint8_t *p = *pp;
 	tf_v8_dec  *d = tf_v8d_ctx_get(ctx);
 	tf_v8d_bits br;
+	const uint8_t *x0;
 	uint64_t	used;
 	uint32_t	c,
 				gen_tag;
@@ -524,13 +590,21 @@ tf_decode_transitions_v8(const uint8_t **pp, const uint8_t *end, uint32_t n,
 	/* in a local: the successor slots' stores could alias d->gen */
 	gen_tag = d->gen << V8D_TAG_BITS;
 	/* with both units 1 (ns traces: the daemon's, the extension's,
-	 * pgwt-synth's) no record tests its unit */
-	rc = tf_v8d_records(d, &br, recs, n, first_ts, last_ts, gen_tag,
-						d->unit[0] == 1 && d->unit[1] == 1);
+	 * pgwt-synth's) no record tests its unit; a copy of the loop per
+	 * skip_cpu there, the common case */
+	x0 = d->cur[V8_COL_EXTRA];
+	if (d->unit[0] == 1 && d->unit[1] == 1)
+		rc = skip_cpu ? tf_v8d_records(d, &br, recs, n, first_ts, last_ts, gen_tag, true, true) :
+			tf_v8d_records(d, &br, recs, n, first_ts, last_ts, gen_tag, true, false);
+	else
+		rc = tf_v8d_records(d, &br, recs, n, first_ts, last_ts, gen_tag, false, skip_cpu);
 	if (rc < 0)
 		goto out;
-	/* the stream fills the rest of the payload, padded with zero bits */
 	rc = -PGWT_TF_BAD_PAYLOAD;
+	/* skipped, the cpu column holds exactly the values the records said */
+	if (skip_cpu && !tf_v8d_cpu_skipped(d, x0, d->cur[V8_COL_EXTRA]))
+		goto out;
+	/* the stream fills the rest of the payload, padded with zero bits */
 	used = 8 * br.skipped + br.pos;
 	if (used > 8 * (uint64_t) br.len || 8 * (uint64_t) br.len - used >= 8 ||
 		(used & 7 && p[used >> 3] >> (used & 7)) != 0)

@@ -67,6 +67,7 @@ struct tf_file_reader
 	uint8_t		payload[TF_COMPRESSED_MAX];
 	uint8_t		raw[PGWT_TF_PAYLOAD_MAX];
 	tf_v8_dec  *v8;				/* v8 decoder state, kept across blocks */
+	bool		skip_cpu;		/* the caller never reads cpu_ns */
 };
 
 static int
@@ -382,6 +383,12 @@ tf_lower_bound(const tf_file_reader *f, uint64_t ts)
 }
 
 void
+tf_file_reader_skip_cpu(tf_file_reader *f, bool skip)
+{
+	f->skip_cpu = skip;
+}
+
+void
 tf_file_reader_set_range(tf_file_reader *f, uint64_t t_start, uint64_t t_end)
 {
 	f->t_start = t_start;
@@ -430,7 +437,7 @@ tf_read_block_at(tf_file_reader *f, uint64_t off, uint64_t limit,
 						   (off_t) (off + PGWT_TF_BLOCK_HEADER_SIZE))) < 0)
 		return rc;
 	if ((rc = tf_block_decode_ctx(f->hdr.version, f->hdr.flags, h, f->payload,
-								  f->raw, recs, &f->v8)) < 0)
+								  f->raw, recs, &f->v8, f->skip_cpu)) < 0)
 		return rc;
 	return 1;
 }

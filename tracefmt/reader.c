@@ -366,6 +366,7 @@ pgwt_tf_reader_next_block_into(pgwt_tf_reader *r, pgwt_record *buf, pgwt_tf_bloc
 				continue;
 			}
 			e->hdr = *tf_file_reader_header(r->cur);
+			tf_file_reader_skip_cpu(r->cur, r->opts.skip_cpu);
 			if (r->opts.range_realtime)
 				tf_file_reader_set_range(r->cur, tf_map_realtime(&e->hdr, r->opts.t_start),
 										 tf_map_realtime(&e->hdr, r->opts.t_end));

@@ -258,6 +258,10 @@ typedef struct pgwt_tf_read_opts
 	 * its .meta; set this to read it to its last valid block instead
 	 * (what recovery does; may include a block still being written). */
 	bool		ignore_meta;
+	/* The caller never reads cpu_ns (the views bill none): decoders may
+	 * leave it PGWT_CPU_UNKNOWN and check its column whole rather than
+	 * decode each value (v8 transitions; a block is refused all the same). */
+	bool		skip_cpu;
 } pgwt_tf_read_opts;
 
 /* One decoded block; recs stays valid until the next call on the reader. */

@@ -804,14 +804,15 @@ same_rows(const pgwt_event_rows *a, const pgwt_event_rows *b)
 /*
  * pgwt_engine_add_many's loop for one window (engine_add_fast) gives what
  * pgwt_engine_add gives record by record: a pseudo-random stream of
- * transitions (some crossing the window's start or end, some into exit),
- * markers, idle waits and samples, more keys than the cache has ways for,
- * through both, every view and counter compared.
+ * transitions (some crossing the window's start or end, some into exit,
+ * some of no duration, some of an event id past every class), markers,
+ * idle waits and samples, more keys than the cache has ways for, through
+ * both, every view and counter compared; with and without key histograms.
  */
 static void
-test_batch_equals_single(void)
+test_batch_equals_single_one(bool key_histograms)
 {
-	pgwt_engine_config cfg = {.key_histograms = true, .max_query_events = 64};
+	pgwt_engine_config cfg = {.key_histograms = key_histograms, .max_query_events = 64};
 	pgwt_engine *one = one_window(2 * S, 40 * S, &cfg);
 	pgwt_engine *many = one_window(2 * S, 40 * S, &cfg);
 	static const uint32_t evs[] = {0, EV_DATAFILEREAD, EV_WALWRITE, EV_LOCK_XID, EV_CLIENTREAD};
@@ -836,10 +837,18 @@ test_batch_equals_single(void)
 			rs[i] = tr((uint32_t) (x % 7) + 1, t, EV_DATAFILEREAD, PGWT_EVENT_EXIT, x % 5000, 3);
 		else if (x % 11 == 0)
 			rs[i] = smp((uint32_t) (x % 7) + 1, t, evs[(x >> 8) % 5], 10 * MS, (x >> 12) % 30);
+		else if (x % 83 == 0)
+			rs[i] = tr((uint32_t) (x % 7) + 1, t, evs[(x >> 8) % 5], 0, 0, (x >> 12) % 30);
+		else if (x % 79 == 0)
+			rs[i] = tr((uint32_t) (x % 7) + 1, t, 0xF1000000u + (uint32_t) (x % 3), 0,
+					   (x >> 4) % 2000000, (x >> 12) % 30);
 		else
 			rs[i] = tr((uint32_t) (x % 7) + 1, t, evs[(x >> 8) % 5], 0,
 					   (x >> 20) % 7 == 0 ? 3 * S : (x >> 4) % 2000000, (x >> 12) % 30);
 	}
+	/* the latest instant a wait of no duration's: it bills nothing, so
+	 * the window's extent must not reach it */
+	rs[19999] = tr(1, t + S, EV_DATAFILEREAD, 0, 0, 1);
 	for (size_t i = 0; i < 20000; i++)
 		pgwt_engine_add(one, &rs[i]);
 	for (size_t i = 0; i < 20000; i += 1000)
@@ -873,6 +882,13 @@ test_batch_equals_single(void)
 	pgwt_event_rows_free(&rb);
 	pgwt_engine_free(one);
 	pgwt_engine_free(many);
+}
+
+static void
+test_batch_equals_single(void)
+{
+	test_batch_equals_single_one(true);
+	test_batch_equals_single_one(false);
 }
 
 /*

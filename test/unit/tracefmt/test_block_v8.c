@@ -4,7 +4,10 @@
  *		one decoder context carried across blocks of every size (as a file
  *		reader does, with a refused block between them) decodes what a
  *		fresh one does; streams ending at every byte length round trip; a
- *		stream one byte short or long is refused.
+ *		stream one byte short or long is refused. With skip_cpu, a block
+ *		decodes to what was encoded with cpu_ns unknown, and a payload
+ *		with any one byte changed is refused exactly when the decoder that
+ *		reads every cpu value refuses it.
  */
 #include "tf_test.h"
 #include "tracefmt/tf_internal.h"
@@ -44,7 +47,7 @@ decode(pgwt_tf_block_header *h, const uint8_t *src, tf_v8_dec **ctx, uint32_t n)
 	uint32_t	i;
 	int			rc;
 
-	if ((rc = tf_block_decode_ctx(8, 0, h, src, raw, out, ctx)) < 0)
+	if ((rc = tf_block_decode_ctx(8, 0, h, src, raw, out, ctx, false)) < 0)
 		return rc;
 	for (i = 0; i < n; i++)
 		if (!tft_rec_eq(&out[i], &in[i]))
@@ -75,7 +78,7 @@ test_ctx_reused_across_blocks(void)
 			memcpy(bad, comp, h.compressed);
 			bad[h.compressed / 2] ^= 0x5A;
 			h.reserved = tf_checksum16(bad, h.compressed);
-			(void) tf_block_decode_ctx(8, 0, &h, bad, raw, out, &ctx);
+			(void) tf_block_decode_ctx(8, 0, &h, bad, raw, out, &ctx, false);
 			h.reserved = tf_checksum16(comp, h.compressed);
 		}
 	tf_v8_dec_free(ctx);
@@ -121,10 +124,83 @@ test_stream_lengths(void)
 	tf_v8_dec_free(ctx);
 }
 
+/* in[0..n) with cpu values of every LEB length (1 to 10 bytes). */
+static void
+make_cpu_block(uint32_t n, uint64_t seed)
+{
+	make_block(1 + seed % 9, n, seed, 20);
+	for (uint32_t i = 0; i < n; i++)
+		if (in[i].cpu_ns != PGWT_CPU_UNKNOWN && i % 3 == 0)
+			in[i].cpu_ns = tft_rand(&seed) >> (i % 64);
+}
+
+/* Decode payload [p, end) of in[0..n) with skip_cpu or not into out. */
+static int
+decode_raw(const uint8_t *p, const uint8_t *end, uint32_t n, bool skip_cpu, tf_v8_dec **ctx)
+{
+	return tf_decode_transitions_v8(&p, end, n, in[0].ts_ns, in[n - 1].ts_ns, out, ctx,
+									skip_cpu);
+}
+
+static void
+test_skip_cpu(void)
+{
+	static pgwt_record ref[PGWT_TF_BLOCK_MAX_RECORDS];
+	tf_v8_dec  *ctx = NULL;
+	uint64_t	seed = 99;
+	unsigned	round;
+
+	for (round = 0; round < 40; round++)
+	{
+		uint32_t	n = 1 + (uint32_t) (tft_rand(&seed) % 300);
+		uint8_t    *end;
+		size_t		len;
+		int			rc;
+
+		make_cpu_block(n, 1000 + round);
+		end = tf_encode_transitions_v8(in, n, raw);
+		CHECK(end != NULL);
+		if (end == NULL)
+			continue;
+		len = (size_t) (end - raw);
+		/* known truth: what was encoded, cpu_ns unknown */
+		CHECKF((rc = decode_raw(raw, end, n, true, &ctx)) == 0, "round %u: %d", round, rc);
+		for (uint32_t i = 0; rc == 0 && i < n; i++)
+		{
+			pgwt_record want = in[i];
+
+			want.cpu_ns = PGWT_CPU_UNKNOWN;
+			CHECKF(tft_rec_eq(&out[i], &want), "round %u record %u", round, i);
+		}
+		/* every byte changed once: refused by both or by neither, and
+		 * the same records where accepted */
+		for (size_t at = 0; at < len; at++)
+		{
+			uint8_t		keep = raw[at];
+			int			a,
+						b;
+
+			raw[at] ^= (uint8_t) (1u << (at % 8)) | (at % 3 == 0 ? 0x80 : 0);
+			a = decode_raw(raw, raw + len, n, false, &ctx);
+			memcpy(ref, out, n * sizeof(pgwt_record));
+			b = decode_raw(raw, raw + len, n, true, &ctx);
+			CHECKF((a < 0) == (b < 0), "round %u byte %zu: %d vs %d skipping", round, at, a, b);
+			for (uint32_t i = 0; a == 0 && b == 0 && i < n; i++)
+			{
+				ref[i].cpu_ns = PGWT_CPU_UNKNOWN;
+				CHECKF(tft_rec_eq(&out[i], &ref[i]), "round %u byte %zu record %u", round, at, i);
+			}
+			raw[at] = keep;
+		}
+	}
+	tf_v8_dec_free(ctx);
+}
+
 int
 main(void)
 {
 	RUN(test_ctx_reused_across_blocks);
 	RUN(test_stream_lengths);
+	RUN(test_skip_cpu);
 	return TFT_END();
 }

@@ -90,7 +90,7 @@ write_file(const char *path, uint16_t version, size_t n, bool finish)
 static long
 read_all(const char *path, uint64_t t0, uint64_t t1, pgwt_tf_read_stats *st)
 {
-	pgwt_tf_read_opts ro = {t0, t1, false, false};
+	pgwt_tf_read_opts ro = {t0, t1, false, false, false};
 	pgwt_tf_reader *r;
 	pgwt_record rec;
 	long		n = 0;
