@@ -307,4 +307,19 @@ extern void tf_sum_writer_abandon(tf_sum_writer *w);
 /* Cuts a leftover summary after its last valid frame (fsynced). */
 extern int	tf_sum_recover(const char *sum_path, uint64_t *bytes_cut);
 
+
+/* summary_memo.c: frame bounds of archived summary files, between readers */
+typedef struct tf_sum_file_id
+{
+	uint64_t	dev,
+				ino,
+				size,
+				mtime_ns;
+} tf_sum_file_id;
+struct pgwt_tf_sum_memo;
+extern bool tf_sum_memo_get(struct pgwt_tf_sum_memo *m, const char *path,
+							const tf_sum_file_id *id, uint64_t *lo, uint64_t *hi, bool *any);
+extern void tf_sum_memo_put(struct pgwt_tf_sum_memo *m, const char *path,
+							const tf_sum_file_id *id, uint64_t lo, uint64_t hi, bool any);
+
 #endif							/* PGWT_TF_INTERNAL_H */
