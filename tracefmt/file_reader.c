@@ -64,6 +64,7 @@ struct tf_file_reader
 	uint64_t	valid_end;
 	uint64_t	t_start;
 	uint64_t	t_end;
+	bool		skip_samples;	/* SAMPLES blocks skipped by header */
 
 	tf_v8_dec  *v8;				/* v8 decoder state, kept across blocks */
 
@@ -406,6 +407,12 @@ tf_file_reader_set_range(tf_file_reader *f, uint64_t t_start, uint64_t t_end)
 	}
 }
 
+void
+tf_file_reader_skip_samples(tf_file_reader *f, bool skip)
+{
+	f->skip_samples = skip;
+}
+
 /*
  * Reads and decodes the block at off, bounded by limit. Returns 1 when
  * decoded, 0 when skipped for the time range, < 0 when invalid; *len gets
@@ -431,6 +438,8 @@ tf_read_block_at(tf_file_reader *f, uint64_t off, uint64_t limit,
 	/* a v2/v3 header bounds nothing when the seed tool wrote it: its
 	 * records are filtered once decoded */
 	if (f->hdr.version > 3 && (h->last_ts < f->t_start || h->first_ts > f->t_end))
+		return 0;
+	if (f->skip_samples && h->type == PGWT_TF_BLOCK_SAMPLES)
 		return 0;
 	if ((rc = tf_pread_all(f->fd, f->payload, h->compressed,
 						   (off_t) (off + PGWT_TF_BLOCK_HEADER_SIZE))) < 0)

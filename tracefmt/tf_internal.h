@@ -188,6 +188,8 @@ extern void tf_file_reader_close(tf_file_reader *f);
 extern const pgwt_tf_file_header *tf_file_reader_header(const tf_file_reader *f);
 /* Restrict to records with ts in [t_start, t_end]. */
 extern void tf_file_reader_set_range(tf_file_reader *f, uint64_t t_start, uint64_t t_end);
+/* Skip SAMPLES blocks by their header (pgwt_tf_read_opts.skip_samples). */
+extern void tf_file_reader_skip_samples(tf_file_reader *f, bool skip);
 /* 1 = block decoded into recs (*n, *type, *period), 0 = end, < 0 fatal. */
 extern int	tf_file_reader_next(tf_file_reader *f, pgwt_record *recs, uint32_t *n,
 								uint16_t *type, uint64_t *period);

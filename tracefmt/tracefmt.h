@@ -258,6 +258,9 @@ typedef struct pgwt_tf_read_opts
 	 * its .meta; set this to read it to its last valid block instead
 	 * (what recovery does; may include a block still being written). */
 	bool		ignore_meta;
+	/* Blocks of samples are skipped by their header, unread: only
+	 * transitions (exact waits and markers) come out. */
+	bool		skip_samples;
 } pgwt_tf_read_opts;
 
 /* One decoded block; recs stays valid until the next call on the reader. */
