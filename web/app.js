@@ -3,7 +3,7 @@
 // -> query), and writes every click back into the URL.
 import { getJSON, downloadCsv } from './api.js';
 import { readState, writeState, sortsOf, withSort, nsToMs, msToNs } from './state.js';
-import { drawAAS } from './chart.js';
+import { drawAAS, echartsReady } from './chart.js';
 import { renderTable } from './tables.js';
 import { loadHistogram } from './hist.js';
 import { refreshStatus, drawWindows, startLive, pinLive } from './daemon.js';
@@ -150,6 +150,7 @@ async function loadChart(s) {
     b.to_ms = nsToMs(b.to_ns);
   }
   window.pgwtAAS = aas;	// read by the browser tests
+  await echartsReady();
   const chart = drawAAS($('aas-chart'), aas,
     (a, b) => go({ ...readState(), from: msToNs(a), to: msToNs(b), live: undefined }));
   await drawWindows(chart, rangeParams(s), aas);
