@@ -118,6 +118,7 @@ pgwt_engine_create(const pgwt_engine_config *cfg, const pgwt_window_spec *window
 	ok = ok && pgwt_agg_init(&eng->backends, eng->cfg.max_backends, sizeof(pgwt_backend_info));
 	eng->span_from = calloc(eng->cfg.max_exact_spans, sizeof(uint64_t));
 	eng->span_to = calloc(eng->cfg.max_exact_spans, sizeof(uint64_t));
+	eng->span_maxto = calloc(eng->cfg.max_exact_spans, sizeof(uint64_t));
 	eng->pending = calloc(eng->cfg.max_pending_samples, sizeof(pgwt_record));
 	eng->drain_at = UINT64_MAX;
 	if (ok && eng->cfg.exact_analysis && !(eng->exact = pgwt_exact_create(eng)))
@@ -126,7 +127,7 @@ pgwt_engine_create(const pgwt_engine_config *cfg, const pgwt_window_spec *window
 		*err = "out of memory, or an exact-analysis cap out of range";
 		return NULL;
 	}
-	if (!ok || !eng->span_from || !eng->span_to || !eng->pending)
+	if (!ok || !eng->span_from || !eng->span_to || !eng->span_maxto || !eng->pending)
 	{
 		pgwt_engine_free(eng);
 		*err = "out of memory";
@@ -151,6 +152,7 @@ pgwt_engine_free(pgwt_engine *eng)
 	pgwt_exact_free(eng->exact, eng->nwindows);
 	free(eng->span_from);
 	free(eng->span_to);
+	free(eng->span_maxto);
 	free(eng->pending);
 	free(eng);
 }
@@ -286,6 +288,15 @@ engine_series_bill(pgwt_engine *eng, const pgwt_record *r, uint32_t ev, uint64_t
 
 /* ---- exact spans ----------------------------------------------------------- */
 
+/* span_maxto from index i on (after a change there) */
+static void
+engine_spans_remax(pgwt_engine *eng, unsigned i)
+{
+	for (; i < eng->nspans; i++)
+		eng->span_maxto[i] = i > 0 && eng->span_maxto[i - 1] > eng->span_to[i]
+			? eng->span_maxto[i - 1] : eng->span_to[i];
+}
+
 void
 pgwt_engine_add_exact_span(pgwt_engine *eng, uint64_t from_ns, uint64_t to_ns)
 {
@@ -300,6 +311,7 @@ pgwt_engine_add_exact_span(pgwt_engine *eng, uint64_t from_ns, uint64_t to_ns)
 		memmove(eng->span_to, eng->span_to + 1, (eng->nspans - 1) * sizeof(uint64_t));
 		eng->nspans--;
 		eng->counters.spans_forgotten++;
+		engine_spans_remax(eng, 0);
 	}
 	pos = eng->nspans;
 	while (pos > 0 && eng->span_from[pos - 1] > from_ns)
@@ -309,6 +321,7 @@ pgwt_engine_add_exact_span(pgwt_engine *eng, uint64_t from_ns, uint64_t to_ns)
 	eng->span_from[pos] = from_ns;
 	eng->span_to[pos] = to_ns;
 	eng->nspans++;
+	engine_spans_remax(eng, pos);
 }
 
 static bool
@@ -329,6 +342,9 @@ engine_in_exact_span(const pgwt_engine *eng, uint64_t ts)
 		else
 			hi = mid;
 	}
+	/* no span starting at or before ts reaches past it */
+	if (lo == 0 || eng->span_maxto[lo - 1] <= ts)
+		return false;
 	/* spans rarely overlap: a few steps back cover the nested ones */
 	for (unsigned steps = 0; lo > 0 && steps < 8; steps++)
 	{

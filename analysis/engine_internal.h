@@ -89,6 +89,8 @@ struct pgwt_engine
 	/* Exact spans, sorted by start; plus the one open now, if any. */
 	uint64_t   *span_from;
 	uint64_t   *span_to;
+	uint64_t   *span_maxto;		/* max of span_to[0..i]: most samples lie
+								 * after every span, told by one compare */
 	unsigned	nspans;
 	bool		span_open;
 	uint64_t	span_open_from;

@@ -35,6 +35,7 @@ struct pgwt_range_loader
 	uint64_t	look_end;		/* the lookahead's last ns (inclusive) */
 	bool		prime_pending;	/* the open window's ESC_START not yet out */
 	bool		searching;		/* reading past the lookahead */
+	bool		skip_samples;	/* transitions only (pgwt_range_open_transitions) */
 	pgwt_record prime;
 	pgwt_range_stats st;
 	rl_pid	   *pids;
@@ -117,8 +118,9 @@ rl_track(pgwt_range_loader *l, const pgwt_record *r)
 	}
 }
 
-int
-pgwt_range_open(const char *path, uint64_t from, uint64_t to, pgwt_range_loader **out)
+static int
+rl_open(const char *path, uint64_t from, uint64_t to, bool skip_samples,
+		pgwt_range_loader **out)
 {
 	pgwt_range_loader *l;
 	pgwt_tf_read_opts ro;
@@ -132,12 +134,14 @@ pgwt_range_open(const char *path, uint64_t from, uint64_t to, pgwt_range_loader 
 		return -PGWT_TF_NOMEM;
 	l->from = from;
 	l->to = to;
+	l->skip_samples = skip_samples;
 	l->st.first_rt = UINT64_MAX;
 	memset(&ro, 0, sizeof(ro));
 	ro.t_start = from;
 	ro.t_end = to > UINT64_MAX - PGWT_RANGE_SLACK_NS ? UINT64_MAX : to + PGWT_RANGE_SLACK_NS;
 	ro.range_realtime = true;
 	ro.skip_cpu = true;			/* range_load.h: no consumer reads it */
+	ro.skip_samples = skip_samples;
 	l->look_end = ro.t_end;
 	if (!(l->path = strdup(path)) || (rc = pgwt_tf_reader_open(path, &ro, &l->rd)) < 0)
 	{
@@ -169,6 +173,19 @@ pgwt_range_open(const char *path, uint64_t from, uint64_t to, pgwt_range_loader 
 	return 0;
 }
 
+int
+pgwt_range_open(const char *path, uint64_t from, uint64_t to, pgwt_range_loader **out)
+{
+	return rl_open(path, from, to, false, out);
+}
+
+int
+pgwt_range_open_transitions(const char *path, uint64_t from, uint64_t to,
+							pgwt_range_loader **out)
+{
+	return rl_open(path, from, to, true, out);
+}
+
 /*
  * The lookahead is read: the pids whose last record before "to" left them
  * in a non-idle state and that have no record since are in a wait that
@@ -192,6 +209,7 @@ rl_search_start(pgwt_range_loader *l)
 	ro.t_end = UINT64_MAX;
 	ro.range_realtime = true;
 	ro.skip_cpu = true;
+	ro.skip_samples = l->skip_samples;
 	if ((rc = pgwt_tf_reader_open(l->path, &ro, &l->srd)) < 0)
 		return rc == -PGWT_TF_NOT_FOUND ? 0 : rc;
 	return 1;

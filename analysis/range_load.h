@@ -98,6 +98,14 @@ typedef struct pgwt_range_batch
  */
 int			pgwt_range_open(const char *path, uint64_t from, uint64_t to,
 							pgwt_range_loader **out);
+/*
+ * The same, reading only the blocks of transitions (exact waits and
+ * markers): the blocks of samples are skipped by their header, unread.
+ * For readers of markers only (escalation windows), which then get the
+ * markers pgwt_range_open hands out at a fraction of the cost.
+ */
+int			pgwt_range_open_transitions(const char *path, uint64_t from, uint64_t to,
+										pgwt_range_loader **out);
 /* 1 = a batch (n may be 0 when all was outside), 0 = end, < 0 = error. */
 int			pgwt_range_next(pgwt_range_loader *l, pgwt_range_batch *b);
 /*

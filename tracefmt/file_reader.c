@@ -25,6 +25,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,10 +64,14 @@ struct tf_file_reader
 	uint64_t	valid_end;
 	uint64_t	t_start;
 	uint64_t	t_end;
+	bool		skip_samples;	/* SAMPLES blocks skipped by header */
 
+	tf_v8_dec  *v8;				/* v8 decoder state, kept across blocks */
+
+	/* scratch, written before every read of it: left unzeroed at open
+	 * (clearing half a megabyte per file was most of a file's open cost) */
 	uint8_t		payload[TF_COMPRESSED_MAX];
 	uint8_t		raw[PGWT_TF_PAYLOAD_MAX];
-	tf_v8_dec  *v8;				/* v8 decoder state, kept across blocks */
 	bool		skip_cpu;		/* the caller never reads cpu_ns */
 };
 
@@ -279,7 +284,9 @@ tf_file_reader_open(const char *path, bool live, bool ignore_meta,
 	uint8_t		buf[PGWT_TF_FILE_HEADER_SIZE];
 	int			rc;
 
-	f = calloc(1, sizeof(*f));
+	f = malloc(sizeof(*f));
+	if (f)
+		memset(f, 0, offsetof(tf_file_reader, payload));
 	if (!f || !(f->path = strdup(path)))
 	{
 		free(f);
@@ -407,6 +414,12 @@ tf_file_reader_set_range(tf_file_reader *f, uint64_t t_start, uint64_t t_end)
 	}
 }
 
+void
+tf_file_reader_skip_samples(tf_file_reader *f, bool skip)
+{
+	f->skip_samples = skip;
+}
+
 /*
  * Reads and decodes the block at off, bounded by limit. Returns 1 when
  * decoded, 0 when skipped for the time range, < 0 when invalid; *len gets
@@ -432,6 +445,8 @@ tf_read_block_at(tf_file_reader *f, uint64_t off, uint64_t limit,
 	/* a v2/v3 header bounds nothing when the seed tool wrote it: its
 	 * records are filtered once decoded */
 	if (f->hdr.version > 3 && (h->last_ts < f->t_start || h->first_ts > f->t_end))
+		return 0;
+	if (f->skip_samples && h->type == PGWT_TF_BLOCK_SAMPLES)
 		return 0;
 	if ((rc = tf_pread_all(f->fd, f->payload, h->compressed,
 						   (off_t) (off + PGWT_TF_BLOCK_HEADER_SIZE))) < 0)

@@ -372,6 +372,7 @@ pgwt_tf_reader_next_block_into(pgwt_tf_reader *r, pgwt_record *buf, pgwt_tf_bloc
 										 tf_map_realtime(&e->hdr, r->opts.t_end));
 			else
 				tf_file_reader_set_range(r->cur, r->opts.t_start, r->opts.t_end);
+			tf_file_reader_skip_samples(r->cur, r->opts.skip_samples);
 		}
 		rc = tf_file_reader_next(r->cur, buf, &n, &type, &period);
 		if (rc < 0)

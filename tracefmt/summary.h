@@ -228,4 +228,17 @@ extern int	pgwt_tf_sum_reader_next(pgwt_tf_sum_reader *r, const pgwt_tf_second *
 extern const pgwt_tf_sum_read_stats *pgwt_tf_sum_reader_stats(const pgwt_tf_sum_reader *r);
 extern void pgwt_tf_sum_reader_close(pgwt_tf_sum_reader *r);
 
+/*
+ * A memo of where archived summary files' frames lie (summary_memo.c),
+ * owned by the caller and shared by the readers it is given to (any
+ * thread): a reader skips a file the memo says has no frame in its range
+ * instead of walking its frame headers; the frames it returns are the
+ * same. Files are known by path, device, inode, size and mtime.
+ */
+typedef struct pgwt_tf_sum_memo pgwt_tf_sum_memo;
+extern pgwt_tf_sum_memo *pgwt_tf_sum_memo_create(void);
+extern void pgwt_tf_sum_memo_free(pgwt_tf_sum_memo *m);
+/* m (or NULL: none) must outlive the reader */
+extern void pgwt_tf_sum_reader_set_memo(pgwt_tf_sum_reader *r, pgwt_tf_sum_memo *m);
+
 #endif							/* PGWT_TRACEFMT_SUMMARY_H */

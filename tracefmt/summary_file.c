@@ -305,6 +305,9 @@ typedef struct sf_file
 	uint64_t	limit_frames;	/* live: the committed count; else UINT64_MAX */
 	uint64_t	frames_read;
 	uint64_t	valid_end;		/* just past the last frame that decoded */
+	tf_sum_file_id id;			/* the file as opened (summary_memo.c) */
+	uint64_t	seen_lo,
+				seen_hi;		/* frame starts of the headers walked */
 	/* read-ahead: most frames are small and a walk reads them in file
 	 * order (or skips them by header), so one pread serves many */
 	uint64_t	ra_off;
@@ -360,6 +363,11 @@ sf_open(const char *path, bool live, sf_file *f)
 		return rc;
 	}
 	f->size = (uint64_t) st.st_size;
+	f->id.dev = (uint64_t) st.st_dev;
+	f->id.ino = (uint64_t) st.st_ino;
+	f->id.size = f->size;
+	f->id.mtime_ns = (uint64_t) st.st_mtim.tv_sec * 1000000000ull + (uint64_t) st.st_mtim.tv_nsec;
+	f->seen_lo = UINT64_MAX;
 	f->off = f->valid_end = sizeof(buf);
 	f->limit_frames = UINT64_MAX;
 	if (live)
@@ -405,6 +413,10 @@ sf_next(sf_file *f, uint8_t **stored, size_t *stored_cap, uint8_t **raw,
 	if (sf_frame_decode(hb, f->hdr.flags, &fr) < 0 ||
 		f->off + sizeof(hb) + fr.stored > f->size)
 		return -PGWT_TF_BAD_BLOCK;
+	if (fr.sec_ts < f->seen_lo)
+		f->seen_lo = fr.sec_ts;
+	if (fr.sec_ts > f->seen_hi)
+		f->seen_hi = fr.sec_ts;
 	if (want)
 	{
 		uint64_t	span = fr.span_code ? PGWT_TF_SUM_MINUTE_NS : PGWT_TF_SUM_SECOND_NS;
@@ -476,6 +488,7 @@ struct pgwt_tf_sum_reader
 	bool		open;
 	sf_file		cur;
 	sf_want		want;
+	pgwt_tf_sum_memo *memo;		/* the caller's, or NULL */
 	uint8_t    *stored;
 	size_t		stored_cap;
 	uint8_t    *raw;
@@ -653,6 +666,19 @@ sf_find_archived(sf_entry *e)
 	return false;
 }
 
+/* true: the memo says no frame of the opened file f starts in want's range */
+static bool
+sf_memo_misses(pgwt_tf_sum_memo *m, const sf_file *f, const char *path, const sf_want *want)
+{
+	uint64_t	lo,
+				hi;
+	bool		any;
+
+	if (!m || !tf_sum_memo_get(m, path, &f->id, &lo, &hi, &any))
+		return false;
+	return !any || hi < want->t_start || lo > want->t_end;
+}
+
 int
 pgwt_tf_sum_reader_next(pgwt_tf_sum_reader *r, const pgwt_tf_second **s)
 {
@@ -681,6 +707,12 @@ pgwt_tf_sum_reader_next(pgwt_tf_sum_reader *r, const pgwt_tf_second **s)
 				r->stats.files_bad++;
 				continue;
 			}
+			if (!e->live && sf_memo_misses(r->memo, &r->cur, e->path, &r->want))
+			{
+				/* no frame of it in the range: every header would be skipped */
+				close(r->cur.fd);
+				continue;
+			}
 			r->open = true;
 		}
 		rc = sf_next(&r->cur, &r->stored, &r->stored_cap, &r->raw, &r->raw_cap, &r->sb,
@@ -702,6 +734,9 @@ pgwt_tf_sum_reader_next(pgwt_tf_sum_reader *r, const pgwt_tf_second **s)
 		}
 		if (rc == -PGWT_TF_BAD_BLOCK)
 			r->stats.bytes_truncated += r->cur.size - r->cur.off;
+		else if (rc == 0 && r->memo && !r->files[r->next_file - 1].live)
+			tf_sum_memo_put(r->memo, r->files[r->next_file - 1].path, &r->cur.id, r->cur.seen_lo,
+							r->cur.seen_hi, r->cur.seen_lo != UINT64_MAX);
 		close(r->cur.fd);
 		r->open = false;
 	}
@@ -712,6 +747,12 @@ pgwt_tf_sum_reader_set_filter(pgwt_tf_sum_reader *r, pgwt_tf_sum_filter f, void 
 {
 	r->want.filter = f;
 	r->want.arg = arg;
+}
+
+void
+pgwt_tf_sum_reader_set_memo(pgwt_tf_sum_reader *r, pgwt_tf_sum_memo *m)
+{
+	r->memo = m;
 }
 
 const pgwt_tf_sum_read_stats *

@@ -194,6 +194,8 @@ extern const pgwt_tf_file_header *tf_file_reader_header(const tf_file_reader *f)
 extern void tf_file_reader_set_range(tf_file_reader *f, uint64_t t_start, uint64_t t_end);
 /* The caller never reads cpu_ns (pgwt_tf_read_opts.skip_cpu). */
 extern void tf_file_reader_skip_cpu(tf_file_reader *f, bool skip);
+/* Skip SAMPLES blocks by their header (pgwt_tf_read_opts.skip_samples). */
+extern void tf_file_reader_skip_samples(tf_file_reader *f, bool skip);
 /* 1 = block decoded into recs (*n, *type, *period), 0 = end, < 0 fatal. */
 extern int	tf_file_reader_next(tf_file_reader *f, pgwt_record *recs, uint32_t *n,
 								uint16_t *type, uint64_t *period);
@@ -312,5 +314,20 @@ extern int	tf_sum_writer_finish(tf_sum_writer *w);
 extern void tf_sum_writer_abandon(tf_sum_writer *w);
 /* Cuts a leftover summary after its last valid frame (fsynced). */
 extern int	tf_sum_recover(const char *sum_path, uint64_t *bytes_cut);
+
+
+/* summary_memo.c: frame bounds of archived summary files, between readers */
+typedef struct tf_sum_file_id
+{
+	uint64_t	dev,
+				ino,
+				size,
+				mtime_ns;
+} tf_sum_file_id;
+struct pgwt_tf_sum_memo;
+extern bool tf_sum_memo_get(struct pgwt_tf_sum_memo *m, const char *path,
+							const tf_sum_file_id *id, uint64_t *lo, uint64_t *hi, bool *any);
+extern void tf_sum_memo_put(struct pgwt_tf_sum_memo *m, const char *path,
+							const tf_sum_file_id *id, uint64_t lo, uint64_t hi, bool any);
 
 #endif							/* PGWT_TF_INTERNAL_H */

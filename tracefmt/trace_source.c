@@ -5,7 +5,8 @@
  *		summary check by looking for <trace file>.sum beside each file of
  *		a range, and the live summary's end from its frame headers.
  *
- * Each call opens and closes its readers; the only state is the path.
+ * Each call opens and closes its readers; the only state is the path
+ * and the caller's summary memo (summary.h), if it gave one.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,10 +15,16 @@
 
 #include "tracefmt/trace_source.h"
 
+typedef struct ts_arg
+{
+	pgwt_tf_sum_memo *memo;		/* the caller's, or NULL */
+	char		path[];
+} ts_arg;
+
 static int
 ts_records(void *arg, uint64_t lo, uint64_t hi, pgwt_tf_records_cb cb, void *cb_arg)
 {
-	const char *path = arg;
+	const char *path = ((const ts_arg *) arg)->path;
 	pgwt_tf_read_opts ro;
 	pgwt_tf_reader *r;
 	pgwt_tf_block b;
@@ -41,7 +48,7 @@ static int
 ts_frames(void *arg, uint64_t lo, uint64_t hi, pgwt_tf_sum_filter filter,
 		  void *filter_arg, pgwt_tf_frame_cb cb, void *cb_arg, bool *bad)
 {
-	const char *path = arg;
+	const char *path = ((const ts_arg *) arg)->path;
 	pgwt_tf_sum_reader *sr;
 	const pgwt_tf_second *s;
 	int			rc;
@@ -52,6 +59,7 @@ ts_frames(void *arg, uint64_t lo, uint64_t hi, pgwt_tf_sum_filter filter,
 	if ((rc = pgwt_tf_sum_reader_open(path, lo, hi - 1, &sr)) < 0)
 		return rc;
 	pgwt_tf_sum_reader_set_filter(sr, filter, filter_arg);
+	pgwt_tf_sum_reader_set_memo(sr, ((const ts_arg *) arg)->memo);
 	while ((rc = pgwt_tf_sum_reader_next(sr, &s)) == 1)
 		if ((rc = cb(s, cb_arg)) < 0)
 			break;
@@ -64,7 +72,7 @@ ts_frames(void *arg, uint64_t lo, uint64_t hi, pgwt_tf_sum_filter filter,
 static bool
 ts_all_summarized(void *arg, uint64_t lo, uint64_t hi, int64_t shift)
 {
-	const char *path = arg;
+	const char *path = ((const ts_arg *) arg)->path;
 	pgwt_tf_read_opts ro;
 	pgwt_tf_reader *r;
 	uint32_t	i;
@@ -105,7 +113,7 @@ ts_last_frame(uint64_t sec_ts, uint64_t span_ns, uint64_t reach_ns, void *arg)
 static bool
 ts_live_summary_end(void *arg, uint64_t *end_ns)
 {
-	const char *path = arg;
+	const char *path = ((const ts_arg *) arg)->path;
 	char		live[4096];
 	pgwt_tf_sum_reader *sr;
 	const pgwt_tf_second *s;
@@ -127,14 +135,29 @@ ts_live_summary_end(void *arg, uint64_t *end_ns)
 int
 pgwt_tf_trace_source_open(const char *path, pgwt_tf_trace_source *src)
 {
+	ts_arg	   *a;
+	size_t		n;
+
 	memset(src, 0, sizeof(*src));
-	if (!path || !(src->arg = strdup(path)))
-		return path ? -PGWT_TF_NOMEM : -PGWT_TF_INVAL;
+	if (!path)
+		return -PGWT_TF_INVAL;
+	n = strlen(path);
+	if (!(a = malloc(sizeof(*a) + n + 1)))
+		return -PGWT_TF_NOMEM;
+	a->memo = NULL;
+	memcpy(a->path, path, n + 1);
+	src->arg = a;
 	src->records = ts_records;
 	src->frames = ts_frames;
 	src->all_summarized = ts_all_summarized;
 	src->live_summary_end = ts_live_summary_end;
 	return 0;
+}
+
+void
+pgwt_tf_trace_source_set_memo(pgwt_tf_trace_source *src, pgwt_tf_sum_memo *memo)
+{
+	((ts_arg *) src->arg)->memo = memo;
 }
 
 void

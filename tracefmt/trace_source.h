@@ -40,6 +40,9 @@ typedef struct pgwt_tf_trace_source
 
 /* The source of a trace directory or single trace file (path is copied). */
 extern int	pgwt_tf_trace_source_open(const char *path, pgwt_tf_trace_source *src);
+/* Its summary readers share memo (summary.h; it must outlive src). */
+extern void pgwt_tf_trace_source_set_memo(pgwt_tf_trace_source *src,
+										  pgwt_tf_sum_memo *memo);
 extern void pgwt_tf_trace_source_close(pgwt_tf_trace_source *src);
 
 #endif							/* PGWT_TRACEFMT_TRACE_SOURCE_H */

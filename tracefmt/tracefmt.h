@@ -262,6 +262,9 @@ typedef struct pgwt_tf_read_opts
 	 * leave it PGWT_CPU_UNKNOWN and check its column whole rather than
 	 * decode each value (v8 transitions; a block is refused all the same). */
 	bool		skip_cpu;
+	/* Blocks of samples are skipped by their header, unread: only
+	 * transitions (exact waits and markers) come out. */
+	bool		skip_samples;
 } pgwt_tf_read_opts;
 
 /* One decoded block; recs stays valid until the next call on the reader. */

@@ -4,7 +4,7 @@
 // the URL.
 import { getJSON, downloadCsv } from './api.js';
 import { readState, writeState, sortsOf, withSort, nsToMs, msToNs } from './state.js';
-import { drawAAS } from './chart.js';
+import { drawAAS, echartsReady } from './chart.js';
 import { renderTable } from './tables.js';
 import { loadHistogram } from './hist.js';
 import { loadExact } from './exact.js';
@@ -152,6 +152,7 @@ async function loadChart(s) {
     b.to_ms = nsToMs(b.to_ns);
   }
   window.pgwtAAS = aas;	// read by the browser tests
+  await echartsReady();
   const chart = drawAAS($('aas-chart'), aas,
     (a, b) => go({ ...readState(), from: msToNs(a), to: msToNs(b), live: undefined }));
   await drawWindows(chart, rangeParams(s), aas);

@@ -29,6 +29,17 @@ function shading(buckets) {
   ]);
 }
 
+// ECharts is a deferred script that runs after the page's module, so the
+// first view's requests go out while it is parsed: resolves once it ran
+// (or the document finished parsing without it: drawing then fails as
+// it would have).
+let parsed = false;
+document.addEventListener('DOMContentLoaded', () => { parsed = true; }, { once: true });
+export function echartsReady() {
+  if (window.echarts || parsed) return Promise.resolve();
+  return new Promise((resolve) => document.addEventListener('DOMContentLoaded', () => resolve(), { once: true }));
+}
+
 // data: /api/aas with each bucket's from_ms/to_ms added.
 export function drawAAS(el, data, onZoom) {
   let chart = echarts.getInstanceByDom(el);

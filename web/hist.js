@@ -7,6 +7,7 @@
 /* global echarts */
 import { getJSON, downloadCsv } from './api.js';
 import { escalateButton } from './daemon.js';
+import { echartsReady } from './chart.js';
 
 // "134 ms", "1.07 s": a bucket bound for people (three digits).
 export function fmtNs(ns) {
@@ -102,6 +103,7 @@ export async function loadHistogram(s, box, setStatus) {
   const sum = box.querySelector('.hist-summary');
   const h = await getJSON('/api/histogram', params);
   window.pgwtHist = h;	// read by the browser tests
+  await echartsReady();
   if (h.status !== 'ok') {
     const old = echarts.getInstanceByDom(chartEl);
     if (old) old.dispose();

@@ -219,54 +219,36 @@ srv_api_view(const srv_config *cfg, srv_arg_fn arg, void *conn, srv_reply *r)
 	srv_view_req q;
 	uint64_t	from,
 				to;
-	pgwt_window_spec win;
-	srv_loaded	own;
 	const srv_loaded *l;
 	bool		per_key,
 				bad_event;
 	char		err[200];
 	uint32_t	event = 0;
 	pgwt_buf	lines = {0};
-	pgwt_engine_config ecfg = {0};
-	srv_load_extra x = {&ecfg, NULL, NULL, NULL, NULL};
 
 	if (!srv_view_parse(arg, conn, &q, r) || !srv_param_range(arg, conn, &from, &to, r))
 		return;
 
 	/*
 	 * p50/p95/p99 of (session, event) and (query, event) rows need their
-	 * buckets, which the summaries do not keep: only those views pay for
-	 * a read of their own, as in pgwt-dump. The others share one read of
-	 * the range (srv_cache.c), from the summaries where they answer.
+	 * buckets, which the summaries do not keep: those two views share a
+	 * read of the records with per-key histograms, as in pgwt-dump. The
+	 * others share one read of the range, from the summaries where they
+	 * answer (srv_cache.c).
 	 */
 	per_key = strcmp(q.view, "session_event") == 0 || strcmp(q.view, "query_event") == 0;
-	if (per_key)
-	{
-		memset(&win, 0, sizeof(win));
-		win.from_ns = from;
-		win.to_ns = to == UINT64_MAX ? UINT64_MAX : pgwt_range_window_end(to);
-		snprintf(win.label, sizeof(win.label), "%llu..%llu", (unsigned long long) from,
-				 (unsigned long long) to);
-		ecfg.key_histograms = true;
-		l = srv_load_range_ex(cfg->trace_dir, from, to, &win, 1, true, &x, &own,
-							  err, sizeof(err)) == 0 ? &own : NULL;
-	}
-	else
-		l = srv_cache_range(cfg->trace_dir, from, to, NULL, NULL, err, sizeof(err));
+	l = per_key ? srv_cache_range_keyed(cfg->trace_dir, from, to, err, sizeof(err))
+		: srv_cache_range(cfg->trace_dir, from, to, NULL, NULL, err, sizeof(err));
 	if (l == NULL)
 	{
-		if (!per_key)
-			srv_cache_release();
+		srv_cache_release();
 		srv_reply_error(r, 500, "the trace directory could not be read");
 		return;
 	}
 	bad_event = q.event_text && !pgwt_event_parse(&l->names, q.event_text, &event);
 	if (!bad_event)
 		srv_view_render(&lines, &q, l, event, q.event_text != NULL);
-	if (per_key)
-		srv_loaded_free(&own);
-	else
-		srv_cache_release();
+	srv_cache_release();
 	if (bad_event)
 	{
 		pgwt_buf_free(&lines);

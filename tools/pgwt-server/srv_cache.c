@@ -1,15 +1,19 @@
 /*
  * srv_cache.c
- *		One loaded range kept between requests (srv_cache.h). The key is the
- *		range, the window's label and a signature of the trace directory:
- *		every entry's name, size and mtime (ns), combined order-free, so a
- *		live directory that grew or rotated (the trace, its summary, a side
- *		file) is read afresh, and an unchanged one is not read again.
+ *		Loaded ranges kept between requests (srv_cache.h), one entry of each
+ *		kind: the shared read (aggregates and the chart's series, from the
+ *		summaries where they answer) and the read with per-key histograms
+ *		(the sessions and queries tables' percentiles, from records). The
+ *		key is the range, the window's label and a signature of the trace
+ *		directory: every entry's name, size and mtime (ns), combined
+ *		order-free, so a live directory that grew or rotated (the trace, its
+ *		summary, a side file) is read afresh, and an unchanged one is not
+ *		read again.
  *
- * Locking: the one entry is guarded by srv_cache_mu, taken by
- * srv_cache_range and held until srv_cache_release, so a handler never
- * sees the entry replaced under it (libmicrohttpd may run handlers on
- * more than one thread).
+ * Locking: both entries are guarded by srv_cache_mu, taken by
+ * srv_cache_range / srv_cache_range_keyed and held until
+ * srv_cache_release, so a handler never sees an entry replaced under it
+ * (libmicrohttpd may run handlers on more than one thread).
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -23,8 +27,7 @@
 #include "srv_cache.h"
 #include "srv_sum.h"
 
-static pthread_mutex_t srv_cache_mu = PTHREAD_MUTEX_INITIALIZER;
-static struct
+typedef struct srv_cache_slot
 {
 	bool		valid;
 	uint64_t	from,
@@ -33,16 +36,37 @@ static struct
 	srv_loaded	l;
 	pgwt_series *series;		/* NULL for an open range */
 	bool		from_sum;
-}			srv_cache_entry;
+} srv_cache_slot;
+
+static pthread_mutex_t srv_cache_mu = PTHREAD_MUTEX_INITIALIZER;
+static srv_cache_slot srv_cache_entry;	/* the shared read */
+static srv_cache_slot srv_cache_keyed;	/* with per-key histograms */
+
+static void
+srv_cache_drop_slot(srv_cache_slot *e)
+{
+	if (e->l.eng)
+		srv_loaded_free(&e->l);
+	pgwt_series_free(e->series);
+	e->series = NULL;
+	e->valid = false;
+}
 
 static void
 srv_cache_drop(void)
 {
-	if (srv_cache_entry.l.eng)
-		srv_loaded_free(&srv_cache_entry.l);
-	pgwt_series_free(srv_cache_entry.series);
-	srv_cache_entry.series = NULL;
-	srv_cache_entry.valid = false;
+	srv_cache_drop_slot(&srv_cache_entry);
+}
+
+/* The window of a range's load: "from..to", as every view labels it. */
+static void
+srv_cache_window(uint64_t from, uint64_t to, pgwt_window_spec *win)
+{
+	memset(win, 0, sizeof(*win));
+	win->from_ns = from;
+	win->to_ns = to == UINT64_MAX ? UINT64_MAX : pgwt_range_window_end(to);
+	snprintf(win->label, sizeof(win->label), "%llu..%llu", (unsigned long long) from,
+			 (unsigned long long) to);
 }
 
 /* Load the range afresh into the entry. 0 or -1. */
@@ -52,11 +76,7 @@ srv_cache_load(const char *path, uint64_t from, uint64_t to, char *err, size_t e
 	pgwt_window_spec win;
 	bool		aligned = false;
 
-	memset(&win, 0, sizeof(win));
-	win.from_ns = from;
-	win.to_ns = to == UINT64_MAX ? UINT64_MAX : pgwt_range_window_end(to);
-	snprintf(win.label, sizeof(win.label), "%llu..%llu", (unsigned long long) from,
-			 (unsigned long long) to);
+	srv_cache_window(from, to, &win);
 	if (from != 0 && to != UINT64_MAX &&
 		!(srv_cache_entry.series = srv_sum_series(path, from, to, SRV_CACHE_POINTS, &aligned)))
 	{
@@ -148,10 +168,42 @@ srv_cache_range(const char *path, uint64_t from, uint64_t to,
 	return &srv_cache_entry.l;
 }
 
+const srv_loaded *
+srv_cache_range_keyed(const char *path, uint64_t from, uint64_t to, char *err, size_t errlen)
+{
+	srv_cache_slot *e = &srv_cache_keyed;
+	pgwt_engine_config ecfg = {0};
+	srv_load_extra x = {&ecfg, NULL, NULL, NULL, NULL};
+	pgwt_window_spec win;
+	uint64_t	sig = 0;
+	bool		have_sig;
+
+	pthread_mutex_lock(&srv_cache_mu);
+	have_sig = srv_cache_sig(path, &sig);
+	if (!(have_sig && e->valid && e->from == from && e->to == to && e->sig == sig))
+	{
+		srv_cache_drop_slot(e);
+		srv_cache_window(from, to, &win);
+		ecfg.key_histograms = true;
+		if (srv_load_range_ex(path, from, to, &win, 1, true, &x, &e->l, err, errlen) != 0)
+		{
+			memset(&e->l, 0, sizeof(e->l));
+			return NULL;
+		}
+		e->valid = have_sig;
+		e->from = from;
+		e->to = to;
+		e->sig = sig;
+	}
+	return &e->l;
+}
+
 void
 srv_cache_release(void)
 {
 	if (!srv_cache_entry.valid)
 		srv_cache_drop();
+	if (!srv_cache_keyed.valid)
+		srv_cache_drop_slot(&srv_cache_keyed);
 	pthread_mutex_unlock(&srv_cache_mu);
 }

@@ -1,8 +1,9 @@
 /*
  * srv_cache.h
- *		pgwt-server's one loaded range kept between requests (srv_cache.c):
- *		the page's first view asks for four tables of the same range, which
- *		then cost one read of it, not four.
+ *		pgwt-server's loaded ranges kept between requests (srv_cache.c):
+ *		the page's first view asks for the chart and four tables of the
+ *		same range, which then cost two reads of it (the shared one and
+ *		the one with per-key histograms), not five.
  */
 #ifndef PGWT_SRV_CACHE_H
 #define PGWT_SRV_CACHE_H
@@ -28,6 +29,14 @@ struct pgwt_series;
 const srv_loaded *srv_cache_range(const char *path, uint64_t from, uint64_t to,
 								  const struct pgwt_series **series, bool *from_sum,
 								  char *err, size_t errlen);
+/*
+ * The same range loaded with per-key histograms (p50/p95/p99 of session
+ * and query rows, which only records give), kept in a second entry under
+ * the same rules: the sessions and queries tables of one view share one
+ * read of the records. Call srv_cache_release after every call.
+ */
+const srv_loaded *srv_cache_range_keyed(const char *path, uint64_t from, uint64_t to,
+										char *err, size_t errlen);
 void		srv_cache_release(void);
 
 #endif							/* PGWT_SRV_CACHE_H */

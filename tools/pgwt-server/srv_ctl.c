@@ -215,7 +215,8 @@ srv_api_windows(const srv_config *cfg, srv_arg_fn arg, void *conn, srv_reply *r)
 
 	if (!srv_param_range(arg, conn, &from, &to, r))
 		return;
-	if (pgwt_range_open(cfg->trace_dir, from, to, &l) < 0)
+	/* markers only: the blocks of samples are not read */
+	if (pgwt_range_open_transitions(cfg->trace_dir, from, to, &l) < 0)
 	{
 		srv_reply_error(r, 500, "the trace directory could not be read");
 		return;

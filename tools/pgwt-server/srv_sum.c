@@ -8,9 +8,13 @@
  *		the summaries cannot answer (no .sum file, background processes,
  *		no whole second, a frame not exact) the range is read from records
  *		as before. AAS buckets are aligned to whole minutes of the trace's
- *		clock so each frame falls in one bucket (srv_sum_align). No shared
- *		state: each request reads afresh.
+ *		clock so each frame falls in one bucket (srv_sum_align). Each
+ *		request reads afresh; the one shared object is the memo of where
+ *		the archived summaries' frames lie (tracefmt/summary.h, made once
+ *		under pthread_once, locked inside), so a request's narrow frame
+ *		reads skip the files outside their range.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,6 +26,24 @@
 #include "srv_sum.h"
 
 #define SRV_MINUTE_NS (60ull * 1000000000ull)
+
+static pgwt_tf_sum_memo *srv_sum_memo_obj;
+static pthread_once_t srv_sum_memo_once = PTHREAD_ONCE_INIT;
+
+static void
+srv_sum_memo_init(void)
+{
+	srv_sum_memo_obj = pgwt_tf_sum_memo_create();
+}
+
+/* The process's memo of where the summary files' frames lie (NULL when it
+ * could not be made: every read then walks the headers, as without it). */
+static pgwt_tf_sum_memo *
+srv_sum_memo(void)
+{
+	pthread_once(&srv_sum_memo_once, srv_sum_memo_init);
+	return srv_sum_memo_obj;
+}
 
 /* wall-clock minus trace clock of the range's first file (0: none) */
 static int64_t
@@ -39,15 +61,22 @@ bool
 srv_sum_align(const char *path, uint64_t from, uint64_t to, unsigned points,
 			  uint64_t *sfrom, uint64_t *sto, unsigned *npoints)
 {
-	pgwt_range_loader *l = NULL;
+	pgwt_tf_reader *r = NULL;
+	pgwt_tf_read_opts ro;
 	uint64_t	width = (to - from + points - 1) / points,
 				phase;
 	int64_t		shift;
 
-	if (width < SRV_MINUTE_NS || pgwt_range_open(path, from, to, &l) < 0)
+	/* the listing's file headers give the clock: no need of the range
+	 * loader's escalation lookup, which the load itself does */
+	memset(&ro, 0, sizeof(ro));
+	ro.t_start = from;
+	ro.t_end = to;
+	ro.range_realtime = true;
+	if (width < SRV_MINUTE_NS || pgwt_tf_reader_open(path, &ro, &r) < 0)
 		return false;
-	shift = srv_sum_shift_of(pgwt_range_reader(l));
-	pgwt_range_close(l);
+	shift = srv_sum_shift_of(r);
+	pgwt_tf_reader_close(r);
 	width = (width + SRV_MINUTE_NS - 1) / SRV_MINUTE_NS * SRV_MINUTE_NS;
 	/* the trace clock's minute boundaries, in wall-clock time */
 	phase = (from - (uint64_t) shift) % SRV_MINUTE_NS;
@@ -107,6 +136,7 @@ srv_sum_try(const char *path, uint64_t from, uint64_t to, const pgwt_window_spec
 	rc = pgwt_tf_trace_source_open(path, &src);
 	if (rc == 0)
 	{
+		pgwt_tf_trace_source_set_memo(&src, srv_sum_memo());
 		rc = pgwt_summary_load_source(out->eng, 0, &src, PGWT_RANGE_SLACK_NS,
 									  srv_sum_shift_of(pgwt_range_reader(l)), &ss);
 		pgwt_tf_trace_source_close(&src);

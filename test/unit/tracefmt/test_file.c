@@ -86,11 +86,14 @@ write_file(const char *path, uint16_t version, size_t n, bool finish)
 	return rc;
 }
 
+/* read_all and same_records: transitions only (skip_samples) */
+static bool only_transitions;
+
 /* Reads everything (or a range) into got[]; returns the count or < 0. */
 static long
 read_all(const char *path, uint64_t t0, uint64_t t1, pgwt_tf_read_stats *st)
 {
-	pgwt_tf_read_opts ro = {t0, t1, false, false, false};
+	pgwt_tf_read_opts ro = {t0, t1, false, false, false, only_transitions};
 	pgwt_tf_reader *r;
 	pgwt_record rec;
 	long		n = 0;
@@ -130,7 +133,8 @@ same_records(long n, size_t m, uint64_t t0, uint64_t t1, uint16_t version)
 				i;
 
 	for (i = 0; i < m; i++)
-		if (recs[i].ts_ns >= t0 && recs[i].ts_ns <= t1)
+		if (recs[i].ts_ns >= t0 && recs[i].ts_ns <= t1 &&
+			!(only_transitions && recs[i].kind != PGWT_REC_TRANSITION))
 		{
 			want[k] = recs[i];
 			if (version < 3 && want[k].kind == PGWT_REC_TRANSITION)
@@ -546,6 +550,39 @@ test_recovery_every_offset(void)
 	tft_rmdir(dir);
 }
 
+/* skip_samples: exactly the transitions of the range, at every version */
+static void
+test_skip_samples(void)
+{
+	char		dir[256],
+				path[300];
+	size_t		n = make_stream(20000, 11);
+	uint64_t	t_min = recs[0].ts_ns,
+				t_max = recs[n - 1].ts_ns,
+				seed = 5;
+	uint16_t	v;
+
+	tft_mkdtemp(dir, sizeof(dir));
+	only_transitions = true;
+	for (v = 2; v <= PGWT_TF_VERSION_MAX; v++)
+	{
+		snprintf(path, sizeof(path), "%s/s%u.trace.lz4", dir, v);
+		CHECK_RC(write_file(path, v, n, true));
+		for (int q = 0; q < 8; q++)
+		{
+			uint64_t	a = q == 0 ? 0 : t_min + tft_rand(&seed) % (t_max - t_min + 1),
+						b = q == 0 ? UINT64_MAX : a + tft_rand(&seed) % (t_max - t_min + 1);
+			long		got_n = read_all(path, a, b, NULL);
+
+			CHECKF(got_n >= 0, "read: %s", pgwt_tf_strerror((int) got_n));
+			CHECKF(same_records(got_n, n, a, b, v), "v%u range %llu..%llu, transitions only",
+				   v, (unsigned long long) a, (unsigned long long) b);
+		}
+	}
+	only_transitions = false;
+	tft_rmdir(dir);
+}
+
 int
 main(void)
 {
@@ -553,6 +590,7 @@ main(void)
 	RUN(test_file_mode_and_header);
 	RUN(test_block_splitting_and_sorting);
 	RUN(test_range_queries);
+	RUN(test_skip_samples);
 	RUN(test_live_read_while_writing);
 	RUN(test_damaged_block_skipped_and_counted);
 	RUN(test_not_a_trace);
