@@ -10,6 +10,7 @@ import { getJSON, downloadCsv } from './api.js';
 import { readState, sortsOf, withSort, nsToMs } from './state.js';
 import { renderTable } from './tables.js';
 import { escalateButton } from './daemon.js';
+import { echartsReady } from './chart.js';
 
 const $ = (id) => document.getElementById(id);
 const SANKEY_PAIRS = 30;	// the largest pairs drawn; the table has them all
@@ -108,6 +109,7 @@ async function loadTransitions(s, go, setStatus) {
   window.pgwtExact.transitions = v;
   const rows = message(box, v) ? [] : v.rows.map((r) => ({ ...r,
     from: r.other ? '(other)' : r.from, to: r.other ? '(other)' : r.to }));
+  await echartsReady();         // deferred: the page's first view does not wait for it
   drawSankey(box.querySelector('.sankey'), rows);
   table('t-transitions', 'transitions', [
     { key: 'from', label: 'From', kind: 'text' }, { key: 'to', label: 'To', kind: 'text' },
@@ -195,7 +197,7 @@ function tooLong(box) {
   box.querySelector('.x-msg').textContent = 'Zoom to an hour or less: this view reads every record of the range.';
   box.querySelectorAll('table').forEach((t) => t.replaceChildren());
   const sk = box.querySelector('.sankey');
-  if (sk) {
+  if (sk && window.echarts) {
     const old = echarts.getInstanceByDom(sk);
     if (old) old.dispose();
     sk.classList.add('hidden');
