@@ -13,12 +13,21 @@
  * program keeps one state (the event last emitted: 0 = on CPU,
  * PGWT_SCHED_RUNQUEUE = runnable, not running, else a wait event) and
  * emits a transition when it changes: into the event at a blocking
- * switch-out, into the run queue at its wakeup (or at a preemption), back
- * to CPU at the next switch-in. So a wait ends when it is woken, and the
- * run-queue delay after it is CPU:RunQueue, a part of CPU* (common/
- * event_ids.h). A block with no wait event set (a page fault that reads
- * the disk, a pipe) stays CPU* and is only counted. Run-queue time is
- * also added per backend and in total, at its end.
+ * switch-out, into the run queue when it was queued (woken, or preempted),
+ * back to CPU at the next switch-in. So a wait ends when it is woken, and
+ * the run-queue delay after it is CPU:RunQueue, a part of CPU* (common/
+ * event_ids.h). The run-queue interval is the kernel's own (runq_start):
+ * it ends at the switch-in and lasts what the scheduler adds to the
+ * task's sched_info.run_delay for it (/proc/PID/schedstat), so the record
+ * of entering the run queue is emitted at the switch-in, stamped back to
+ * when it began: the wakeup tracepoint runs after the enqueue it reports
+ * and after the wakeup-preemption check (wakeup_preempt, which may send
+ * the target CPU a reschedule IPI, a VM exit here), so its own clock
+ * starts run-queue waits late and ends blocked waits late (issue 21:
+ * microseconds a wait on some backends under 8 clients on 2 cores). A block with no wait
+ * event set (a page fault that reads the disk, a pipe) stays CPU* and is
+ * only counted. Run-queue time is also added per backend and in total,
+ * at its end.
  * The kernel may skip a run of these programs (seen: a wakeup and the
  * switch-in after it, on a busy host), so no boundary depends on one run:
  * each switch-out keeps the task's own scheduler accounting (sched_info),
@@ -139,16 +148,13 @@ emit(__u32 pid, struct pgwt_sched_target *t, __u64 ts, __u32 new_event,
 }
 
 /*
- * The current task (a traced backend switching out) leaves its on-CPU (or
- * attach-time) state for new_event: read its statement now, while its
- * memory is the current one, and bill the state left to it.
+ * The statement of the current task (a traced backend switching out),
+ * read while its memory is the current one: query id and transaction key,
+ * each left as it was where unreadable.
  */
 static __always_inline void
-leave_running(__u32 pid, struct pgwt_sched_target *t, __u64 now, __u32 new_event)
+read_statement(struct pgwt_sched_target *t, __u64 *qid, __u64 *xact)
 {
-	__u64		qid = 0,
-				xact = 0;
-
 	if (!t->query_id_addr && qid_offset >= 0 && be_var_addr)
 	{
 		__u64		be = 0;
@@ -161,9 +167,22 @@ leave_running(__u32 pid, struct pgwt_sched_target *t, __u64 now, __u32 new_event
 		}
 	}
 	if (t->query_id_addr)
-		bpf_probe_read_user(&qid, sizeof(qid), (void *) t->query_id_addr);
+		bpf_probe_read_user(qid, sizeof(*qid), (void *) t->query_id_addr);
 	if (t->xact_addr)
-		bpf_probe_read_user(&xact, sizeof(xact), (void *) t->xact_addr);
+		bpf_probe_read_user(xact, sizeof(*xact), (void *) t->xact_addr);
+}
+
+/*
+ * The current task leaves its on-CPU (or attach-time) state for new_event:
+ * bill the state left to the statement it runs now.
+ */
+static __always_inline void
+leave_running(__u32 pid, struct pgwt_sched_target *t, __u64 now, __u32 new_event)
+{
+	__u64		qid = 0,
+				xact = 0;
+
+	read_statement(t, &qid, &xact);
 	emit(pid, t, now, new_event, qid, xact);
 	t->query_id = qid;
 	t->xact_key = xact;
@@ -208,6 +227,18 @@ wake_at(__u32 pid, struct pgwt_sched_target *t, __u64 ts)
 	emit(pid, t, ts, PGWT_SCHED_RUNQUEUE, t->query_id, t->xact_key);
 }
 
+/*
+ * A backend preempted on the CPU (its statement read at the switch-out)
+ * entered the run queue at ts.
+ */
+static __always_inline void
+preempted_at(__u32 pid, struct pgwt_sched_target *t, __u64 ts)
+{
+	t->queued_ns = ts;
+	if (t->event == 0)
+		emit(pid, t, ts, PGWT_SCHED_RUNQUEUE, t->query_id, t->xact_key);
+}
+
 /* The backend runs again at ts: its run-queue wait ends, and so does its wait event. */
 static __always_inline void
 run_at(__u32 pid, struct pgwt_sched_target *t, __u64 ts)
@@ -234,10 +265,40 @@ run_at(__u32 pid, struct pgwt_sched_target *t, __u64 ts)
 }
 
 /*
- * next switches in. Where its wakeup was not seen (the kernel skipped the
- * program, or it fired elsewhere unseen) the kernel's own stamp of when it
- * entered the run queue (sched_info.last_queued, cleared at each arrival)
- * ends the wait there instead of here.
+ * When next, switching in now, entered the run queue, by the kernel's
+ * accounting (what sched_info_arrive, which runs just after this
+ * tracepoint, adds to run_delay): the part of this wait still open,
+ * rq clock - last_queued, plus any part closed before (a migration while
+ * queued dequeues it, adding that part to run_delay) since the switch-out
+ * seen last, unless the kernel counts an arrival the program did not see
+ * (then that difference holds older waits). Kept within [lo, now];
+ * fallback where the kernel has no stamp (not a fair-class task).
+ */
+static __always_inline __u64
+runq_start(struct pgwt_sched_target *t, struct task_struct *next, __u64 now,
+		   __u64 lo, __u64 fallback)
+{
+	__u64		rq_now = rq_clock_of(next),
+				lq = next->sched_info.last_queued,
+				d = 0,
+				ts;
+
+	if (t->seen && next->sched_info.pcount == t->k_pcount &&
+		next->sched_info.run_delay > t->k_run_delay)
+		d = next->sched_info.run_delay - t->k_run_delay;
+	if (rq_now && lq && lq <= rq_now)
+		d += rq_now - lq;
+	else if (d == 0)
+		return fallback;
+	ts = d < now ? now - d : 0;
+	if (ts < lo)
+		ts = lo;
+	return ts > now ? now : ts;
+}
+
+/*
+ * next switches in: it entered the run queue at runq_start (a wakeup seen
+ * or not, or a preemption), and its wait, if it was blocked, ended there.
  */
 static __always_inline void
 on_run(__u32 pid, struct pgwt_sched_target *t, struct task_struct *next, __u64 now)
@@ -246,11 +307,13 @@ on_run(__u32 pid, struct pgwt_sched_target *t, struct task_struct *next, __u64 n
 		count_add(PGWT_SC_MISSED_OFF, 1);
 	if (t->off_ns)
 	{
-		count_add(PGWT_SC_MISSED_WAKE, 1);
-		if (t->event != 0)
-			wake_at(pid, t, stamp_to_mono(now, rq_clock_of(next), next->sched_info.last_queued,
-										  t->off_ns));
+		if (!t->queued_ns)
+			count_add(PGWT_SC_MISSED_WAKE, 1);
+		wake_at(pid, t, runq_start(t, next, now, t->off_ns,
+								   t->queued_ns ? t->queued_ns : now));
 	}
+	else if (t->queued_ns)
+		preempted_at(pid, t, runq_start(t, next, now, t->since_ns, t->queued_ns));
 	run_at(pid, t, now);
 }
 
@@ -271,7 +334,9 @@ static __always_inline void
 close_missed_run(__u32 pid, struct pgwt_sched_target *t, struct task_struct *prev, __u64 now)
 {
 	__u64		arrived,
-				rq_wait;
+				rq_wait,
+				lo,
+				start;
 
 	if (!t->seen || (!t->off_ns && !t->queued_ns))
 		return;
@@ -281,8 +346,12 @@ close_missed_run(__u32 pid, struct pgwt_sched_target *t, struct task_struct *pre
 	arrived = stamp_to_mono(now, rq_clock_of(prev), prev->sched_info.last_arrival, t->since_ns);
 	rq_wait = prev->sched_info.run_delay > t->k_run_delay ?
 		prev->sched_info.run_delay - t->k_run_delay : 0;
+	lo = t->off_ns ? t->off_ns : t->queued_ns;
+	start = arrived > lo + rq_wait ? arrived - rq_wait : lo;
 	if (t->off_ns)
-		wake_at(pid, t, arrived > t->off_ns + rq_wait ? arrived - rq_wait : t->off_ns);
+		wake_at(pid, t, start);
+	else
+		preempted_at(pid, t, start);
 	run_at(pid, t, arrived);
 }
 
@@ -304,12 +373,16 @@ BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *
 		t->k_run_delay = prev->sched_info.run_delay;
 		t->k_pcount = prev->sched_info.pcount;
 		t->seen = 1;
-		/* preempted (or preempted while going to sleep): still runnable */
+		/*
+		 * preempted (or preempted while going to sleep): still runnable.
+		 * Its statement is read now, while its memory is the current
+		 * one; the record waits for the switch-in (on_run).
+		 */
 		if (preempt || prev_state == 0)
 		{
 			t->queued_ns = now;
 			if (t->event == 0)
-				leave_running(ppid, t, now, PGWT_SCHED_RUNQUEUE);
+				read_statement(t, &t->query_id, &t->xact_key);
 		}
 		else
 			on_block(ppid, t, now);
@@ -319,7 +392,11 @@ BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *
 	return 0;
 }
 
-/* A blocked backend is made runnable: its run-queue wait starts. */
+/*
+ * A blocked backend is made runnable: noted only, as the switch-in places
+ * the end of its wait from the kernel's accounting (runq_start) and emits
+ * its records.
+ */
 static __always_inline void
 on_wake(struct task_struct *p)
 {
@@ -333,7 +410,7 @@ on_wake(struct task_struct *p)
 		count_add(PGWT_SC_WAKE_NOT_BLOCKED, 1);
 		return;
 	}
-	wake_at(pid, t, bpf_ktime_get_ns());
+	t->queued_ns = bpf_ktime_get_ns();
 }
 
 SEC("tp_btf/sched_wakeup")
