@@ -11,7 +11,7 @@
  * The exact-only views (transitions with query fingerprints, concurrency
  * and bursts, interference, lock_chains) run the engine's exact analysis;
  * lock_chains reads the tracer's blocker observations from the side file
- * blockers.tsv (see dump_blockers_read). cross_validate compares the
+ * blockers.tsv (see pgwt_blkobs_read). cross_validate compares the
  * sampled and exact tiers of the window.
  *
  * Records come through the range loader (analysis/range_load.h): in
@@ -45,7 +45,7 @@
 #include "analysis/wait_event.h"
 #include "tracefmt/tracefmt.h"
 #include "dump_args.h"
-#include "dump_blockers.h"
+#include "analysis/blockers_load.h"
 
 #define DUMP_MAX_WINDOWS 4
 
@@ -94,7 +94,7 @@ dump_open(const char *path, uint64_t from, uint64_t to, pgwt_range_loader **l)
  * extent when eng is NULL. */
 static int
 dump_read(pgwt_range_loader *l, pgwt_engine *eng, dump_trace *tr, const char *path, int only_kind,
-		  dump_blockers *bl)
+		  pgwt_blkobs *bl)
 {
 	static pgwt_record batch[PGWT_TF_BLOCK_MAX_RECORDS];
 	pgwt_range_batch blk;
@@ -134,7 +134,7 @@ dump_read(pgwt_range_loader *l, pgwt_engine *eng, dump_trace *tr, const char *pa
 			}
 		tr->records += n;
 		if (eng)
-			dump_blockers_add_records(eng, bl, recs, n);
+			pgwt_blkobs_add_records(eng, bl, recs, n);
 	}
 	if (rc < 0)
 		fprintf(stderr, "pgwt-dump: reading '%s' failed: %s\n", path, pgwt_tf_strerror(rc));
@@ -159,7 +159,7 @@ dump_fmt_rt(uint64_t ns, char *buf, size_t len)
 
 static void
 dump_trace_info(pgwt_buf *b, const dump_args *a, const pgwt_tf_reader *r, const pgwt_engine *eng,
-				int pg_major, const dump_blockers *bl, const pgwt_tf_window_sources *xs,
+				int pg_major, const pgwt_blkobs *bl, const pgwt_tf_window_sources *xs,
 				const pgwt_tf_side_damage *sd)
 {
 	char		xline[160];
@@ -515,7 +515,7 @@ dump_parse_times(const dump_args *a, int64_t *now_ns, int64_t *from_rt, int64_t 
 static int
 dump_load_side(const dump_args *a, const struct stat *sb, const pgwt_tf_reader *r,
 			   pgwt_engine *eng, pgwt_names *names, pgwt_query_texts *queries,
-			   dump_blockers *blockers, pgwt_tf_side_damage *sd)
+			   pgwt_blkobs *blockers, pgwt_tf_side_damage *sd)
 {
 	char	   *side_dir = strdup(a->path);
 	int			rc = -1;
@@ -543,7 +543,7 @@ dump_load_side(const dump_args *a, const struct stat *sb, const pgwt_tf_reader *
 		fprintf(stderr, "pgwt-dump: warning: %s: %llu query-text line(s) bad, skipped\n",
 				side_dir, (unsigned long long) sd->queries_bad);
 	if (a->view == DV_LOCK_CHAINS &&
-		!dump_blockers_read(side_dir, pgwt_tf_reader_nfiles(r) > 0 ? pgwt_tf_reader_file_header(r, 0) : NULL,
+		!pgwt_blkobs_read(side_dir, pgwt_tf_reader_nfiles(r) > 0 ? pgwt_tf_reader_file_header(r, 0) : NULL,
 							blockers))
 		goto done;
 	rc = 0;
@@ -581,7 +581,7 @@ dump_exact_sources(const char *path, const struct stat *sb, const pgwt_window_sp
 /* Every window's view into out (columns side by side where asked). */
 static void
 dump_render_all(pgwt_buf *out, const dump_args *a, const pgwt_tf_reader *r,
-				const pgwt_engine *eng, int pg_major, const dump_blockers *blockers,
+				const pgwt_engine *eng, int pg_major, const pgwt_blkobs *blockers,
 				int nwin, const pgwt_names *names, uint32_t event, pgwt_query_texts *queries,
 				const pgwt_tf_window_sources *xs, const pgwt_tf_side_damage *sd)
 {
@@ -717,7 +717,7 @@ main(int argc, char **argv)
 	pgwt_buf	out = {0};
 	int			status = 1;
 	pgwt_query_texts queries = {0};
-	dump_blockers blockers = {0};
+	pgwt_blkobs blockers = {0};
 	pgwt_tf_window_sources xs = {0};
 	pgwt_tf_side_damage sd = {0};
 	bool		use_sum;
@@ -782,7 +782,7 @@ main(int argc, char **argv)
 		if (dump_read(l, eng, &tr, a.path, a.only_kind, &blockers) < 0)
 			goto done;
 	}
-	dump_blockers_feed(eng, &blockers, UINT64_MAX);
+	pgwt_blkobs_feed(eng, &blockers, UINT64_MAX);
 	pgwt_engine_flush(eng);
 
 	dump_render_all(&out, &a, r, eng, pg_major, &blockers, nwin, &names, event, &queries, &xs, &sd);

@@ -19,7 +19,7 @@
 #include "analysis/range_load.h"
 #include "analysis/session_now.h"
 #include "analysis/views.h"
-#include "../pgwt-dump/dump_blockers.h"
+#include "analysis/blockers_load.h"
 #include "srv_api.h"
 #include "srv_load.h"
 
@@ -98,7 +98,7 @@ srv_exact_load(const char *dir, uint64_t from, uint64_t to, const pgwt_window_sp
 	pgwt_engine_config cfg = {0};
 	pgwt_range_loader *rl = NULL;
 	pgwt_range_batch blk;
-	dump_blockers bl = {0};
+	pgwt_blkobs bl = {0};
 	const char *eerr = NULL;
 	int			rc;
 
@@ -111,7 +111,7 @@ srv_exact_load(const char *dir, uint64_t from, uint64_t to, const pgwt_window_sp
 	cfg.exact_analysis = true;
 	if (!(l->eng = pgwt_engine_create(&cfg, win, 1, &eerr)) ||
 		srv_load_side(dir, pgwt_range_reader(rl), l) != 0 ||
-		!dump_blockers_read(dir, pgwt_tf_reader_nfiles(pgwt_range_reader(rl)) > 0 ?
+		!pgwt_blkobs_read(dir, pgwt_tf_reader_nfiles(pgwt_range_reader(rl)) > 0 ?
 							pgwt_tf_reader_file_header(pgwt_range_reader(rl), 0) : NULL, &bl))
 	{
 		snprintf(err, errlen, "%s", eerr ? eerr : "out of memory");
@@ -123,11 +123,11 @@ srv_exact_load(const char *dir, uint64_t from, uint64_t to, const pgwt_window_sp
 	while ((rc = pgwt_range_next(rl, &blk)) > 0)
 	{
 		l->records += blk.n;
-		dump_blockers_add_records(l->eng, &bl, blk.recs, blk.n);
+		pgwt_blkobs_add_records(l->eng, &bl, blk.recs, blk.n);
 		if (now)
 			pgwt_now_add_many(now, blk.recs, blk.n);
 	}
-	dump_blockers_feed(l->eng, &bl, UINT64_MAX);
+	pgwt_blkobs_feed(l->eng, &bl, UINT64_MAX);
 	pgwt_range_close(rl);
 	free(bl.obs);
 	if (rc < 0)

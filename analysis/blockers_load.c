@@ -1,5 +1,5 @@
 /*
- * dump_blockers.c
+ * blockers_load.c
  *		Blocker observations, side file blockers.tsv, as the tracer writes it
  * (tracer/blockers.h; proposed for tracefmt's side files):
  *
@@ -12,7 +12,7 @@
  * sorted by time, and handed to the engine between the records so each
  * observation meets the Lock wait it falls in.
  */
-#include "dump_blockers.h"
+#include "blockers_load.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -82,7 +82,7 @@ blk_obs_cmp(const void *a, const void *b)
 
 /* Returns false only when out of memory; a missing file is no observations. */
 bool
-dump_blockers_read(const char *dir, const pgwt_tf_file_header *hdr, dump_blockers *bl)
+pgwt_blkobs_read(const char *dir, const pgwt_tf_file_header *hdr, pgwt_blkobs *bl)
 {
 	char		path[4096];
 	char		line[1024];
@@ -146,7 +146,7 @@ dump_blockers_read(const char *dir, const pgwt_tf_file_header *hdr, dump_blocker
 
 /* Hand the engine the observations up to ts (realtime). */
 void
-dump_blockers_feed(pgwt_engine *eng, dump_blockers *bl, uint64_t ts)
+pgwt_blkobs_feed(pgwt_engine *eng, pgwt_blkobs *bl, uint64_t ts)
 {
 	while (bl->next < bl->n && bl->obs[bl->next].ts_ns <= ts)
 		pgwt_engine_feed_blockers(eng, &bl->obs[bl->next++]);
@@ -155,7 +155,7 @@ dump_blockers_feed(pgwt_engine *eng, dump_blockers *bl, uint64_t ts)
 /* Hand the engine n records with the observations up to each in between,
  * so an observation meets the Lock wait it falls in. */
 void
-dump_blockers_add_records(pgwt_engine *eng, dump_blockers *bl, const pgwt_record *recs, size_t n)
+pgwt_blkobs_add_records(pgwt_engine *eng, pgwt_blkobs *bl, const pgwt_record *recs, size_t n)
 {
 	size_t		from = 0;
 
@@ -169,7 +169,7 @@ dump_blockers_add_records(pgwt_engine *eng, dump_blockers *bl, const pgwt_record
 		{
 			pgwt_engine_add_many(eng, recs + from, i - from);
 			from = i;
-			dump_blockers_feed(eng, bl, recs[i].ts_ns);
+			pgwt_blkobs_feed(eng, bl, recs[i].ts_ns);
 		}
 	pgwt_engine_add_many(eng, recs + from, n - from);
 }

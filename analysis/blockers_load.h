@@ -1,10 +1,11 @@
 /*
- * dump_blockers.h
- *		pgwt-dump's reader of the blockers.tsv side file (the tracer's
- *		pg_blocking_pids observations), until tracefmt reads it.
+ * blockers_load.h
+ *		The reader of the blockers.tsv side file (the tracer's
+ *		pg_blocking_pids observations) that pgwt-dump and pgwt-server feed
+ *		the engine from, beside backends_load and names_load.
  */
-#ifndef PGWT_DUMP_BLOCKERS_H
-#define PGWT_DUMP_BLOCKERS_H
+#ifndef PGWT_ANALYSIS_BLOCKERS_LOAD_H
+#define PGWT_ANALYSIS_BLOCKERS_LOAD_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -15,7 +16,7 @@
 
 #define DUMP_MAX_BLOCKER_OBS (1u << 20)
 
-typedef struct dump_blockers
+typedef struct pgwt_blkobs
 {
 	pgwt_blocker_obs *obs;
 	size_t		n;
@@ -24,19 +25,19 @@ typedef struct dump_blockers
 	uint64_t	bad;				/* malformed or torn lines */
 	uint64_t	dropped;			/* past DUMP_MAX_BLOCKER_OBS */
 	bool		present;
-} dump_blockers;
+} pgwt_blkobs;
 
 /* Load dir/blockers.tsv (none: no observations), mapping its CLOCK_MONOTONIC
  * stamps to wall-clock time through hdr (may be NULL: left as they are).
  * false only when out of memory. Release with free(bl->obs). */
-bool		dump_blockers_read(const char *dir, const pgwt_tf_file_header *hdr, dump_blockers *bl);
+bool		pgwt_blkobs_read(const char *dir, const pgwt_tf_file_header *hdr, pgwt_blkobs *bl);
 
 /* Hand the engine the observations up to ts (wall-clock ns), in order. */
-void		dump_blockers_feed(pgwt_engine *eng, dump_blockers *bl, uint64_t ts);
+void		pgwt_blkobs_feed(pgwt_engine *eng, pgwt_blkobs *bl, uint64_t ts);
 
 /* Records to the engine with the observations up to each fed first (bl may
  * be NULL: the records only). */
-void		dump_blockers_add_records(pgwt_engine *eng, dump_blockers *bl,
+void		pgwt_blkobs_add_records(pgwt_engine *eng, pgwt_blkobs *bl,
 									  const pgwt_record *recs, size_t n);
 
 #endif
