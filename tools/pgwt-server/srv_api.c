@@ -81,10 +81,8 @@ srv_view_parse(srv_arg_fn arg, void *conn, srv_view_req *q, srv_reply *r)
 			q->view = views[i];
 	if (!q->view)
 		return srv_reply_error(r, 400, "view: expected time_model, system_event, session_event or query_event"), false;
-	if (f && (strcmp(f, "text") == 0 || !pgwt_out_format_parse(f, &q->format)))
+	if (!srv_param_format(f, &q->format))
 		return srv_reply_error(r, 400, "format: expected json or csv"), false;
-	if (!f)
-		q->format = PGWT_OUT_JSON;
 	if ((s = arg(conn, "class")) && !(q->has_class = srv_class_parse(s, &q->class_index)))
 		return srv_reply_error(r, 400, "class: not a wait class name"), false;
 	q->event_text = arg(conn, "event");
@@ -103,11 +101,8 @@ srv_view_parse(srv_arg_fn arg, void *conn, srv_view_req *q, srv_reply *r)
 	}
 	if ((s = arg(conn, "sort")) && !pgwt_sort_parse(s, &q->sort))
 		return srv_reply_error(r, 400, "sort: not a sort key"), false;
-	q->limit = 500;
-	if ((s = arg(conn, "limit")) && (!srv_param_u64(s, &u) || u == 0 || u > SRV_MAX_LIMIT))
+	if (!srv_param_limit(arg(conn, "limit"), &q->limit))
 		return srv_reply_error(r, 400, "limit: expected 1..5000"), false;
-	else if (s)
-		q->limit = (size_t) u;
 	return true;
 }
 

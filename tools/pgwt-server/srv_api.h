@@ -25,6 +25,10 @@ void		srv_json_lines(pgwt_buf *out, const pgwt_buf *lines);
 
 /* Parameter parsers shared by the handlers (srv_params.c); pure. */
 bool		srv_param_u64(const char *s, uint64_t *out);
+/* format: absent is JSON; json or csv (text is pgwt-dump's, not the API's). */
+bool		srv_param_format(const char *s, pgwt_out_format *out);
+/* limit: absent is 500 rows; else 1..SRV_MAX_LIMIT. */
+bool		srv_param_limit(const char *s, size_t *out);
 /* A query id, signed as PostgreSQL prints it, or its unsigned form. */
 bool		srv_param_query_id(const char *s, uint64_t *out);
 /* from/to: both optional; false (and r set to 400) when bad or from >= to. */

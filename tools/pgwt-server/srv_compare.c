@@ -105,7 +105,7 @@ srv_api_compare(const srv_config *cfg, srv_arg_fn arg, void *conn, srv_reply *r)
 		}
 	if (v && !known)
 		{ srv_reply_error(r, 400, "view: expected time_model, system_event or query_event"); return; }
-	if (f && (strcmp(f, "text") == 0 || !pgwt_out_format_parse(f, &fmt)))
+	if (!srv_param_format(f, &fmt))
 		{ srv_reply_error(r, 400, "format: expected json or csv"); return; }
 	if (!arg(conn, "a_from") || !arg(conn, "a_to") || !arg(conn, "b_from") || !arg(conn, "b_to"))
 		{ srv_reply_error(r, 400, "a_from, a_to, b_from and b_to are required"); return; }

@@ -47,10 +47,8 @@ static bool
 srv_exact_parse(srv_arg_fn arg, void *conn, srv_xreq *q, srv_reply *r)
 {
 	const char *v = arg(conn, "view"),
-			   *f = arg(conn, "format"),
-			   *s;
+			   *f = arg(conn, "format");
 	bool		found = false;
-	uint64_t	u;
 
 	memset(q, 0, sizeof(*q));
 	/* one view, or several comma-separated (JSON: one read for them all) */
@@ -73,17 +71,12 @@ srv_exact_parse(srv_arg_fn arg, void *conn, srv_xreq *q, srv_reply *r)
 	}
 	if (!found || !q->views)
 		return srv_reply_error(r, 400, "view: expected transitions, concurrency, lock_chains or sessions_now (or several, comma-separated)"), false;
-	if (f && (strcmp(f, "text") == 0 || !pgwt_out_format_parse(f, &q->format)))
+	if (!srv_param_format(f, &q->format))
 		return srv_reply_error(r, 400, "format: expected json or csv"), false;
-	if (!f)
-		q->format = PGWT_OUT_JSON;
 	if (q->format == PGWT_OUT_CSV && (q->views & (q->views - 1)))
 		return srv_reply_error(r, 400, "format csv: one view at a time"), false;
-	q->limit = 500;
-	if ((s = arg(conn, "limit")) && (!srv_param_u64(s, &u) || u == 0 || u > SRV_MAX_LIMIT))
+	if (!srv_param_limit(arg(conn, "limit"), &q->limit))
 		return srv_reply_error(r, 400, "limit: expected 1..5000"), false;
-	else if (s)
-		q->limit = (size_t) u;
 	return true;
 }
 

@@ -39,10 +39,8 @@ srv_hist_parse(srv_arg_fn arg, void *conn, srv_hist_req *q, srv_reply *r)
 	memset(q, 0, sizeof(*q));
 	if (!(q->event_text = arg(conn, "event")))
 		return srv_reply_error(r, 400, "event: required (Class:Name)"), false;
-	if (f && (strcmp(f, "text") == 0 || !pgwt_out_format_parse(f, &q->format)))
+	if (!srv_param_format(f, &q->format))
 		return srv_reply_error(r, 400, "format: expected json or csv"), false;
-	if (!f)
-		q->format = PGWT_OUT_JSON;
 	if ((s = arg(conn, "pid")))
 	{
 		if (!srv_param_u64(s, &pid) || pid == 0 || pid > UINT32_MAX)

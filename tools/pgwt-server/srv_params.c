@@ -28,6 +28,33 @@ srv_param_u64(const char *s, uint64_t *out)
 }
 
 bool
+srv_param_format(const char *s, pgwt_out_format *out)
+{
+	if (!s)
+	{
+		*out = PGWT_OUT_JSON;
+		return true;
+	}
+	return strcmp(s, "text") != 0 && pgwt_out_format_parse(s, out);
+}
+
+bool
+srv_param_limit(const char *s, size_t *out)
+{
+	uint64_t	u;
+
+	if (!s)
+	{
+		*out = 500;
+		return true;
+	}
+	if (!srv_param_u64(s, &u) || u == 0 || u > SRV_MAX_LIMIT)
+		return false;
+	*out = (size_t) u;
+	return true;
+}
+
+bool
 srv_param_query_id(const char *s, uint64_t *out)
 {
 	/* query ids print signed (as PostgreSQL shows them) */
