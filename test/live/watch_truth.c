@@ -77,6 +77,30 @@ wt_play(int go_fd)
 	_exit(0);
 }
 
+#define SHORT_WAITS 200
+
+/*
+ * Waits of no length: the trap that opens each one stalls the child inside
+ * it, so the stall is all a watchpoint sees of them unless the program takes
+ * the wait's start past it (trap_stall_ns, set by the self-test).
+ */
+static void
+wt_play_short(int go_fd)
+{
+	char		c;
+	struct timespec gap = {0, 1000000L};
+
+	if (read(go_fd, &c, 1) != 1)
+		_exit(1);
+	for (int i = 0; i < SHORT_WAITS; i++)
+	{
+		wt_target = EV_SLEEP;
+		wt_target = 0;			/* on CPU: no wait, no stall taken out */
+		nanosleep(&gap, NULL);
+	}
+	_exit(0);
+}
+
 /* Lightweight mode: keep the aggregate of the sleep event. */
 static void
 wt_agg(uint32_t ev, const struct pgwt_watch_agg *a, void *arg)
@@ -85,9 +109,15 @@ wt_agg(uint32_t ev, const struct pgwt_watch_agg *a, void *arg)
 		*(struct pgwt_watch_agg *) arg = *a;
 }
 
+/*
+ * One child under a fresh loader: play(go) as the backend. With stall_test,
+ * the loader's self-test runs first, which sets the trap stall the program
+ * removes from each wait.
+ */
 static int
 wt_run(int lightweight, wt_result *r, uint64_t counters[PGWT_WC_NCOUNTERS],
-	   struct pgwt_watch_agg *agg_sleep)
+	   struct pgwt_watch_agg *agg_sleep, void (*play) (int), bool stall_test,
+	   pgwt_watch_self_test *st)
 {
 	int			go[2];
 	pid_t		child;
@@ -102,10 +132,11 @@ wt_run(int lightweight, wt_result *r, uint64_t counters[PGWT_WC_NCOUNTERS],
 	if (child == 0)
 	{
 		close(go[1]);
-		wt_play(go[0]);
+		play(go[0]);
 	}
 	close(go[0]);
 	if (pgwt_watch_open(&w, lightweight, err, sizeof(err)) ||
+		(stall_test && pgwt_watch_run_self_test(w, st) != 0 && snprintf(err, sizeof(err), "self-test: %s", st->why)) ||
 		pgwt_watch_add(w, child, (uint64_t) (uintptr_t) &wt_target, 0, 0, EV_READ, err, sizeof(err)))
 	{
 		printf("FAIL watch-setup: %s\n", err);
@@ -192,7 +223,7 @@ static const char *const wt_truth_checks[] = {
 	"watch-sleep-count", "watch-sleep-total-within-1pct", "watch-sleep-min",
 	"watch-other-transitions", "watch-same-value-ignored", "watch-no-drops-or-faults",
 	"watch-light-no-ring-events", "watch-light-count", "watch-light-total-within-1pct",
-	"watch-light-max"
+	"watch-light-max", "watch-stall-short-waits-seen", "watch-stall-removed-from-waits"
 };
 
 int
@@ -231,7 +262,7 @@ main(void)
 		return 0;
 	}
 
-	if (wt_run(0, &r, c, NULL) != 0)
+	if (wt_run(0, &r, c, NULL, wt_play, false, NULL) != 0)
 		return 1;
 	wt_check(r.sleeps == ROUNDS, "watch-sleep-count", "got %.0f, want %.0f", r.sleeps, ROUNDS);
 	wt_check(r.sleep_ns >= expect && r.sleep_ns < expect * 1.01, "watch-sleep-total-within-1pct",
@@ -244,7 +275,7 @@ main(void)
 	wt_check(c[PGWT_WC_DROPS] == 0 && c[PGWT_WC_READ_FAULTS] == 0, "watch-no-drops-or-faults",
 			 "drops %.0f faults %.0f", (double) c[PGWT_WC_DROPS], (double) c[PGWT_WC_READ_FAULTS]);
 
-	if (wt_run(1, &r, c, &agg) != 0)
+	if (wt_run(1, &r, c, &agg, wt_play, false, NULL) != 0)
 		return 1;
 	wt_check(r.sleeps == 0, "watch-light-no-ring-events", "got %.0f events, want %.0f", r.sleeps, 0);
 	wt_check(agg.count == ROUNDS, "watch-light-count", "got %.0f, want %.0f", (double) agg.count, ROUNDS);
@@ -252,5 +283,30 @@ main(void)
 			 "got %.0f ns, want %.0f ns", (double) agg.total_ns, expect);
 	wt_check(agg.max_ns >= SLEEP_MS * 1e6 && agg.max_ns < SLEEP_MS * 1e6 * 1.05, "watch-light-max",
 			 "max %.0f ns, want ~%.0f", (double) agg.max_ns, SLEEP_MS * 1e6);
+
+	/*
+	 * The trap's stall: waits of no length read as the stall without the
+	 * self-test's figure, and with it at least half of that figure less
+	 * (a wait is never taken below 0, so not always all of it).
+	 */
+	{
+		wt_result	raw,
+					fixed;
+		pgwt_watch_self_test st2;
+		double		mraw,
+					mfixed;
+
+		if (wt_run(0, &raw, c, NULL, wt_play_short, false, NULL) != 0 ||
+			wt_run(0, &fixed, c, NULL, wt_play_short, true, &st2) != 0)
+			return 1;
+		mraw = raw.sleeps ? (double) raw.sleep_ns / raw.sleeps : 0;
+		mfixed = fixed.sleeps ? (double) fixed.sleep_ns / fixed.sleeps : 0;
+		wt_check(raw.sleeps == SHORT_WAITS && fixed.sleeps == SHORT_WAITS, "watch-stall-short-waits-seen",
+				 "%.0f and %.0f short waits, want both 200", raw.sleeps, fixed.sleeps);
+		printf("# short waits: %.0f ns each without the stall's removal, %.0f ns with it; self-test stall %.0f ns\n",
+			   mraw, mfixed, (double) st2.trap_ns);
+		wt_check(st2.trap_ns > 0 && mfixed <= mraw - 0.5 * (double) st2.trap_ns, "watch-stall-removed-from-waits",
+				 "mean %.0f ns with the removal, %.0f ns without (want at least half the stall less)", mfixed, mraw);
+	}
 	return wt_failed;
 }

@@ -1,33 +1,19 @@
 """The web suite's browser checks (headless Chromium through chromedriver):
 argv BASE TOP TRACE FIRST_S SHOTDIR. Prints SKIP only when the probe (a
 Chromium session that cannot start) proves there is no browser to use."""
-import shutil
 import sys
-import tempfile
 import time
 
-from common import report, get_json, dump_time_model, RESULTS
+from common import start_chrome, stop_chrome, report, get_json, dump_time_model, RESULTS
 
 base, top, trace, first_s, shots = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
 S = 10**9
 frm, to = (first_s + 2) * S, (first_s + 17) * S
 zfrm, zto = (first_s + 5) * S, (first_s + 8) * S
 
-profile = tempfile.mkdtemp(prefix='pgwt-web-chrome.')
-try:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.common.action_chains import ActionChains
-    opts = webdriver.ChromeOptions()
-    for a in ['--headless=new', '--no-sandbox', '--disable-gpu', '--window-size=1400,1500',
-              f'--user-data-dir={profile}']:
-        opts.add_argument(a)
-    drv = webdriver.Chrome(service=Service('/usr/bin/chromedriver'), options=opts)
-except Exception as e:  # the probe: no browser session, no browser tests
-    print(f'SKIP web-browser: headless Chromium did not start: {str(e).splitlines()[0][:200]}')
-    shutil.rmtree(profile, ignore_errors=True)
-    sys.exit(0)
+drv, profile = start_chrome('web-browser', 1500)
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 
 
 def open_page(frag):
@@ -187,6 +173,5 @@ except Exception as e:
     except Exception:
         pass
 finally:
-    drv.quit()
-    shutil.rmtree(profile, ignore_errors=True)
+    stop_chrome(drv, profile)
 sys.exit(0)

@@ -1,6 +1,9 @@
 """Shared by the web suite's checks: result lines, the API, pgwt-dump."""
 import json
+import shutil
 import subprocess
+import sys
+import tempfile
 import urllib.error
 import urllib.request
 from datetime import datetime, timezone
@@ -14,6 +17,29 @@ def report(ok, name, why=''):
     else:
         RESULTS['fail'] += 1
         print(f'FAIL {name}: {why}', flush=True)
+
+
+def start_chrome(check, height):
+    """(driver, profile dir) of a headless Chromium through Debian's
+    chromedriver; where none starts (the probe), SKIP check and exit."""
+    profile = tempfile.mkdtemp(prefix='pgwt-web-chrome.')
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+        opts = webdriver.ChromeOptions()
+        for a in ['--headless=new', '--no-sandbox', '--disable-gpu', f'--window-size=1400,{height}',
+                  f'--user-data-dir={profile}']:
+            opts.add_argument(a)
+        return webdriver.Chrome(service=Service('/usr/bin/chromedriver'), options=opts), profile
+    except Exception as e:  # noqa: BLE001 - the probe: no browser session, no browser tests
+        print(f'SKIP {check}: headless Chromium did not start: {str(e).splitlines()[0][:200]}')
+        shutil.rmtree(profile, ignore_errors=True)
+        sys.exit(0)
+
+
+def stop_chrome(drv, profile):
+    drv.quit()
+    shutil.rmtree(profile, ignore_errors=True)
 
 
 def get(base, path, headers=None):

@@ -6,12 +6,10 @@ samples only shows "needs an exact window" with the Escalate button; the
 hostile statement stays text. Screenshots: SHOTDIR/exact-*.png. SKIP only
 when no browser starts."""
 import json
-import shutil
 import sys
-import tempfile
 import time
 
-from common import report
+from common import start_chrome, stop_chrome, report
 from exact_dump import setup, dump_transitions, dump_concurrency, dump_lock_chains, clock, now_truth
 
 base, top, trace, truth, shots = sys.argv[1], sys.argv[2], sys.argv[3], json.load(open(sys.argv[4])), sys.argv[5]
@@ -22,20 +20,8 @@ exact_r = (F + 2 * S, F + 5 * S)
 exact2_r = (F + 12 * S, F + 15 * S)
 sampled_r = (F + 6 * S, F + 11 * S)
 
-profile = tempfile.mkdtemp(prefix='pgwt-web-chrome.')
-try:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-    from selenium.webdriver.common.by import By
-    opts = webdriver.ChromeOptions()
-    for a in ['--headless=new', '--no-sandbox', '--disable-gpu', '--window-size=1400,1700',
-              f'--user-data-dir={profile}']:
-        opts.add_argument(a)
-    drv = webdriver.Chrome(service=Service('/usr/bin/chromedriver'), options=opts)
-except Exception as e:  # the probe: no browser session, no browser tests
-    print(f'SKIP web-exact-browser: headless Chromium did not start: {str(e).splitlines()[0][:200]}')
-    shutil.rmtree(profile, ignore_errors=True)
-    sys.exit(0)
+drv, profile = start_chrome('web-exact-browser', 1700)
+from selenium.webdriver.common.by import By  # noqa: E402
 
 
 def wait_ready():
@@ -199,6 +185,5 @@ try:
            'web-hist-needs-exact-has-escalate', str(h))
     shot_box('box-hist', 'exact-hist-needs-window')
 finally:
-    drv.quit()
-    shutil.rmtree(profile, ignore_errors=True)
+    stop_chrome(drv, profile)
 sys.exit(0)

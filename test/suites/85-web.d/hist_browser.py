@@ -3,30 +3,16 @@ chromedriver): argv BASE KNOWN_BASE FIRST_S SHOTDIR. BASE serves the web
 suite's pgwt-synth trace, KNOWN_BASE pct_truth.py's known directory (see
 hist_api.py). The page's cells and bars are held to the API's answers,
 which hist_api.py holds to the truth. SKIP only when no browser starts."""
-import shutil
 import sys
-import tempfile
 import time
 
-from common import report, get_json
+from common import start_chrome, stop_chrome, report, get_json
 
 base, kbase, first_s, shots = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 S = 10**9
 EV = 'Timeout:PgSleep'
 
-profile = tempfile.mkdtemp(prefix='pgwt-web-chrome.')
-try:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-    opts = webdriver.ChromeOptions()
-    for a in ['--headless=new', '--no-sandbox', '--disable-gpu', '--window-size=1400,1700',
-              f'--user-data-dir={profile}']:
-        opts.add_argument(a)
-    drv = webdriver.Chrome(service=Service('/usr/bin/chromedriver'), options=opts)
-except Exception as e:  # the probe: no browser session, no browser tests
-    print(f'SKIP web-hist-browser: headless Chromium did not start: {str(e).splitlines()[0][:200]}')
-    shutil.rmtree(profile, ignore_errors=True)
-    sys.exit(0)
+drv, profile = start_chrome('web-hist-browser', 1700)
 
 
 def wait_ready():
@@ -158,6 +144,5 @@ except Exception as e:
     except Exception:
         pass
 finally:
-    drv.quit()
-    shutil.rmtree(profile, ignore_errors=True)
+    stop_chrome(drv, profile)
 sys.exit(0)
