@@ -6,7 +6,7 @@
  *		analysis/ (exact_views.c, session_now.c) over one read of the range
  *		and rendered by analysis/render_exact.c and render_now.c as JSON
  *		({"views":[...]}) or CSV. Lock chains read the tracer's blocker
- *		observations (blockers.tsv, through pgwt-dump's reader, fed between
+ *		observations (blockers.tsv, through analysis/blockers_load, fed between
  *		the records as pgwt-dump feeds them). Several views of one range
  *		(view=a,b: JSON only) share one read. Over a range with samples only
  *		the exact views answer status "requires_exact", never empty rows.
