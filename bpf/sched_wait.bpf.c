@@ -23,9 +23,9 @@
  * when it began: the wakeup tracepoint runs after the enqueue it reports
  * and after the wakeup-preemption check (wakeup_preempt, which may send
  * the target CPU a reschedule IPI, a VM exit here), so its own clock
- * starts run-queue waits late and ends blocked waits late (issue 21:
- * microseconds a wait on some backends under 8 clients on 2 cores). A block with no wait
- * event set (a page fault that reads the disk, a pipe) stays CPU* and is
+ * starts run-queue waits late and ends blocked waits late (by
+ * microseconds a wait on some backends under 8 clients on 2 cores). A
+ * block with no wait event set (a page fault that reads the disk, a pipe) stays CPU* and is
  * only counted. Run-queue time is also added per backend and in total,
  * at its end.
  * The kernel may skip a run of these programs (seen: a wakeup and the
