@@ -89,7 +89,7 @@ pgwt_blkobs_read(const char *dir, const pgwt_tf_file_header *hdr, pgwt_blkobs *b
 	FILE	   *f;
 
 	snprintf(path, sizeof(path), "%s/blockers.tsv", dir);
-	f = fopen(path, "r");
+	f = fopen(path, "re");
 	if (!f)
 		return true;
 	while (fgets(line, sizeof(line), f))
