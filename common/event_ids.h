@@ -15,22 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Class bytes (wait_event_info >> 24), the same in PG13..PG18. */
-#define PGWT_CLASS_CPU				0x00	/* id 0: no wait event set */
-#define PGWT_CLASS_LWLOCK			0x01
-#define PGWT_CLASS_LOCK				0x03
-#define PGWT_CLASS_BUFFERPIN		0x04
-#define PGWT_CLASS_ACTIVITY			0x05
-#define PGWT_CLASS_CLIENT			0x06
-#define PGWT_CLASS_EXTENSION		0x07
-#define PGWT_CLASS_IPC				0x08
-#define PGWT_CLASS_TIMEOUT			0x09
-#define PGWT_CLASS_IO				0x0A
-#define PGWT_CLASS_INJECTIONPOINT	0x0B	/* PG17+ */
-#define PGWT_NCLASSES				16		/* class bytes 0x00..0x0F */
-#define PGWT_CLASS_UNKNOWN			PGWT_NCLASSES	/* any byte >= 0x10 */
-
-#define PGWT_EVENT_CLIENT_READ		0x06000000u	/* idle: waiting for a query */
+#include "common/event_bits.h"
 
 /*
  * CPU* split where the scheduler tier ran. CPU* is the time a session is
@@ -71,7 +56,7 @@ pgwt_event_class(uint32_t id)
 static inline bool
 pgwt_event_is_idle(uint32_t id)
 {
-	return (id >> 24) == PGWT_CLASS_ACTIVITY || id == PGWT_EVENT_CLIENT_READ;
+	return PGWT_EVENT_IS_IDLE(id);
 }
 
 /*

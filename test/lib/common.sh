@@ -79,5 +79,11 @@ exact_probe() {
   EXACT_WHY=$(cut -d' ' -f2- "$f" | sed 's/^exact tier: [a-z]*: //')
   [ "$(cut -d' ' -f1 "$f")" = yes ]
 }
+# trap_stall_us: what a watchpoint trap stalls a thread here in us (the
+# self-test's figure the exact probe printed); empty where none was measured
+trap_stall_us() {
+  exact_probe >/dev/null 2>&1 || true
+  sed -n 's/.*a trap stalls the writer \([0-9.]*\) us.*/\1/p' "$PGWT_LOGDIR/exact-probe.txt" | head -1
+}
 # skip_all WHY NAME...: one SKIP line per test that cannot run here
 skip_all() { local why=$1 n; shift; for n in "$@"; do skip "$n" "$why"; done; }
