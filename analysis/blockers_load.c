@@ -18,23 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* A decimal u64, all of s. */
-static bool
-blk_parse_u64(const char *s, uint64_t *out)
-{
-	char	   *end;
-	unsigned long long v;
-
-	if (!s || *s < '0' || *s > '9')
-		return false;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end)
-		return false;
-	*out = v;
-	return true;
-}
+#include "common/parse_u64.h"
 
 static bool
 blk_line(char *line, pgwt_blocker_obs *o)
@@ -56,14 +40,15 @@ blk_line(char *line, pgwt_blocker_obs *o)
 		}
 	if (nf != 3 || strchr(f[2], '\t'))
 		return false;
-	if (!blk_parse_u64(f[0], &o->ts_ns) || !blk_parse_u64(f[1], &v) || v == 0 || v > UINT32_MAX)
+	if (!pgwt_parse_u64(f[0], 10, UINT64_MAX, &o->ts_ns) ||
+		!pgwt_parse_u64(f[1], 10, UINT32_MAX, &v) || v == 0)
 		return false;
 	o->waiter_pid = (uint32_t) v;
 	if (!*f[2])
 		return true;
 	for (p = strtok_r(f[2], ",", &save); p; p = strtok_r(NULL, ",", &save))
 	{
-		if (!blk_parse_u64(p, &v) || v == 0 || v > UINT32_MAX)
+		if (!pgwt_parse_u64(p, 10, UINT32_MAX, &v) || v == 0)
 			return false;
 		if (o->nblockers < PGWT_MAX_BLOCKERS)
 			o->blocker_pids[o->nblockers++] = (uint32_t) v;
@@ -86,26 +71,23 @@ pgwt_blkobs_read(const char *dir, const pgwt_tf_file_header *hdr, pgwt_blkobs *b
 {
 	char		path[4096];
 	char		line[1024];
+	long		len;
+	int			err = 0;
 	FILE	   *f;
 
 	snprintf(path, sizeof(path), "%s/blockers.tsv", dir);
-	f = fopen(path, "re");
+	f = pgwt_tf_fopen_regular(path, &err);
 	if (!f)
-		return true;
-	while (fgets(line, sizeof(line), f))
 	{
-		size_t		len = strlen(line);
-
+		if (err != -PGWT_TF_NOT_FOUND)
+			bl->bad++;			/* a link, FIFO or device: never followed */
+		return true;
+	}
+	while ((len = pgwt_tf_getline_max(line, sizeof(line) - 2, f)) >= 0)
+	{
 		if (len == 0 || line[len - 1] != '\n')
 		{
 			bl->bad++;			/* torn last line, or longer than any valid one */
-			if (len == sizeof(line) - 1)
-			{
-				int			c;
-
-				while ((c = fgetc(f)) != EOF && c != '\n')
-					;
-			}
 			continue;
 		}
 		line[len - 1] = '\0';

@@ -9,6 +9,7 @@
  * them, so none of them depend on each other through it. No shared state.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -269,6 +270,93 @@ tf_read_meta(const char *path, uint64_t *count)
 		/* caught mid-overwrite: the next read sees the whole record */
 	}
 	return -PGWT_TF_BAD_META;
+}
+
+/*
+ * /proc/self/fd/N is the one link followed: it names a descriptor this
+ * process opened itself, through the checks of safe_dir.c (tf_fd_path:
+ * the writer's recovery reads the file it holds open that way).
+ */
+#define TF_OWN_FD_PREFIX	"/proc/self/fd/"
+
+static bool
+tf_own_fd_path(const char *path)
+{
+	size_t		n = strlen(TF_OWN_FD_PREFIX);
+
+	if (strncmp(path, TF_OWN_FD_PREFIX, n) != 0 || path[n] == '\0')
+		return false;
+	for (path += n; *path; path++)
+		if (*path < '0' || *path > '9')
+			return false;
+	return true;
+}
+
+int
+pgwt_tf_open_regular(const char *path)
+{
+	struct stat st;
+	int			fd = open(path, O_RDONLY | (tf_own_fd_path(path) ? 0 : O_NOFOLLOW) |
+						  O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return errno == ENOENT ? -PGWT_TF_NOT_FOUND :
+			errno == ELOOP ? -PGWT_TF_NOT_REGULAR : -PGWT_TF_IO;
+	if (fstat(fd, &st) < 0)
+	{
+		close(fd);
+		return -PGWT_TF_IO;
+	}
+	if (!S_ISREG(st.st_mode))
+	{
+		close(fd);
+		return -PGWT_TF_NOT_REGULAR;
+	}
+	return fd;
+}
+
+FILE *
+pgwt_tf_fopen_regular(const char *path, int *err)
+{
+	int			fd = pgwt_tf_open_regular(path);
+	FILE	   *fp;
+
+	if (fd < 0)
+	{
+		*err = fd;
+		return NULL;
+	}
+	if (!(fp = fdopen(fd, "r")))
+	{
+		close(fd);
+		*err = -PGWT_TF_NOMEM;
+	}
+	return fp;
+}
+
+long
+pgwt_tf_getline_max(char *buf, size_t max, FILE *fp)
+{
+	size_t		n = 0;
+	int			c = EOF;
+
+	while ((c = getc_unlocked(fp)) != EOF)
+	{
+		if (n < max)
+			buf[n] = (char) c;
+		n++;
+		if (c == '\n')
+			break;
+	}
+	if (n == 0)
+		return -1;
+	if (n > max)
+	{
+		buf[max] = '\0';
+		return (long) max + 1;
+	}
+	buf[n] = '\0';
+	return (long) n;
 }
 
 int

@@ -296,12 +296,13 @@ tf_file_reader_open(const char *path, bool live, bool ignore_meta,
 	f->live = live;
 	f->use_meta = live && !ignore_meta && tf_file_reader_meta_present(path);
 	f->t_end = UINT64_MAX;
-	f->fd = open(path, O_RDONLY | O_CLOEXEC);
+	f->fd = pgwt_tf_open_regular(path);
 	if (f->fd < 0)
 	{
+		rc = f->fd == -PGWT_TF_NOT_REGULAR ? f->fd : -PGWT_TF_IO;
 		free(f->path);
 		free(f);
-		return -PGWT_TF_IO;
+		return rc;
 	}
 	if (fstat(f->fd, &st) < 0)
 		rc = -PGWT_TF_IO;

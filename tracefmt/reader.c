@@ -75,11 +75,11 @@ static int
 tf_peek_header(const char *path, pgwt_tf_file_header *h)
 {
 	uint8_t		buf[PGWT_TF_FILE_HEADER_SIZE];
-	int			fd = open(path, O_RDONLY | O_CLOEXEC);
+	int			fd = pgwt_tf_open_regular(path);
 	int			rc;
 
 	if (fd < 0)
-		return errno == ENOENT ? -PGWT_TF_NOT_FOUND : -PGWT_TF_IO;
+		return fd;
 	rc = tf_pread_all(fd, buf, sizeof(buf), 0);
 	close(fd);
 	if (rc < 0)

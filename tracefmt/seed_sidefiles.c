@@ -71,28 +71,30 @@ tf_seed_read_jsonl(const char *dir, const char *name, tf_seed_line_fn fn, void *
 				   uint64_t *bad, size_t max_line, tf_seed_pre_fn pre)
 {
 	char		path[4096];
-	FILE	   *fp;
-	char	   *line = NULL;
-	size_t		cap = 0;
-	ssize_t		len;
+	FILE	   *fp = NULL;
+	char	   *line = malloc(max_line + 2);
+	long		len;
 	uint64_t	nbad = 0;
 	int			rc = 0;
 	pgwt_json_obj *o = malloc(sizeof(*o));
 
-	if (!o)
+	if (!o || !line)
+	{
+		free(o);
+		free(line);
 		return -PGWT_TF_NOMEM;
+	}
 	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int) sizeof(path))
+		rc = -PGWT_TF_INVAL;
+	else
+		fp = pgwt_tf_fopen_regular(path, &rc);
+	if (rc < 0)
 	{
 		free(o);
-		return -PGWT_TF_INVAL;
+		free(line);
+		return rc;
 	}
-	fp = fopen(path, "re");
-	if (!fp)
-	{
-		free(o);
-		return errno == ENOENT ? -PGWT_TF_NOT_FOUND : -PGWT_TF_IO;
-	}
-	while ((len = getline(&line, &cap, fp)) >= 0)
+	while ((len = pgwt_tf_getline_max(line, max_line, fp)) >= 0)
 	{
 		char		err[128];
 
@@ -344,9 +346,8 @@ pgwt_tf_seed_events_read(const char *dir, pgwt_tf_event_cb cb, void *arg,
 
 	if (snprintf(path, sizeof(path), "%s/wait_event_names.json", dir) >= (int) sizeof(path))
 		return -PGWT_TF_INVAL;
-	fp = fopen(path, "re");
-	if (!fp)
-		return errno == ENOENT ? -PGWT_TF_NOT_FOUND : -PGWT_TF_IO;
+	if (!(fp = pgwt_tf_fopen_regular(path, &rc)))
+		return rc;
 	buf = malloc(TF_SEED_NAMES_MAX + 1);
 	o = malloc(sizeof(*o));
 	if (!buf || !o)

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "tracefmt/tf_internal.h"
+#include "common/parse_u64.h"
 
 #define TF_BACKENDS_MAGIC	"#pgwt-backends\t1"
 #define TF_WINDOWS_MAGIC	"#pgwt-windows\t1"
@@ -484,22 +485,6 @@ tf_split(char *line, char **fields, int max)
 	return -1;					/* more fields than expected */
 }
 
-static bool
-tf_parse_u64(const char *s, int base, uint64_t max, uint64_t *out)
-{
-	char	   *end;
-	unsigned long long v;
-
-	if (*s == '\0' || *s == '-' || *s == '+' || *s == ' ')
-		return false;
-	errno = 0;
-	v = strtoull(s, &end, base);
-	if (errno || *end != '\0' || v > max)
-		return false;
-	*out = v;
-	return true;
-}
-
 typedef int (*tf_line_fn) (char **fields, int nfields, void *arg);
 
 /* Reads a side file: checks the magic line (prefix), feeds each complete
@@ -511,19 +496,22 @@ tf_read_side(const char *dir, const char *name, const char *magic,
 {
 	char		path[4096];
 	FILE	   *fp;
-	char	   *line = NULL;
-	size_t		cap = 0;
-	ssize_t		len;
+	char	   *line;
+	long		len;
 	bool		first = true;
 	uint64_t	nbad = 0;
 	int			rc = 0;
 
 	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int) sizeof(path))
 		return -PGWT_TF_INVAL;
-	fp = fopen(path, "re");
-	if (!fp)
-		return errno == ENOENT ? -PGWT_TF_NOT_FOUND : -PGWT_TF_IO;
-	while ((len = getline(&line, &cap, fp)) >= 0)
+	if (!(fp = pgwt_tf_fopen_regular(path, &rc)))
+		return rc;
+	if (!(line = malloc(TF_LINE_MAX + 2)))
+	{
+		fclose(fp);
+		return -PGWT_TF_NOMEM;
+	}
+	while ((len = pgwt_tf_getline_max(line, TF_LINE_MAX, fp)) >= 0)
 	{
 		char	   *fields[16];
 		int			nf;
@@ -593,9 +581,9 @@ tf_backend_line(char **f, int nf, void *a)
 				start;
 	int			rc;
 
-	if (!tf_parse_u64(f[0], 10, UINT32_MAX, &pid) ||
-		!tf_parse_u64(f[1], 10, UINT32_MAX, &leader) ||
-		!tf_parse_u64(f[2], 10, UINT64_MAX, &start))
+	if (!pgwt_parse_u64(f[0], 10, UINT32_MAX, &pid) ||
+		!pgwt_parse_u64(f[1], 10, UINT32_MAX, &leader) ||
+		!pgwt_parse_u64(f[2], 10, UINT64_MAX, &start))
 		return -1;
 	b.pid = (uint32_t) pid;
 	b.leader_pid = (uint32_t) leader;
@@ -628,7 +616,7 @@ tf_query_line(char **f, int nf, void *a)
 	pgwt_tf_query_mode mode;
 	int			rc;
 
-	if (strlen(f[0]) != 16 || !tf_parse_u64(f[0], 16, UINT64_MAX, &qid))
+	if (strlen(f[0]) != 16 || !pgwt_parse_u64(f[0], 16, UINT64_MAX, &qid))
 		return -1;
 	if (strcmp(f[1], "F") == 0)
 		mode = PGWT_TF_QUERY_FULL;
@@ -672,7 +660,7 @@ tf_event_line(char **f, int nf, void *a)
 
 	/* names are server data: bounded, no control characters, few lines */
 	if (strncmp(f[0], "0x", 2) != 0 || strlen(f[0]) != 10 ||
-		!tf_parse_u64(f[0] + 2, 16, UINT32_MAX, &id) ||
+		!pgwt_parse_u64(f[0] + 2, 16, UINT32_MAX, &id) ||
 		!pgwt_tf_event_name_ok(f[1]) || !pgwt_tf_event_name_ok(f[2]) ||
 		ea->taken >= PGWT_TF_EVENTS_MAX_LINES)
 		return -1;
@@ -699,7 +687,7 @@ pgwt_tf_events_read(const char *dir, pgwt_tf_event_cb cb, void *arg,
 		return pgwt_tf_seed_events_read(dir, cb, arg, pg_version, bad);
 	if (rc == 0 && pg_version)
 	{
-		if (!tf_parse_u64(rest, 10, UINT32_MAX, &v))
+		if (!pgwt_parse_u64(rest, 10, UINT32_MAX, &v))
 			return -PGWT_TF_BAD_SIDEFILE;
 		*pg_version = (uint32_t) v;
 	}
@@ -752,8 +740,8 @@ tf_window_line(char **f, int nf, void *a)
 	int			rc;
 
 	(void) nf;
-	if (!tf_parse_u64(f[0], 10, UINT64_MAX, &w.start_mono_ns) ||
-		!tf_parse_u64(f[1], 10, UINT64_MAX, &w.start_rt_ns) || n == 0 || n > 16)
+	if (!pgwt_parse_u64(f[0], 10, UINT64_MAX, &w.start_mono_ns) ||
+		!pgwt_parse_u64(f[1], 10, UINT64_MAX, &w.start_rt_ns) || n == 0 || n > 16)
 		return -1;
 	for (size_t i = 0; i < n; i++)
 		if (f[2][i] < 'a' || f[2][i] > 'z')

@@ -349,9 +349,9 @@ sf_open(const char *path, bool live, sf_file *f)
 	int			rc;
 
 	memset(f, 0, offsetof(sf_file, ra));
-	f->fd = open(path, O_RDONLY | O_CLOEXEC);
+	f->fd = pgwt_tf_open_regular(path);
 	if (f->fd < 0)
-		return errno == ENOENT ? -PGWT_TF_NOT_FOUND : -PGWT_TF_IO;
+		return f->fd;
 	if (fstat(f->fd, &st) < 0)
 		rc = -PGWT_TF_IO;
 	else if ((rc = tf_pread_all(f->fd, buf, sizeof(buf), 0)) == 0)

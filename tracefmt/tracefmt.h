@@ -28,6 +28,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "tracefmt/record.h"
 
@@ -57,7 +58,8 @@
 	X(ORDER,		"records out of order") \
 	X(CLOSED,		"object is closed") \
 	X(UNSAFE,		"trace directory or file not safe to write (owner, mode or link)") \
-	X(FULL,			"side file at its size bound: line not written")
+	X(FULL,			"side file at its size bound: line not written") \
+	X(NOT_REGULAR,	"not a regular file (a link, FIFO or device): not read")
 
 typedef enum pgwt_tf_err
 {
@@ -69,6 +71,24 @@ typedef enum pgwt_tf_err
 
 /* Text for a code (either sign); never NULL. */
 extern const char *pgwt_tf_strerror(int err);
+
+/*
+ * Every file of a trace directory is opened for reading through these
+ * (file_io.c): never through a symbolic link at its name, never blocking on
+ * a FIFO or reading a device, since the directory may be writable by a user
+ * other than the reader (the extension's, read by root). They return a
+ * descriptor (a stream) of a regular file, or -PGWT_TF_NOT_FOUND,
+ * -PGWT_TF_NOT_REGULAR or -PGWT_TF_IO (NULL with *err set).
+ */
+extern int	pgwt_tf_open_regular(const char *path);
+extern FILE *pgwt_tf_fopen_regular(const char *path, int *err);
+/*
+ * One line of a side file, bounded: reads through the next LF into buf
+ * (max + 2 bytes, NUL-terminated) and returns its length with the LF, as
+ * getline does; a line longer than max is consumed whole and returned as
+ * max + 1 (its first max bytes kept); -1 at end of file.
+ */
+extern long pgwt_tf_getline_max(char *buf, size_t max, FILE *fp);
 
 /* ------------------------------------------------------------------ */
 /* Format constants                                                    */

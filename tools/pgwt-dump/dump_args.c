@@ -11,6 +11,7 @@
 
 #include "tracefmt/record.h"
 #include "dump_args.h"
+#include "common/parse_u64.h"
 
 static const char *const dump_view_names[] = {
 	"summary", "time_model", "system_event", "session_event", "histogram", "query_event",
@@ -46,22 +47,6 @@ dump_usage(FILE *f)
 			"                   could not be read (counted in the output either way)\n");
 }
 
-static bool
-dump_parse_u64(const char *s, uint64_t *out)
-{
-	char	   *end;
-	unsigned long long v;
-
-	if (!s || !*s || *s == '-')
-		return false;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end)
-		return false;
-	*out = v;
-	return true;
-}
-
 /* --view: one of dump_view_names. */
 static int
 dump_parse_view(dump_args *a)
@@ -95,7 +80,7 @@ dump_parse_query_id(dump_args *a)
 	sv = strtoll(optarg, &end, 10);
 	if (!*optarg || *end || errno)
 	{
-		if (!dump_parse_u64(optarg, &v))
+		if (!pgwt_parse_u64(optarg, 10, UINT64_MAX, &v))
 		{
 			fprintf(stderr, "pgwt-dump: bad --query-id '%s': expected an integer\n", optarg);
 			return 2;
@@ -137,7 +122,7 @@ dump_parse_value(int c, dump_args *a)
 			}
 			break;
 		case 'P':
-			if (!dump_parse_u64(optarg, &v) || v == 0 || v > UINT32_MAX)
+			if (!pgwt_parse_u64(optarg, 10, UINT64_MAX, &v) || v == 0 || v > UINT32_MAX)
 			{
 				fprintf(stderr, "pgwt-dump: bad --pid-filter '%s': expected a process id\n", optarg);
 				return 2;
@@ -148,7 +133,7 @@ dump_parse_value(int c, dump_args *a)
 		case 'Q':
 			return dump_parse_query_id(a);
 		case 'n':
-			if (!dump_parse_u64(optarg, &v) || v == 0)
+			if (!pgwt_parse_u64(optarg, 10, UINT64_MAX, &v) || v == 0)
 			{
 				fprintf(stderr, "pgwt-dump: bad --limit '%s': expected a positive number\n", optarg);
 				return 2;
@@ -156,7 +141,7 @@ dump_parse_value(int c, dump_args *a)
 			a->limit = (size_t) v;
 			break;
 		case 'g':
-			if (!dump_parse_u64(optarg, &v) || v < 10 || v > 99)
+			if (!pgwt_parse_u64(optarg, 10, UINT64_MAX, &v) || v < 10 || v > 99)
 			{
 				fprintf(stderr, "pgwt-dump: bad --pg-version '%s': expected a major version like 15\n", optarg);
 				return 2;

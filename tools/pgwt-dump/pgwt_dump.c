@@ -554,7 +554,8 @@ done:
 
 /*
  * The windows' exact sources (windows.tsv beside the trace) over the
- * range the windows cover; an unreadable file counts as absent.
+ * range the windows cover; a file that cannot be used (damaged, or a
+ * link, FIFO or device, never followed) counts as absent, with a warning.
  */
 static void
 dump_exact_sources(const char *path, const struct stat *sb, const pgwt_window_spec *specs,
@@ -563,6 +564,7 @@ dump_exact_sources(const char *path, const struct stat *sb, const pgwt_window_sp
 	char	   *dir = strdup(path);
 	uint64_t	from = specs[0].from_ns,
 				to = specs[0].to_ns;
+	int			rc;
 
 	memset(xs, 0, sizeof(*xs));
 	if (!dir)
@@ -572,9 +574,13 @@ dump_exact_sources(const char *path, const struct stat *sb, const pgwt_window_sp
 		from = specs[i].from_ns < from ? specs[i].from_ns : from;
 		to = specs[i].to_ns > to ? specs[i].to_ns : to;
 	}
-	if (pgwt_tf_window_sources_load(S_ISDIR(sb->st_mode) ? dir : dirname(dir), from,
-									to == UINT64_MAX ? 0 : to, xs) < 0)
+	if ((rc = pgwt_tf_window_sources_load(S_ISDIR(sb->st_mode) ? dir : dirname(dir), from,
+										  to == UINT64_MAX ? 0 : to, xs)) < 0)
+	{
+		fprintf(stderr, "pgwt-dump: warning: %s/%s cannot be used: %s\n",
+				dir, PGWT_TF_WINDOWS_NAME, pgwt_tf_strerror(rc));
 		memset(xs, 0, sizeof(*xs));
+	}
 	free(dir);
 }
 

@@ -6,25 +6,12 @@
 #include <string.h>
 
 #include "srv_api.h"
+#include "common/parse_u64.h"
 
 bool
 srv_param_u64(const char *s, uint64_t *out)
 {
-	uint64_t	v = 0;
-	size_t		n = 0;
-
-	if (!s || !*s)
-		return false;
-	for (; *s; s++, n++)
-	{
-		if (*s < '0' || *s > '9' || n >= 20)
-			return false;
-		if (v > (UINT64_MAX - (uint64_t) (*s - '0')) / 10)
-			return false;
-		v = v * 10 + (uint64_t) (*s - '0');
-	}
-	*out = v;
-	return true;
+	return pgwt_parse_u64(s, 10, UINT64_MAX, out);
 }
 
 bool
