@@ -13,6 +13,7 @@
 
 #include "srv_args.h"
 #include "srv_http.h"
+#include "srv_load.h"
 
 static int
 srv_exec_dump(int argc, char **argv)
@@ -49,5 +50,6 @@ main(int argc, char **argv)
 		return srv_exec_dump(argc, argv);
 	if ((rc = srv_parse_args(argc, argv, &cfg)) != 0)
 		return rc;
+	srv_load_set_max_records(cfg.max_records);
 	return srv_http_run(&cfg);
 }

@@ -29,14 +29,13 @@ srv_aas_label(unsigned i)
 	return n ? n : "(unknown class)";
 }
 
-/* Fill the series from one read of its range. 0 or -1. */
+/* Fill the series from one read of its range. 0 or -1 with err set. */
 static int
 srv_aas_load(const srv_config *cfg, pgwt_series *s, uint64_t from, uint64_t to, bool aligned,
-			 bool *used)
+			 bool *used, char *err, size_t errlen)
 {
 	pgwt_window_spec win;
 	srv_loaded	l;
-	char		err[200];
 
 	memset(&win, 0, sizeof(win));
 	win.from_ns = from;
@@ -45,8 +44,8 @@ srv_aas_load(const srv_config *cfg, pgwt_series *s, uint64_t from, uint64_t to, 
 	/* the summaries bill a frame whole: only into buckets aligned to them */
 	*used = false;
 	if (aligned ? srv_load_range_fast(cfg->trace_dir, from, to, &win, false, s, &l, used, err,
-									  sizeof(err)) != 0
-		: srv_load_range(cfg->trace_dir, from, to, &win, 1, false, s, &l, err, sizeof(err)) != 0)
+									  errlen) != 0
+		: srv_load_range(cfg->trace_dir, from, to, &win, 1, false, s, &l, err, errlen) != 0)
 		return -1;
 	srv_loaded_free(&l);
 	return 0;
@@ -144,7 +143,7 @@ srv_api_aas(const srv_config *cfg, srv_arg_fn arg, void *conn, srv_reply *r)
 		const pgwt_series *cs;
 
 		if (!srv_cache_range(cfg->trace_dir, from, to, &cs, &used, err, sizeof(err)) || !cs)
-			srv_reply_error(r, 500, "the trace directory could not be read");
+			srv_reply_load_error(r, err);
 		else
 			srv_aas_render(&r->body, cs, from, to, used);
 		srv_cache_release();
@@ -152,8 +151,8 @@ srv_api_aas(const srv_config *cfg, srv_arg_fn arg, void *conn, srv_reply *r)
 	}
 	if (!(s = srv_sum_series(cfg->trace_dir, from, to, (unsigned) points, &aligned)))
 		{ srv_reply_error(r, 500, "out of memory"); return; }
-	if (srv_aas_load(cfg, s, from, to, aligned, &used) != 0)
-		srv_reply_error(r, 500, "the trace directory could not be read");
+	if (srv_aas_load(cfg, s, from, to, aligned, &used, err, sizeof(err)) != 0)
+		srv_reply_load_error(r, err);
 	else
 		srv_aas_render(&r->body, s, from, to, used);
 	pgwt_series_free(s);

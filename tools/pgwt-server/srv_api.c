@@ -237,7 +237,7 @@ srv_api_view(const srv_config *cfg, srv_arg_fn arg, void *conn, srv_reply *r)
 	if (l == NULL)
 	{
 		srv_cache_release();
-		srv_reply_error(r, 500, "the trace directory could not be read");
+		srv_reply_load_error(r, err);
 		return;
 	}
 	bad_event = q.event_text && !pgwt_event_parse(&l->names, q.event_text, &event);

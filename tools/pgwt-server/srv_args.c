@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/parse_u64.h"
 #include "srv_args.h"
 
 static void
@@ -30,7 +31,9 @@ srv_usage(FILE *f)
 			"  --allow-remote      listen on another address (needs a token)\n"
 			"  --token-file FILE   the token API requests must carry (or PGWT_SERVER_TOKEN)\n"
 			"  --web-root DIR      the page's files (default: the build's build/web)\n"
-			"  --control SOCKET    the daemon's control socket: status, escalate (needs a token)\n");
+			"  --control SOCKET    the daemon's control socket: status, escalate (needs a token)\n"
+			"  --max-records N     records one request reads at most (default 400000000);\n"
+			"                      a range over it is answered 413: narrow it\n");
 }
 
 static bool
@@ -181,6 +184,7 @@ srv_parse_args(int argc, char **argv, srv_config *cfg)
 		{"web-root", required_argument, NULL, 'w'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"control", required_argument, NULL, 'c'},
+		{"max-records", required_argument, NULL, 'm'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}
 	};
@@ -190,6 +194,7 @@ srv_parse_args(int argc, char **argv, srv_config *cfg)
 				rc;
 
 	memset(cfg, 0, sizeof(*cfg));
+	cfg->max_records = SRV_MAX_RECORDS_DEFAULT;
 	srv_default_web_root(cfg);
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1)
 	{
@@ -213,6 +218,14 @@ srv_parse_args(int argc, char **argv, srv_config *cfg)
 				break;
 			case 'q':
 				cfg->quiet = true;
+				break;
+			case 'm':
+				if (!pgwt_parse_u64(optarg, 10, UINT64_MAX, &cfg->max_records) ||
+					cfg->max_records == 0)
+				{
+					fprintf(stderr, "pgwt-server: --max-records: expected a positive integer\n");
+					return 2;
+				}
 				break;
 			case 'h':
 				srv_usage(stdout);

@@ -35,7 +35,7 @@ srv_cmp_period(const srv_config *cfg, uint64_t from, uint64_t to, pgwt_cmp_kind 
 	snprintf(win.label, sizeof(win.label), "%llu..%llu", (unsigned long long) from,
 			 (unsigned long long) to);
 	if (srv_load_range_fast(cfg->trace_dir, from, to, &win, true, NULL, l, &used, err, sizeof(err)) != 0)
-		return srv_reply_error(r, 500, "the trace directory could not be read"), -1;
+		return srv_reply_load_error(r, err), -1;
 	vo.names = &l->names;
 	*n = 0;
 	if (pgwt_view_time_model(l->eng, 0, &tm) == PGWT_VIEW_OK)

@@ -115,7 +115,13 @@ srv_exact_load(const char *dir, uint64_t from, uint64_t to, const pgwt_window_sp
 	}
 	while ((rc = pgwt_range_next(rl, &blk)) > 0)
 	{
-		l->records += blk.n;
+		if (!srv_load_count(l, blk.n, err, errlen))
+		{
+			pgwt_range_close(rl);
+			free(bl.obs);
+			srv_loaded_free(l);
+			return -1;
+		}
 		pgwt_blkobs_add_records(l->eng, &bl, blk.recs, blk.n);
 		if (now)
 			pgwt_now_add_many(now, blk.recs, blk.n);
@@ -221,7 +227,7 @@ srv_api_exact(const srv_config *cfg, srv_arg_fn arg, void *conn, srv_reply *r)
 					   (q.views & (1u << SRV_X_SESSIONS_NOW)) ? &now : NULL, err, sizeof(err)) != 0)
 	{
 		pgwt_now_free(&now);
-		srv_reply_error(r, 500, "the trace directory could not be read");
+		srv_reply_load_error(r, err);
 		return;
 	}
 	ok = true;

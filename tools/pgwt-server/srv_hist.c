@@ -125,7 +125,7 @@ srv_api_histogram(const srv_config *cfg, srv_arg_fn arg, void *conn, srv_reply *
 		if (rc == SRV_HIST_BAD_EVENT)
 			srv_reply_error(r, 400, "event: not a wait event (Class:Name, Class:0xNN or CPU*)");
 		else
-			srv_reply_error(r, 500, "the trace directory could not be read");
+			srv_reply_load_error(r, err);
 		return;
 	}
 	pgwt_view_summary(l.eng, 0, &sum);

@@ -4,7 +4,9 @@
  *		range loader of analysis/ (wall-clock time, the open escalation
  *		window first, waits cut to the range), so every figure the server
  *		shows is the one pgwt-dump shows for the same range. Each request
- *		loads afresh: live files are seen as they grow. No shared state.
+ *		loads afresh: live files are seen as they grow. The one setting
+ *		shared by the threads, the bound of records per request, is written
+ *		before they start and only read afterwards.
  */
 #include <stdio.h>
 #include <string.h>
@@ -13,7 +15,30 @@
 #include "analysis/names_load.h"
 #include "analysis/range_load.h"
 #include "tracefmt/tracefmt.h"
+#include "srv.h"
 #include "srv_load.h"
+
+/*
+ * Records one request reads at most: set once by main before the HTTP
+ * layer starts its threads, read-only afterwards (no lock).
+ */
+static uint64_t srv_load_max = SRV_MAX_RECORDS_DEFAULT;
+
+void
+srv_load_set_max_records(uint64_t n)
+{
+	srv_load_max = n ? n : SRV_MAX_RECORDS_DEFAULT;
+}
+
+bool
+srv_load_count(srv_loaded *out, uint32_t n, char *err, size_t errlen)
+{
+	out->records += n;
+	if (out->records <= srv_load_max)
+		return true;
+	snprintf(err, errlen, "%s", SRV_TOO_LARGE_MSG);
+	return false;
+}
 
 static int
 srv_load_feed(pgwt_range_loader *l, srv_loaded *out, char *err, size_t errlen)
@@ -31,8 +56,11 @@ srv_load_feed(pgwt_range_loader *l, srv_loaded *out, char *err, size_t errlen)
 			out->first_rt = blk.first_ts;
 		if (blk.last_ts > out->last_rt)
 			out->last_rt = blk.last_ts;
-		out->records += blk.n;
-		if (out->eng)
+		if (!out->eng)
+			out->records += blk.n;	/* the extent alone: no engine, no bound */
+		else if (!srv_load_count(out, blk.n, err, errlen))
+			return -1;
+		else
 			pgwt_engine_add_many(out->eng, blk.recs, blk.n);
 	}
 	if (rc < 0)

@@ -74,6 +74,15 @@ int			srv_load_range_fast(const char *path, uint64_t from, uint64_t to,
 								struct pgwt_series *series, srv_loaded *out, bool *used,
 								char *err, size_t errlen);
 
+/*
+ * The bound of records per request (--max-records; main sets it before the
+ * threads start). srv_load_count adds n to out->records and, past the
+ * bound, sets err to SRV_TOO_LARGE_MSG (srv.h) and returns false: every
+ * loop that feeds an engine calls it per batch.
+ */
+void		srv_load_set_max_records(uint64_t n);
+bool		srv_load_count(srv_loaded *out, uint32_t n, char *err, size_t errlen);
+
 /* Only the extent of the whole trace (first/last record, count). */
 int			srv_load_extent(const char *path, srv_loaded *out, char *err, size_t errlen);
 void		srv_loaded_free(srv_loaded *l);
