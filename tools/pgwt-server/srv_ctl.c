@@ -4,7 +4,8 @@
  *		request opens one connection, sends one line and reads one answer
  *		line, all within SRV_CTL_TIMEOUT_MS and SRV_CTL_MAX_ANSWER bytes, so
  *		a stuck daemon costs one request a bounded wait. The server runs its
- *		requests on one thread (srv_http.c): the static buffer is safe.
+ *		requests on a pool of threads (srv_http.c), one request wholly on
+ *		one thread: the static buffers are per thread.
  *
  * Who may escalate: the HTTP side checks the token before any handler
  * here runs; escalation further needs a token to be configured at all
@@ -28,7 +29,8 @@
 #include "srv_api.h"
 #include "srv_ctl.h"
 
-static char srv_ctl_buf[SRV_CTL_MAX_ANSWER + 1];
+/* one answer per handler thread (srv_http.c runs a pool of them) */
+static __thread char srv_ctl_buf[SRV_CTL_MAX_ANSWER + 1];
 
 static long long
 srv_ctl_now_ms(void)
@@ -204,7 +206,7 @@ srv_api_deescalate(const srv_config *cfg, srv_reply *r)
 void
 srv_api_windows(const srv_config *cfg, srv_arg_fn arg, void *conn, srv_reply *r)
 {
-	static pgwt_esc_window arr[SRV_MAX_WINDOWS];
+	static __thread pgwt_esc_window arr[SRV_MAX_WINDOWS];	/* per handler thread */
 	pgwt_esc_windows s;
 	pgwt_range_loader *l;
 	pgwt_range_batch b;

@@ -1,9 +1,12 @@
 /*
  * srv_http.c
- *		The HTTP side of pgwt-server on libmicrohttpd. One internal polling
- *		thread handles every request in turn, so the handlers share no state
- *		with another thread (a handler may keep static buffers); the
- *		main thread only waits for a signal.
+ *		The HTTP side of pgwt-server on libmicrohttpd. A pool of SRV_THREADS
+ *		polling threads handles the requests, so a page's reads run side by
+ *		side (its chart and tables, its exact views) and one long read does
+ *		not hold up the rest. Handlers share no unguarded state: a handler's
+ *		static buffer is per thread (__thread), the loaded-range cache has
+ *		its mutex (srv_cache.c), the summary memo its own. The main thread
+ *		only waits for a signal.
  *
  * Every reply carries a Content-Security-Policy that allows only the
  * page's own scripts and styles (no inline script), nosniff and
@@ -26,6 +29,8 @@
 #include "srv_ctl.h"
 #include "srv_http.h"
 #include "srv_static.h"
+
+#define SRV_THREADS	2			/* requests served at once */
 
 #define SRV_CSP "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " \
 	"connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
@@ -299,6 +304,7 @@ srv_http_run(const srv_config *cfg)
 	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG |
 						 (cfg->addr.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
 						 0, NULL, NULL, srv_handle, (void *) cfg,
+						 MHD_OPTION_THREAD_POOL_SIZE, (unsigned) SRV_THREADS,
 						 MHD_OPTION_SOCK_ADDR, (const struct sockaddr *) &cfg->addr,
 						 MHD_OPTION_CONNECTION_LIMIT, (unsigned) 64,
 						 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) 30,
