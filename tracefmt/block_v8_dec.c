@@ -69,6 +69,7 @@ struct tf_v8_dec
 	uint32_t	gen;			/* this block's generation, >= 1 */
 	tf_v8d_table code,
 				ts[V8_TS_TABLES];
+	const tf_v8d_table *tsp[V8_TS_TABLES];	/* &ts[c]: a load, not a multiply */
 	tf_v8d_pid	st[V8_MAX];
 	tf_v8_succ	succ[1u << V8_SUCC_BITS];
 };
@@ -88,6 +89,8 @@ tf_v8d_ctx_get(tf_v8_dec **ctx)
 			return NULL;
 		d = (tf_v8_dec *) (((uintptr_t) mem + 63) & ~(uintptr_t) 63);
 		d->mem = mem;
+		for (unsigned c = 0; c < V8_TS_TABLES; c++)
+			d->tsp[c] = &d->ts[c];
 	}
 	if (ctx)
 		*ctx = d;
@@ -258,8 +261,23 @@ tf_v8d_bits_init(tf_v8d_bits *r, const uint8_t *p, const uint8_t *end)
 		(void) tf_v8d_to_tail(r);
 }
 
+/*
+ * What the record loop reads on every record, kept apart from
+ * tf_v8d_bits (whose address the rare move to tail takes) so that the
+ * compiler holds it in registers: the bit position, where the stream
+ * is read from, and the extra column's cursor.
+ */
+typedef struct tf_v8d_rd
+{
+	const uint8_t *base;
+	uint64_t	pos,
+				lim;
+	const uint8_t *xcur,
+			   *xend;
+} tf_v8d_rd;
+
 static inline __attribute__((always_inline)) uint64_t
-tf_v8d_peek(const tf_v8d_bits *r)
+tf_v8d_peek(const tf_v8d_rd *r)
 {
 	return tf_get_u64(r->base + (r->pos >> 3)) >> (r->pos & 7);
 }
@@ -270,7 +288,7 @@ tf_v8d_peek(const tf_v8d_bits *r)
  * to 32 raw bits.
  */
 static inline __attribute__((always_inline)) uint32_t
-tf_v8d_code(tf_v8d_bits *r, const tf_v8d_table *t, uint64_t *w)
+tf_v8d_code(tf_v8d_rd *r, const tf_v8d_table *t, uint64_t *w)
 {
 	uint32_t	e;
 
@@ -283,7 +301,7 @@ tf_v8d_code(tf_v8d_bits *r, const tf_v8d_table *t, uint64_t *w)
 
 /* A ts value from w (what tf_v8d_code left); false on a bad code. */
 static inline __attribute__((always_inline)) bool
-tf_v8d_ts(tf_v8d_bits *r, const tf_v8d_table *t, uint64_t w, uint64_t *v)
+tf_v8d_ts(tf_v8d_rd *r, const tf_v8d_table *t, uint64_t w, uint64_t *v)
 {
 	uint32_t	e = t->t.e[w & t->mask];
 	unsigned	nraw = (e >> 4) & 63,
@@ -307,11 +325,18 @@ tf_v8d_ts(tf_v8d_bits *r, const tf_v8d_table *t, uint64_t w, uint64_t *v)
 	return true;
 }
 
-/* old, duration, query and cpu of r from the extra byte and columns
- * (skip_cpu: cpu unknown; tf_v8d_cpu_skipped checks its column). */
+/*
+ * old, duration, query and cpu of r from the extra byte and columns
+ * (skip_cpu: cpu unknown; tf_v8d_cpu_skipped checks its column). late:
+ * the extra byte is read unchecked, which the caller allows only when n
+ * bytes from the column's start lie inside the payload, and checks the
+ * bytes read once the block's records have read them (tf_v8d_cpu_skipped
+ * and the cursor against the column's end): a bad one refuses the block
+ * as it would have here.
+ */
 static inline __attribute__((always_inline)) int
-tf_v8d_rest(tf_v8_dec *d, uint8_t code, pgwt_record *r, const tf_v8d_pid *st,
-			bool skip_cpu)
+tf_v8d_rest(tf_v8_dec *d, tf_v8d_rd *rd, uint8_t code, pgwt_record *r,
+			const tf_v8d_pid *st, bool skip_cpu, bool late)
 {
 	uint8_t		extra = 0;
 	uint64_t	v;
@@ -319,10 +344,10 @@ tf_v8d_rest(tf_v8_dec *d, uint8_t code, pgwt_record *r, const tf_v8d_pid *st,
 
 	if (code & V8_EXTRA)
 	{
-		if (d->cur[V8_COL_EXTRA] >= d->cend[V8_COL_EXTRA])
+		if (!late && rd->xcur >= rd->xend)
 			return -PGWT_TF_BAD_PAYLOAD;
-		extra = *d->cur[V8_COL_EXTRA]++;
-		if (extra == 0 || (extra & ~(V8_X_OLD | V8_X_DUR | V8_X_CPU)))
+		extra = *rd->xcur++;
+		if (!late && (extra == 0 || (extra & ~(V8_X_OLD | V8_X_DUR | V8_X_CPU))))
 			return -PGWT_TF_BAD_PAYLOAD;
 	}
 	r->old_event = st->nm_new;
@@ -383,8 +408,8 @@ tf_v8d_succ(tf_v8_dec *d, uint32_t gen_tag, const tf_v8d_pid *st, uint32_t k,
  * previous record's), then the other fields; updates its backend's state.
  */
 static inline __attribute__((always_inline)) int
-tf_v8d_record(tf_v8_dec *d, tf_v8d_bits *br, pgwt_record *r, uint64_t prev,
-			  uint64_t last_ts, uint32_t gen_tag, bool units1, bool skip_cpu)
+tf_v8d_record(tf_v8_dec *d, tf_v8d_bits *br, tf_v8d_rd *rd, pgwt_record *r, uint64_t prev,
+			  uint64_t last_ts, uint32_t gen_tag, bool units1, bool skip_cpu, bool late)
 {
 	uint32_t	e,
 				s0 = 0,
@@ -399,9 +424,16 @@ tf_v8d_record(tf_v8_dec *d, tf_v8d_bits *br, pgwt_record *r, uint64_t prev,
 	unsigned	tab;
 	int			rc;
 
-	if (br->pos > br->lim && !tf_v8d_to_tail(br))
-		return -PGWT_TF_BAD_PAYLOAD;	/* overran: used > the stream */
-	if ((e = tf_v8d_code(br, &d->code, &w)) == 0)
+	if (__builtin_expect(rd->pos > rd->lim, 0))
+	{
+		br->pos = rd->pos;
+		if (!tf_v8d_to_tail(br))
+			return -PGWT_TF_BAD_PAYLOAD;	/* overran: used > the stream */
+		rd->base = br->base;
+		rd->pos = br->pos;
+		rd->lim = br->lim;
+	}
+	if ((e = tf_v8d_code(rd, &d->code, &w)) == 0)
 		return -PGWT_TF_BAD_PAYLOAD;
 	code = (uint8_t) (e >> 10);
 	k = code & V8_PID_MASK;
@@ -424,7 +456,7 @@ tf_v8d_record(tf_v8_dec *d, tf_v8d_bits *br, pgwt_record *r, uint64_t prev,
 		return rc;
 	/* ts: a marker's from its pid's previous record, else from prev */
 	tab = tf_v8_ts_table(r->new_event, st->has_any);
-	if (!tf_v8d_ts(br, &d->ts[tab], w, &v) ||
+	if (!tf_v8d_ts(rd, d->tsp[tab], w, &v) ||
 		(!units1 && d->unit[tab >= 2] != 1 &&
 		 __builtin_mul_overflow(v, d->unit[tab >= 2], &v)))
 		return -PGWT_TF_BAD_PAYLOAD;
@@ -443,7 +475,7 @@ tf_v8d_record(tf_v8_dec *d, tf_v8d_bits *br, pgwt_record *r, uint64_t prev,
 		if (r->ts_ns < prev)
 			return -PGWT_TF_BAD_PAYLOAD;	/* records ascend */
 	}
-	if ((rc = tf_v8d_rest(d, code, r, st, skip_cpu)) < 0)
+	if ((rc = tf_v8d_rest(d, rd, code, r, st, skip_cpu, late)) < 0)
 		return rc;
 	if (slot && slot->s0 != r->new_event)
 	{
@@ -465,28 +497,34 @@ tf_v8d_record(tf_v8_dec *d, tf_v8d_bits *br, pgwt_record *r, uint64_t prev,
 	return 0;
 }
 
-/* The n records of the block; units1: both units are 1. */
+/* The n records of the block; units1: both units are 1; late: as
+ * tf_v8d_rest. */
 static inline __attribute__((always_inline)) int
 tf_v8d_records(tf_v8_dec *d, tf_v8d_bits *br, pgwt_record *recs, uint32_t n,
 			   uint64_t first_ts, uint64_t last_ts, uint32_t gen_tag, bool units1,
-			   bool skip_cpu)
+			   bool skip_cpu, bool late)
 {
 	uint64_t	prev = first_ts;
-	int			rc;
+	tf_v8d_rd	rd = {br->base, br->pos, br->lim,
+	d->cur[V8_COL_EXTRA], d->cend[V8_COL_EXTRA]};
+	int			rc = 0;
 
 	for (uint32_t i = 0; i < n; i++)
 	{
 		pgwt_record r;
 
 		/* built in a local: its stores cannot alias the decoder's state */
-		if ((rc = tf_v8d_record(d, br, &r, prev, last_ts, gen_tag, units1, skip_cpu)) < 0)
-			return rc;
+		if ((rc = tf_v8d_record(d, br, &rd, &r, prev, last_ts, gen_tag, units1, skip_cpu,
+								late)) < 0)
+			break;
 		r.kind = PGWT_REC_TRANSITION;
 		r.weight_ns = 0;
 		recs[i] = r;
 		prev = r.ts_ns;
 	}
-	return 0;
+	br->pos = rd.pos;
+	d->cur[V8_COL_EXTRA] = rd.xcur;
+	return rc;
 }
 
 /*
@@ -531,19 +569,30 @@ tf_v8d_leb_column(const uint8_t *p, const uint8_t *end, uint64_t n)
  * Skipping cpu_ns: the extra bytes the records read, [x, end), say how
  * many values the cpu column holds (bit V8_X_CPU of each: eight bytes at
  * a time, the bits summed by one multiply); the column must hold exactly
- * those. It is then used up.
+ * those. It is then used up. Each byte must also be a valid extra byte
+ * (1-7), which a late read (tf_v8d_rest) has not checked: no byte with a
+ * bit past the third, and none zero (a borrow into its top bit).
  */
 static bool
 tf_v8d_cpu_skipped(tf_v8_dec *d, const uint8_t *x, const uint8_t *end)
 {
 	const uint64_t ones = 0x0101010101010101ull;
-	uint64_t	n = 0;
+	uint64_t	n = 0,
+				bad = 0;
 
 	for (; end - x >= 8; x += 8)
-		n += (((tf_get_u64(x) >> 2) & ones) * ones) >> 56;
+	{
+		uint64_t	w = tf_get_u64(x);
+
+		bad |= (w & 0xF8F8F8F8F8F8F8F8ull) | ((w - ones) & ~w & 0x8080808080808080ull);
+		n += (((w >> 2) & ones) * ones) >> 56;
+	}
 	for (; x < end; x++)
+	{
+		bad |= *x == 0 || *x > (V8_X_OLD | V8_X_DUR | V8_X_CPU);
 		n += (*x & V8_X_CPU) != 0;
-	if (!tf_v8d_leb_column(d->cur[V8_COL_CPU], d->cend[V8_COL_CPU], n))
+	}
+	if (bad || !tf_v8d_leb_column(d->cur[V8_COL_CPU], d->cend[V8_COL_CPU], n))
 		return false;
 	d->cur[V8_COL_CPU] = d->cend[V8_COL_CPU];
 	return true;
@@ -580,6 +629,7 @@ tf_decode_transitions_v8(const uint8_t **pp, const uint8_t *end, uint32_t n,
 	uint64_t	used;
 	uint32_t	c,
 				gen_tag;
+	bool		late;
 	int			rc;
 
 	if (d == NULL)
@@ -589,18 +639,27 @@ tf_decode_transitions_v8(const uint8_t **pp, const uint8_t *end, uint32_t n,
 	tf_v8d_bits_init(&br, p, end);
 	/* in a local: the successor slots' stores could alias d->gen */
 	gen_tag = d->gen << V8D_TAG_BITS;
-	/* with both units 1 (ns traces: the daemon's, the extension's,
+	/*
+	 * with both units 1 (ns traces: the daemon's, the extension's,
 	 * pgwt-synth's) no record tests its unit; a copy of the loop per
-	 * skip_cpu there, the common case */
+	 * skip_cpu there, the common case, and skipping cpu_ns, the extra
+	 * bytes are read late when n of them from the column's start lie in
+	 * the payload (the records cannot read more)
+	 */
 	x0 = d->cur[V8_COL_EXTRA];
-	if (d->unit[0] == 1 && d->unit[1] == 1)
-		rc = skip_cpu ? tf_v8d_records(d, &br, recs, n, first_ts, last_ts, gen_tag, true, true) :
-			tf_v8d_records(d, &br, recs, n, first_ts, last_ts, gen_tag, true, false);
+	late = skip_cpu && d->unit[0] == 1 && d->unit[1] == 1 && (uint64_t) (end - x0) >= n;
+	if (late)
+		rc = tf_v8d_records(d, &br, recs, n, first_ts, last_ts, gen_tag, true, true, true);
+	else if (d->unit[0] == 1 && d->unit[1] == 1)
+		rc = skip_cpu ? tf_v8d_records(d, &br, recs, n, first_ts, last_ts, gen_tag, true, true, false) :
+			tf_v8d_records(d, &br, recs, n, first_ts, last_ts, gen_tag, true, false, false);
 	else
-		rc = tf_v8d_records(d, &br, recs, n, first_ts, last_ts, gen_tag, false, skip_cpu);
+		rc = tf_v8d_records(d, &br, recs, n, first_ts, last_ts, gen_tag, false, skip_cpu, false);
 	if (rc < 0)
 		goto out;
 	rc = -PGWT_TF_BAD_PAYLOAD;
+	if (late && d->cur[V8_COL_EXTRA] > d->cend[V8_COL_EXTRA])
+		goto out;				/* read past its column */
 	/* skipped, the cpu column holds exactly the values the records said */
 	if (skip_cpu && !tf_v8d_cpu_skipped(d, x0, d->cur[V8_COL_EXTRA]))
 		goto out;
