@@ -51,6 +51,8 @@ typedef struct tf_v8d_pid
 	uint32_t	any_old,		/* the successor context */
 				any_new;
 	uint32_t	pid;			/* its pid table entry, read once per block */
+	uint32_t	tag,			/* its successor tag in this block */
+				kh;				/* its part of the successor hash */
 	bool		has_any;
 } __attribute__((aligned(64))) tf_v8d_pid;	/* a line each: k's is at k << 6 */
 
@@ -383,11 +385,10 @@ tf_v8d_rest(tf_v8_dec *d, tf_v8d_rd *rd, uint8_t code, pgwt_record *r,
  * record's new event only has to be pushed: tf_v8_succ_get then _put).
  */
 static inline __attribute__((always_inline)) tf_v8_succ *
-tf_v8d_succ(tf_v8_dec *d, uint32_t gen_tag, const tf_v8d_pid *st, uint32_t k,
-			uint32_t *s0, uint32_t *s1)
+tf_v8d_succ(tf_v8_dec *d, const tf_v8d_pid *st, uint32_t *s0, uint32_t *s1)
 {
-	uint32_t	tag = gen_tag | (k + 1);
-	tf_v8_succ *slot = tf_v8_succ_at(d->succ, k, st->any_old, st->any_new);
+	uint32_t	tag = st->tag;
+	tf_v8_succ *slot = tf_v8_succ_at_kh(d->succ, st->kh, st->any_old, st->any_new);
 
 	if (slot->tag == tag && slot->c_old == st->any_old &&
 		slot->c_new == st->any_new)
@@ -404,12 +405,72 @@ tf_v8d_succ(tf_v8_dec *d, uint32_t gen_tag, const tf_v8d_pid *st, uint32_t k,
 }
 
 /*
+ * The rest of record r once its ts is known (tf_v8d_rest), then its
+ * new event pushed to its successor slot (when it has one) and its
+ * backend's latest record.
+ */
+static inline __attribute__((always_inline)) int
+tf_v8d_finish(tf_v8_dec *d, tf_v8d_rd *rd, uint8_t code, pgwt_record *r, tf_v8d_pid *st,
+			  tf_v8_succ *slot, bool skip_cpu, bool late)
+{
+	int			rc;
+
+	if ((rc = tf_v8d_rest(d, rd, code, r, st, skip_cpu, late)) < 0)
+		return rc;
+	if (slot && slot->s0 != r->new_event)
+	{
+		slot->s1 = slot->s0;
+		slot->s0 = r->new_event;
+	}
+	st->has_any = true;
+	st->any_ts = r->ts_ns;
+	st->any_q = r->query_id;
+	st->any_old = r->old_event;
+	st->any_new = r->new_event;
+	return 0;
+}
+
+/*
+ * A marker record from its ts on (w: the bits after its code): an
+ * offset from its backend's previous record under its marker id's table,
+ * or before the backend has one a delta from prev (tf_v8_ts_table).
+ */
+static inline __attribute__((always_inline)) int
+tf_v8d_marker(tf_v8_dec *d, tf_v8d_rd *rd, uint8_t code, uint64_t w, pgwt_record *r,
+			  uint64_t prev, uint64_t last_ts, tf_v8d_pid *st, tf_v8_succ *slot,
+			  bool units1, bool skip_cpu, bool late)
+{
+	unsigned	tab = tf_v8_ts_table(r->new_event, st->has_any);
+	uint64_t	v;
+
+	if (!tf_v8d_ts(rd, d->tsp[tab], w, &v) ||
+		(!units1 && d->unit[tab >= 2] != 1 &&
+		 __builtin_mul_overflow(v, d->unit[tab >= 2], &v)))
+		return -PGWT_TF_BAD_PAYLOAD;
+	if (tab < 2)
+	{
+		if (v > last_ts - prev)
+			return -PGWT_TF_BAD_PAYLOAD;
+		r->ts_ns = prev + v;
+	}
+	else
+	{
+		if (v > last_ts - st->any_ts)
+			return -PGWT_TF_BAD_PAYLOAD;
+		r->ts_ns = st->any_ts + v;
+		if (r->ts_ns < prev)
+			return -PGWT_TF_BAD_PAYLOAD;	/* records ascend */
+	}
+	return tf_v8d_finish(d, rd, code, r, st, slot, skip_cpu, late);
+}
+
+/*
  * Record i into *r: code byte, pid, new, its ts (not before prev, the
  * previous record's), then the other fields; updates its backend's state.
  */
 static inline __attribute__((always_inline)) int
 tf_v8d_record(tf_v8_dec *d, tf_v8d_bits *br, tf_v8d_rd *rd, pgwt_record *r, uint64_t prev,
-			  uint64_t last_ts, uint32_t gen_tag, bool units1, bool skip_cpu, bool late)
+			  uint64_t last_ts, bool units1, bool skip_cpu, bool late)
 {
 	uint32_t	e,
 				s0 = 0,
@@ -448,52 +509,34 @@ tf_v8d_record(tf_v8_dec *d, tf_v8d_bits *br, tf_v8d_rd *rd, pgwt_record *r, uint
 	st = &d->st[k];
 	r->pid = st->pid;
 	if (st->has_any)
-		slot = tf_v8d_succ(d, gen_tag, st, (uint32_t) k, &s0, &s1);
+		slot = tf_v8d_succ(d, st, &s0, &s1);
 	mode = (code >> V8_NEW_SHIFT) & 3;
 	r->new_event = mode == V8_NEW_SUCC0 ? s0 : mode == V8_NEW_BACK ? st->nm_old : s1;
 	if (mode == V8_NEW_EXPL &&
 		(rc = tf_v8d_col_event(d, V8_COL_NEW, &r->new_event)) < 0)
 		return rc;
-	/* ts: a marker's from its pid's previous record, else from prev */
-	tab = tf_v8_ts_table(r->new_event, st->has_any);
+	/*
+	 * ts: a marker's from its pid's previous record (rare: apart, in
+	 * tf_v8d_marker), else a delta from prev under the table of whether
+	 * it leaves a wait (tf_v8_ts_table); a non-marker record is its
+	 * backend's latest non-marker too
+	 */
+	if (__builtin_expect(tf_v8_is_marker(r->new_event), 0))
+		return tf_v8d_marker(d, rd, code, w, r, prev, last_ts, st, slot, units1, skip_cpu, late);
+	tab = r->new_event == 0;
 	if (!tf_v8d_ts(rd, d->tsp[tab], w, &v) ||
-		(!units1 && d->unit[tab >= 2] != 1 &&
-		 __builtin_mul_overflow(v, d->unit[tab >= 2], &v)))
+		(!units1 && d->unit[0] != 1 && __builtin_mul_overflow(v, d->unit[0], &v)))
 		return -PGWT_TF_BAD_PAYLOAD;
-	if (tab < 2)
-	{
-		/* prev + v <= last_ts: no wrap, so not before prev */
-		if (v > last_ts - prev)
-			return -PGWT_TF_BAD_PAYLOAD;
-		r->ts_ns = prev + v;
-	}
-	else
-	{
-		if (v > last_ts - st->any_ts)
-			return -PGWT_TF_BAD_PAYLOAD;
-		r->ts_ns = st->any_ts + v;
-		if (r->ts_ns < prev)
-			return -PGWT_TF_BAD_PAYLOAD;	/* records ascend */
-	}
-	if ((rc = tf_v8d_rest(d, rd, code, r, st, skip_cpu, late)) < 0)
+	/* prev + v <= last_ts: no wrap, so not before prev */
+	if (v > last_ts - prev)
+		return -PGWT_TF_BAD_PAYLOAD;
+	r->ts_ns = prev + v;
+	if ((rc = tf_v8d_finish(d, rd, code, r, st, slot, skip_cpu, late)) < 0)
 		return rc;
-	if (slot && slot->s0 != r->new_event)
-	{
-		slot->s1 = slot->s0;
-		slot->s0 = r->new_event;
-	}
-	st->has_any = true;
-	st->any_ts = r->ts_ns;
-	st->any_q = r->query_id;
-	st->any_old = r->old_event;
-	st->any_new = r->new_event;
-	if (!tf_v8_is_marker(r->new_event))
-	{
-		st->nm_mask = ~(uint64_t) 0;
-		st->nm_ts = r->ts_ns;
-		st->nm_old = r->old_event;
-		st->nm_new = r->new_event;
-	}
+	st->nm_mask = ~(uint64_t) 0;
+	st->nm_ts = r->ts_ns;
+	st->nm_old = r->old_event;
+	st->nm_new = r->new_event;
 	return 0;
 }
 
@@ -501,7 +544,7 @@ tf_v8d_record(tf_v8_dec *d, tf_v8d_bits *br, tf_v8d_rd *rd, pgwt_record *r, uint
  * tf_v8d_rest. */
 static inline __attribute__((always_inline)) int
 tf_v8d_records(tf_v8_dec *d, tf_v8d_bits *br, pgwt_record *recs, uint32_t n,
-			   uint64_t first_ts, uint64_t last_ts, uint32_t gen_tag, bool units1,
+			   uint64_t first_ts, uint64_t last_ts, bool units1,
 			   bool skip_cpu, bool late)
 {
 	uint64_t	prev = first_ts;
@@ -514,7 +557,7 @@ tf_v8d_records(tf_v8_dec *d, tf_v8d_bits *br, pgwt_record *recs, uint32_t n,
 		pgwt_record r;
 
 		/* built in a local: its stores cannot alias the decoder's state */
-		if ((rc = tf_v8d_record(d, br, &rd, &r, prev, last_ts, gen_tag, units1, skip_cpu,
+		if ((rc = tf_v8d_record(d, br, &rd, &r, prev, last_ts, units1, skip_cpu,
 								late)) < 0)
 			break;
 		r.kind = PGWT_REC_TRANSITION;
@@ -613,7 +656,11 @@ tf_v8d_start(const uint8_t **pp, const uint8_t *end, uint32_t n, tf_v8_dec *d)
 			return rc;
 	memset(d->st, 0, d->np * sizeof(tf_v8d_pid));
 	for (c = 0; c < d->np; c++)
+	{
 		d->st[c].pid = tf_get_u32(d->pids + 4 * (size_t) c);
+		d->st[c].tag = (d->gen << V8D_TAG_BITS) | (c + 1);
+		d->st[c].kh = tf_v8_succ_khash(c);
+	}
 	return 0;
 }
 
@@ -627,8 +674,7 @@ tf_decode_transitions_v8(const uint8_t **pp, const uint8_t *end, uint32_t n,
 	tf_v8d_bits br;
 	const uint8_t *x0;
 	uint64_t	used;
-	uint32_t	c,
-				gen_tag;
+	uint32_t	c;
 	bool		late;
 	int			rc;
 
@@ -637,8 +683,6 @@ tf_decode_transitions_v8(const uint8_t **pp, const uint8_t *end, uint32_t n,
 	if ((rc = tf_v8d_start(&p, end, n, d)) < 0)
 		goto out;
 	tf_v8d_bits_init(&br, p, end);
-	/* in a local: the successor slots' stores could alias d->gen */
-	gen_tag = d->gen << V8D_TAG_BITS;
 	/*
 	 * with both units 1 (ns traces: the daemon's, the extension's,
 	 * pgwt-synth's) no record tests its unit; a copy of the loop per
@@ -649,12 +693,12 @@ tf_decode_transitions_v8(const uint8_t **pp, const uint8_t *end, uint32_t n,
 	x0 = d->cur[V8_COL_EXTRA];
 	late = skip_cpu && d->unit[0] == 1 && d->unit[1] == 1 && (uint64_t) (end - x0) >= n;
 	if (late)
-		rc = tf_v8d_records(d, &br, recs, n, first_ts, last_ts, gen_tag, true, true, true);
+		rc = tf_v8d_records(d, &br, recs, n, first_ts, last_ts, true, true, true);
 	else if (d->unit[0] == 1 && d->unit[1] == 1)
-		rc = skip_cpu ? tf_v8d_records(d, &br, recs, n, first_ts, last_ts, gen_tag, true, true, false) :
-			tf_v8d_records(d, &br, recs, n, first_ts, last_ts, gen_tag, true, false, false);
+		rc = skip_cpu ? tf_v8d_records(d, &br, recs, n, first_ts, last_ts, true, true, false) :
+			tf_v8d_records(d, &br, recs, n, first_ts, last_ts, true, false, false);
 	else
-		rc = tf_v8d_records(d, &br, recs, n, first_ts, last_ts, gen_tag, false, skip_cpu, false);
+		rc = tf_v8d_records(d, &br, recs, n, first_ts, last_ts, false, skip_cpu, false);
 	if (rc < 0)
 		goto out;
 	rc = -PGWT_TF_BAD_PAYLOAD;
