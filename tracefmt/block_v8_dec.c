@@ -74,6 +74,7 @@ struct tf_v8_dec
 	const tf_v8d_table *tsp[V8_TS_TABLES];	/* &ts[c]: a load, not a multiply */
 	tf_v8d_pid	st[V8_MAX];
 	tf_v8_succ	succ[1u << V8_SUCC_BITS];
+	tf_v8_succ	scratch;		/* a backend's pushes before it has a context */
 };
 
 /* A context: the caller's (allocated on its first block) or a new one. */
@@ -406,7 +407,7 @@ tf_v8d_succ(tf_v8_dec *d, const tf_v8d_pid *st, uint32_t *s0, uint32_t *s1)
 
 /*
  * The rest of record r once its ts is known (tf_v8d_rest), then its
- * new event pushed to its successor slot (when it has one) and its
+ * new event pushed to its successor slot (d->scratch before it has one) and its
  * backend's latest record.
  */
 static inline __attribute__((always_inline)) int
@@ -417,7 +418,7 @@ tf_v8d_finish(tf_v8_dec *d, tf_v8d_rd *rd, uint8_t code, pgwt_record *r, tf_v8d_
 
 	if ((rc = tf_v8d_rest(d, rd, code, r, st, skip_cpu, late)) < 0)
 		return rc;
-	if (slot && slot->s0 != r->new_event)
+	if (slot->s0 != r->new_event)
 	{
 		slot->s1 = slot->s0;
 		slot->s0 = r->new_event;
@@ -481,7 +482,7 @@ tf_v8d_record(tf_v8_dec *d, tf_v8d_bits *br, tf_v8d_rd *rd, pgwt_record *r, uint
 				v,
 				w;
 	tf_v8d_pid *st;
-	tf_v8_succ *slot = NULL;
+	tf_v8_succ *slot;
 	unsigned	tab;
 	int			rc;
 
@@ -508,8 +509,9 @@ tf_v8d_record(tf_v8_dec *d, tf_v8d_bits *br, tf_v8d_rd *rd, pgwt_record *r, uint
 		return -PGWT_TF_BAD_PAYLOAD;
 	st = &d->st[k];
 	r->pid = st->pid;
-	if (st->has_any)
-		slot = tf_v8d_succ(d, st, &s0, &s1);
+	/* before its first record a backend has no successor context: its
+	 * pushes go to a slot no lookup reads */
+	slot = __builtin_expect(st->has_any, 1) ? tf_v8d_succ(d, st, &s0, &s1) : &d->scratch;
 	mode = (code >> V8_NEW_SHIFT) & 3;
 	r->new_event = mode == V8_NEW_SUCC0 ? s0 : mode == V8_NEW_BACK ? st->nm_old : s1;
 	if (mode == V8_NEW_EXPL &&
