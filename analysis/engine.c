@@ -429,6 +429,7 @@ key_acc_clear(key_cache *c)
 {
 	memset(&c->acc, 0, sizeof(c->acc));
 	c->acc.min_ns = UINT64_MAX;
+	c->whole_ns = 0;
 }
 
 /* A wait of ns wholly inside the window, counted, into a key's acc. */
@@ -437,21 +438,23 @@ key_acc_whole(key_cache *c, uint64_t ns)
 {
 	pgwt_stat  *a = &c->acc;
 
-	a->exact_ns += ns;
-	a->completed_ns += ns;
+	c->whole_ns += ns;
 	a->waits++;
 	a->min_ns = ns < a->min_ns ? ns : a->min_ns;
 	a->max_ns = ns > a->max_ns ? ns : a->max_ns;
-	c->dirty = true;
 }
 
 /* Add a cached key's accumulated time to its tables. */
 static void
 key_sync(window_agg *wa, key_cache *c)
 {
-	const pgwt_stat *a = &c->acc;
+	pgwt_stat  *a = &c->acc;
 
-	if (!c->dirty)
+	a->exact_ns += c->whole_ns;
+	a->completed_ns += c->whole_ns;
+	c->whole_ns = 0;
+	/* nothing owed (a billed record counts a wait, time or a sample) */
+	if ((a->waits | a->exact_ns | a->sampled_ns | a->samples) == 0)
 		return;
 	stat_add(&c->event_stat->st, a);
 	stat_add(window_total(wa, c), a);
@@ -469,7 +472,6 @@ key_sync(window_agg *wa, key_cache *c)
 	stat_add(c->session_event, a);
 	stat_add(c->query_event, a);
 	key_acc_clear(c);
-	c->dirty = false;
 }
 
 const window_agg *
@@ -526,7 +528,7 @@ window_keys(window_agg *wa, uint32_t pid, uint32_t ev, uint64_t query_id)
 static __attribute__((noinline)) key_cache *
 window_keys_fill(window_agg *wa, key_cache *c, uint32_t pid, uint32_t ev, uint64_t query_id)
 {
-	key_sync(wa, c);			/* dirty false */
+	key_sync(wa, c);
 	key_acc_clear(c);			/* also after a reset zeroed the cache */
 	c->hot = false;
 	c->idle = pgwt_event_is_idle(ev);
@@ -593,7 +595,6 @@ window_bill_exact_key(window_agg *wa, key_cache *k, const pgwt_record *r, uint32
 	{
 		/* a key seen again: one stat, added to the tables later */
 		stat_exact(&k->acc, ns, counted, full_ns);
-		k->dirty = true;
 		return;
 	}
 	/* a key seen once may never come back: deferring would cost a second
@@ -646,7 +647,6 @@ window_bill_sample(window_agg *wa, const pgwt_record *r)
 	if (k->hot)
 	{
 		stat_sampled(&k->acc, ns);
-		k->dirty = true;
 		return;
 	}
 	k->hot = k->valid;
