@@ -542,11 +542,11 @@ tf_v8d_record(tf_v8_dec *d, tf_v8d_bits *br, tf_v8d_rd *rd, pgwt_record *r, uint
 	return 0;
 }
 
-/* The n records of the block; units1: both units are 1; late: as
- * tf_v8d_rest. */
+/* The n records of the block, their ts handed out plus shift; units1:
+ * both units are 1; late: as tf_v8d_rest. */
 static inline __attribute__((always_inline)) int
 tf_v8d_records(tf_v8_dec *d, tf_v8d_bits *br, pgwt_record *recs, uint32_t n,
-			   uint64_t first_ts, uint64_t last_ts, bool units1,
+			   uint64_t first_ts, uint64_t last_ts, uint64_t shift, bool units1,
 			   bool skip_cpu, bool late)
 {
 	uint64_t	prev = first_ts;
@@ -564,8 +564,9 @@ tf_v8d_records(tf_v8_dec *d, tf_v8d_bits *br, pgwt_record *recs, uint32_t n,
 			break;
 		r.kind = PGWT_REC_TRANSITION;
 		r.weight_ns = 0;
-		recs[i] = r;
 		prev = r.ts_ns;
+		r.ts_ns += shift;
+		recs[i] = r;
 	}
 	br->pos = rd.pos;
 	d->cur[V8_COL_EXTRA] = rd.xcur;
@@ -669,7 +670,7 @@ tf_v8d_start(const uint8_t **pp, const uint8_t *end, uint32_t n, tf_v8_dec *d)
 int
 tf_decode_transitions_v8(const uint8_t **pp, const uint8_t *end, uint32_t n,
 						 uint64_t first_ts, uint64_t last_ts, pgwt_record *recs,
-						 tf_v8_dec **ctx, bool skip_cpu)
+						 tf_v8_dec **ctx, bool skip_cpu, uint64_t shift)
 {
 	const uint8_t *p = *pp;
 	tf_v8_dec  *d = tf_v8d_ctx_get(ctx);
@@ -695,12 +696,12 @@ tf_decode_transitions_v8(const uint8_t **pp, const uint8_t *end, uint32_t n,
 	x0 = d->cur[V8_COL_EXTRA];
 	late = skip_cpu && d->unit[0] == 1 && d->unit[1] == 1 && (uint64_t) (end - x0) >= n;
 	if (late)
-		rc = tf_v8d_records(d, &br, recs, n, first_ts, last_ts, true, true, true);
+		rc = tf_v8d_records(d, &br, recs, n, first_ts, last_ts, shift, true, true, true);
 	else if (d->unit[0] == 1 && d->unit[1] == 1)
-		rc = skip_cpu ? tf_v8d_records(d, &br, recs, n, first_ts, last_ts, true, true, false) :
-			tf_v8d_records(d, &br, recs, n, first_ts, last_ts, true, false, false);
+		rc = skip_cpu ? tf_v8d_records(d, &br, recs, n, first_ts, last_ts, shift, true, true, false) :
+			tf_v8d_records(d, &br, recs, n, first_ts, last_ts, shift, true, false, false);
 	else
-		rc = tf_v8d_records(d, &br, recs, n, first_ts, last_ts, false, skip_cpu, false);
+		rc = tf_v8d_records(d, &br, recs, n, first_ts, last_ts, shift, false, skip_cpu, false);
 	if (rc < 0)
 		goto out;
 	rc = -PGWT_TF_BAD_PAYLOAD;
