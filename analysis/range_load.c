@@ -375,6 +375,8 @@ pgwt_range_next(pgwt_range_loader *l, pgwt_range_batch *b)
 	l->st.delivered += n;
 	b->recs = l->buf;
 	b->n = n;
+	/* the v8 decoder makes every record of such a block a transition */
+	b->transitions = blk.type == PGWT_TF_BLOCK_TRANSITIONS && blk.file->version >= 8;
 	b->file = blk.file;
 	b->first_ts = first;
 	b->last_ts = last;
