@@ -302,6 +302,14 @@ tf_v8d_code(tf_v8d_rd *r, const tf_v8d_table *t, uint64_t *w)
 	return e;
 }
 
+/* The low n bits of a word, n <= 32: one load where a mask costs three. */
+static const uint64_t tf_v8d_low[33] = {
+	0x0, 0x1, 0x3, 0x7, 0xF, 0x1F, 0x3F, 0x7F, 0xFF, 0x1FF, 0x3FF, 0x7FF, 0xFFF,
+	0x1FFF, 0x3FFF, 0x7FFF, 0xFFFF, 0x1FFFF, 0x3FFFF, 0x7FFFF, 0xFFFFF, 0x1FFFFF,
+	0x3FFFFF, 0x7FFFFF, 0xFFFFFF, 0x1FFFFFF, 0x3FFFFFF, 0x7FFFFFF, 0xFFFFFFF,
+	0x1FFFFFFF, 0x3FFFFFFF, 0x7FFFFFFF, 0xFFFFFFFF
+};
+
 /* A ts value from w (what tf_v8d_code left); false on a bad code. */
 static inline __attribute__((always_inline)) bool
 tf_v8d_ts(tf_v8d_rd *r, const tf_v8d_table *t, uint64_t w, uint64_t *v)
@@ -317,7 +325,7 @@ tf_v8d_ts(tf_v8d_rd *r, const tf_v8d_table *t, uint64_t w, uint64_t *v)
 	if (__builtin_expect(nraw <= 32, 1))
 	{
 		/* 57 - 2 x 11 bits of w are left */
-		*v |= (w >> len) & ((1ull << nraw) - 1);
+		*v |= (w >> len) & tf_v8d_low[nraw];
 		r->pos += nraw;
 		return true;
 	}
