@@ -12,7 +12,10 @@
  *		load per record (its code byte, ts symbol and up to 32 raw bits),
  *		and a backend's predictions come from its own small state. A
  *		caller that never reads cpu_ns (the views) has its column checked
- *		whole, eight bytes at a time, instead of decoded value by value.
+ *		whole, eight bytes at a time, instead of decoded value by value,
+ *		and the extra bytes checked with it once the records have read
+ *		them. A caller's shift (wall-clock time) is added to each ts as
+ *		the record is handed out; every check runs on the stored ts.
  *
  *		No shared state: the context belongs to the caller (a file reader
  *		keeps one per file, tf_block_decode_ctx), or to one block.
