@@ -134,24 +134,35 @@ pgwt_blkobs_feed(pgwt_engine *eng, pgwt_blkobs *bl, uint64_t ts)
 		pgwt_engine_feed_blockers(eng, &bl->obs[bl->next++]);
 }
 
+/* One batch to the engine (transitions: pgwt_engine_add_transitions). */
+static void
+blk_add(pgwt_engine *eng, bool transitions, const pgwt_record *recs, size_t n)
+{
+	if (transitions)
+		pgwt_engine_add_transitions(eng, recs, n);
+	else
+		pgwt_engine_add_many(eng, recs, n);
+}
+
 /* Hand the engine n records with the observations up to each in between,
  * so an observation meets the Lock wait it falls in. */
 void
-pgwt_blkobs_add_records(pgwt_engine *eng, pgwt_blkobs *bl, const pgwt_record *recs, size_t n)
+pgwt_blkobs_add_records(pgwt_engine *eng, pgwt_blkobs *bl, const pgwt_record *recs, size_t n,
+						bool transitions)
 {
 	size_t		from = 0;
 
 	if (!bl || bl->next >= bl->n)
 	{
-		pgwt_engine_add_many(eng, recs, n);
+		blk_add(eng, transitions, recs, n);
 		return;
 	}
 	for (size_t i = 0; i < n; i++)
 		if (bl->next < bl->n && bl->obs[bl->next].ts_ns <= recs[i].ts_ns)
 		{
-			pgwt_engine_add_many(eng, recs + from, i - from);
+			blk_add(eng, transitions, recs + from, i - from);
 			from = i;
 			pgwt_blkobs_feed(eng, bl, recs[i].ts_ns);
 		}
-	pgwt_engine_add_many(eng, recs + from, n - from);
+	blk_add(eng, transitions, recs + from, n - from);
 }

@@ -36,8 +36,9 @@ bool		pgwt_blkobs_read(const char *dir, const pgwt_tf_file_header *hdr, pgwt_blk
 void		pgwt_blkobs_feed(pgwt_engine *eng, pgwt_blkobs *bl, uint64_t ts);
 
 /* Records to the engine with the observations up to each fed first (bl may
- * be NULL: the records only). */
+ * be NULL: the records only); transitions: every record is one
+ * (pgwt_engine_add_transitions). */
 void		pgwt_blkobs_add_records(pgwt_engine *eng, pgwt_blkobs *bl,
-									  const pgwt_record *recs, size_t n);
+									  const pgwt_record *recs, size_t n, bool transitions);
 
 #endif

@@ -429,6 +429,7 @@ key_acc_clear(key_cache *c)
 {
 	memset(&c->acc, 0, sizeof(c->acc));
 	c->acc.min_ns = UINT64_MAX;
+	c->whole_ns = 0;
 }
 
 /* A wait of ns wholly inside the window, counted, into a key's acc. */
@@ -437,21 +438,25 @@ key_acc_whole(key_cache *c, uint64_t ns)
 {
 	pgwt_stat  *a = &c->acc;
 
-	a->exact_ns += ns;
-	a->completed_ns += ns;
+	c->whole_ns += ns;
 	a->waits++;
 	a->min_ns = ns < a->min_ns ? ns : a->min_ns;
 	a->max_ns = ns > a->max_ns ? ns : a->max_ns;
-	c->dirty = true;
 }
 
 /* Add a cached key's accumulated time to its tables. */
 static void
 key_sync(window_agg *wa, key_cache *c)
 {
-	const pgwt_stat *a = &c->acc;
+	pgwt_stat  *a = &c->acc;
 
-	if (!c->dirty)
+	if (!c->hot)
+		return;					/* its acc is unused, so empty */
+	a->exact_ns += c->whole_ns;
+	a->completed_ns += c->whole_ns;
+	c->whole_ns = 0;
+	/* nothing owed (a billed record counts a wait, time or a sample) */
+	if ((a->waits | a->exact_ns | a->sampled_ns | a->samples) == 0)
 		return;
 	stat_add(&c->event_stat->st, a);
 	stat_add(window_total(wa, c), a);
@@ -469,7 +474,6 @@ key_sync(window_agg *wa, key_cache *c)
 	stat_add(c->session_event, a);
 	stat_add(c->query_event, a);
 	key_acc_clear(c);
-	c->dirty = false;
 }
 
 const window_agg *
@@ -526,7 +530,7 @@ window_keys(window_agg *wa, uint32_t pid, uint32_t ev, uint64_t query_id)
 static __attribute__((noinline)) key_cache *
 window_keys_fill(window_agg *wa, key_cache *c, uint32_t pid, uint32_t ev, uint64_t query_id)
 {
-	key_sync(wa, c);			/* dirty false */
+	key_sync(wa, c);
 	key_acc_clear(c);			/* also after a reset zeroed the cache */
 	c->hot = false;
 	c->idle = pgwt_event_is_idle(ev);
@@ -593,7 +597,6 @@ window_bill_exact_key(window_agg *wa, key_cache *k, const pgwt_record *r, uint32
 	{
 		/* a key seen again: one stat, added to the tables later */
 		stat_exact(&k->acc, ns, counted, full_ns);
-		k->dirty = true;
 		return;
 	}
 	/* a key seen once may never come back: deferring would cost a second
@@ -646,7 +649,6 @@ window_bill_sample(window_agg *wa, const pgwt_record *r)
 	if (k->hot)
 	{
 		stat_sampled(&k->acc, ns);
-		k->dirty = true;
 		return;
 	}
 	k->hot = k->valid;
@@ -851,7 +853,7 @@ pgwt_engine_pending(const pgwt_engine *eng)
 }
 
 /*
- * Whether a batch can take engine_add_fast: one window and no exact
+ * Whether a batch can take the fast loop: one window and no exact
  * analysis, the case of pgwt-dump's default view and of each history
  * function.
  */
@@ -882,12 +884,14 @@ engine_add_slow(pgwt_engine *eng, const pgwt_record *r)
 _Static_assert(PGWT_MARKER_FIRST > ENGINE_FAST_EVENT_MAX, "markers and exits take engine_add_one");
 
 /*
- * engine_add_fast's loop, one copy per key_histograms (a constant here):
- * the exits go to engine_add_one with the markers, so a wait billed here
- * ends no session.
+ * engine_add_batch's fast loop, one copy per key_histograms and per
+ * transitions (constants here; transitions: the caller's word that every
+ * record is one, so no kind is tested): the exits go to engine_add_one
+ * with the markers, so a wait billed here ends no session.
  */
 static inline __attribute__((always_inline)) void
-engine_add_fast_loop(pgwt_engine *eng, const pgwt_record *recs, size_t n, bool key_histograms)
+engine_add_fast_loop(pgwt_engine *eng, const pgwt_record *recs, size_t n, bool key_histograms,
+					 bool transitions)
 {
 	window_agg *wa = &eng->win[0];
 	uint64_t	from = wa->spec.from_ns,
@@ -925,7 +929,7 @@ engine_add_fast_loop(pgwt_engine *eng, const pgwt_record *recs, size_t n, bool k
 		 * also sends the rare event ids of a class past 0xEF the general
 		 * way (no class is: the class is the id's high byte)
 		 */
-		if (__builtin_expect((r->kind != PGWT_REC_TRANSITION) |
+		if (__builtin_expect((!transitions && r->kind != PGWT_REC_TRANSITION) |
 							 ((ev | r->new_event) > ENGINE_FAST_EVENT_MAX) |
 							 (since >= span) | (dur - 1 >= since), 0))
 		{
@@ -966,23 +970,30 @@ engine_add_fast_loop(pgwt_engine *eng, const pgwt_record *recs, size_t n, bool k
 		window_cover(wa, first, last);
 }
 
+/* A batch: the fast loop's copy for the window's key_histograms, or
+ * record by record. */
 static void
-engine_add_fast(pgwt_engine *eng, const pgwt_record *recs, size_t n)
+engine_add_batch(pgwt_engine *eng, const pgwt_record *recs, size_t n, bool transitions)
 {
-	if (eng->win[0].key_histograms)
-		engine_add_fast_loop(eng, recs, n, true);
+	if (!engine_fast_ok(eng))
+		for (size_t i = 0; i < n; i++)
+			engine_add_one(eng, &recs[i]);
+	else if (eng->win[0].key_histograms)
+		transitions ? engine_add_fast_loop(eng, recs, n, true, true) :
+			engine_add_fast_loop(eng, recs, n, true, false);
 	else
-		engine_add_fast_loop(eng, recs, n, false);
+		transitions ? engine_add_fast_loop(eng, recs, n, false, true) :
+			engine_add_fast_loop(eng, recs, n, false, false);
 }
 
 void
 pgwt_engine_add_many(pgwt_engine *eng, const pgwt_record *recs, size_t n)
 {
-	if (engine_fast_ok(eng))
-	{
-		engine_add_fast(eng, recs, n);
-		return;
-	}
-	for (size_t i = 0; i < n; i++)
-		engine_add_one(eng, &recs[i]);
+	engine_add_batch(eng, recs, n, false);
+}
+
+void
+pgwt_engine_add_transitions(pgwt_engine *eng, const pgwt_record *recs, size_t n)
+{
+	engine_add_batch(eng, recs, n, true);
 }

@@ -195,6 +195,9 @@ void		pgwt_engine_reset(pgwt_engine *eng);
 
 void		pgwt_engine_add(pgwt_engine *eng, const pgwt_record *rec);
 void		pgwt_engine_add_many(pgwt_engine *eng, const pgwt_record *recs, size_t n);
+/* The same for records that are all PGWT_REC_TRANSITION (the caller's
+ * word: pgwt_range_batch.transitions), so no record's kind is tested. */
+void		pgwt_engine_add_transitions(pgwt_engine *eng, const pgwt_record *recs, size_t n);
 
 /* Commit every queued sample (end of input, or before reading views). */
 void		pgwt_engine_flush(pgwt_engine *eng);

@@ -42,7 +42,6 @@ typedef struct key_cache
 	uint32_t	pid;
 	uint32_t	event;
 	bool		valid;
-	bool		dirty;				/* acc holds time not yet in the tables */
 	bool		hot;				/* valid and billed once since it was filled:
 									 * its records go to acc */
 	bool		idle;
@@ -52,9 +51,13 @@ typedef struct key_cache
 	pgwt_session_stat *session;
 	pgwt_stat  *session_event;
 	pgwt_stat  *query_event;
-	pgwt_stat	acc;
+	pgwt_stat	acc;				/* time not yet in the tables: none when
+									 * every count and sum is 0 (key_sync) */
+	uint64_t	whole_ns;			/* whole waits' time, owed to acc's
+									 * exact_ns and completed_ns alike */
 } __attribute__((aligned(64))) key_cache;	/* 128 bytes: two whole lines,
 											 * found by a shift */
+_Static_assert(sizeof(key_cache) == 128, "a key cache entry is two whole lines");
 
 typedef struct window_agg
 {

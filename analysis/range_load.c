@@ -142,6 +142,7 @@ rl_open(const char *path, uint64_t from, uint64_t to, bool skip_samples,
 	ro.range_realtime = true;
 	ro.skip_cpu = true;			/* range_load.h: no consumer reads it */
 	ro.skip_samples = skip_samples;
+	ro.ts_realtime = true;		/* the decoder shifts as it hands records out */
 	l->look_end = ro.t_end;
 	if (!(l->path = strdup(path)) || (rc = pgwt_tf_reader_open(path, &ro, &l->rd)) < 0)
 	{
@@ -210,6 +211,7 @@ rl_search_start(pgwt_range_loader *l)
 	ro.range_realtime = true;
 	ro.skip_cpu = true;
 	ro.skip_samples = l->skip_samples;
+	ro.ts_realtime = true;
 	if ((rc = pgwt_tf_reader_open(l->path, &ro, &l->srd)) < 0)
 		return rc == -PGWT_TF_NOT_FOUND ? 0 : rc;
 	return 1;
@@ -249,20 +251,21 @@ rl_inside(const pgwt_record *r, uint64_t from, uint64_t to)
 }
 
 /*
- * The records of a block from its start that lie before "to" once shifted
- * to wall-clock time, shifted in place, with their earliest and latest ts:
- * pgwt_range_next's loop for a range from 0 with no pid to follow, where
- * every such record is handed on unchanged. Returns how many; the loop
- * goes on from the first record at or past "to".
+ * The records of a block from its start that lie before "to" (the
+ * reader hands them out in wall-clock time: pgwt_tf_read_opts.ts_realtime),
+ * with their earliest and latest ts: pgwt_range_next's loop for a range
+ * from 0 with no pid to follow, where every such record is handed on
+ * unchanged. Returns how many; the loop goes on from the first record at
+ * or past "to".
  *
- * A block's records ascend by ts (pgwt_tf_block), and adding the shift
- * keeps that order unless it wraps between the first and the last: then
- * the end of the prefix is a binary search and its extremes are its ends,
- * so the records are touched once, by the shift.
+ * A block's records ascend by ts (pgwt_tf_block), and the shift to wall
+ * clock keeps that order unless it wraps between the first and the last:
+ * then the end of the prefix is a binary search and its extremes are its
+ * ends, so no record is read but those.
  */
 static uint32_t
-rl_fast_prefix(pgwt_record *buf, uint32_t n, uint64_t shift, uint64_t to,
-			   uint64_t *first, uint64_t *last)
+rl_fast_prefix(const pgwt_record *buf, uint32_t n, uint64_t to, uint64_t *first,
+			   uint64_t *last)
 {
 	uint64_t	lo = *first,
 				hi = *last;
@@ -270,19 +273,17 @@ rl_fast_prefix(pgwt_record *buf, uint32_t n, uint64_t shift, uint64_t to,
 				a = 0,
 				b = n;
 
-	if (n > 0 && buf[0].ts_ns + shift <= buf[n - 1].ts_ns + shift)
+	if (n > 0 && buf[0].ts_ns <= buf[n - 1].ts_ns)
 	{
 		while (a < b)
 		{
 			uint32_t	mid = a + (b - a) / 2;
 
-			if (buf[mid].ts_ns + shift < to)
+			if (buf[mid].ts_ns < to)
 				a = mid + 1;
 			else
 				b = mid;
 		}
-		for (i = 0; i < a; i++)
-			buf[i].ts_ns += shift;
 		if (a > 0)
 		{
 			*first = buf[0].ts_ns < lo ? buf[0].ts_ns : lo;
@@ -292,11 +293,10 @@ rl_fast_prefix(pgwt_record *buf, uint32_t n, uint64_t shift, uint64_t to,
 	}
 	for (i = 0; i < n; i++)
 	{
-		uint64_t	ts = buf[i].ts_ns + shift;
+		uint64_t	ts = buf[i].ts_ns;
 
 		if (ts >= to)
 			break;
-		buf[i].ts_ns = ts;
 		lo = ts < lo ? ts : lo;
 		hi = ts > hi ? ts : hi;
 	}
@@ -314,8 +314,7 @@ pgwt_range_next(pgwt_range_loader *l, pgwt_range_batch *b)
 	bool		track,
 				from_start;
 	uint64_t	first,
-				last,
-				shift;
+				last;
 
 	memset(b, 0, sizeof(*b));
 	if (l->prime_pending)
@@ -340,12 +339,11 @@ pgwt_range_next(pgwt_range_loader *l, pgwt_range_batch *b)
 	/* from 0, a record is inside when its instant is before "to" (a
 	 * transition's start cannot precede 0): one comparison */
 	from_start = l->from == 0;
-	shift = pgwt_tf_to_realtime(blk.file, 0);	/* wraps like the mapping */
 	first = UINT64_MAX;
 	last = 0;
-	/* a whole dump from 0 with nothing to follow: the shift and one test */
+	/* a whole dump from 0 with nothing to follow: one test */
 	n = from_start && !track && !l->searching ?
-		rl_fast_prefix(l->buf, blk.n, shift, l->to, &first, &last) : 0;
+		rl_fast_prefix(l->buf, blk.n, l->to, &first, &last) : 0;
 	for (uint32_t i = n; i < blk.n; i++)
 	{
 		pgwt_record *o = &l->buf[n];
@@ -353,7 +351,6 @@ pgwt_range_next(pgwt_range_loader *l, pgwt_range_batch *b)
 		/* in place: the reader decoded into buf, and n <= i */
 		if (n != i)
 			*o = l->buf[i];
-		o->ts_ns += shift;
 		if (l->searching ? !rl_search_keep(l, o) : (track && (rl_track(l, o), false)))
 			continue;
 		if (!(from_start ? o->ts_ns < l->to : rl_inside(o, l->from, l->to)))
@@ -378,6 +375,8 @@ pgwt_range_next(pgwt_range_loader *l, pgwt_range_batch *b)
 	l->st.delivered += n;
 	b->recs = l->buf;
 	b->n = n;
+	/* the v8 decoder makes every record of such a block a transition */
+	b->transitions = blk.type == PGWT_TF_BLOCK_TRANSITIONS && blk.file->version >= 8;
 	b->file = blk.file;
 	b->first_ts = first;
 	b->last_ts = last;

@@ -87,6 +87,8 @@ typedef struct pgwt_range_batch
 	const pgwt_tf_file_header *file;	/* NULL for the open window's ESC_START */
 	uint64_t	first_ts,		/* the earliest and latest ts in recs (n > 0) */
 				last_ts;
+	bool		transitions;	/* every record is a transition (a v8 TRANSITIONS
+								 * block's): pgwt_engine_add_transitions takes it */
 } pgwt_range_batch;
 
 /*

@@ -363,7 +363,10 @@ hist_compute(HistHold *h, const char *dir, uint64 from, uint64 to, HistView view
 	{
 		/* a long read stays cancellable: once a block */
 		CHECK_FOR_INTERRUPTS();
-		pgwt_engine_add_many(h->eng, blk.recs, blk.n);
+		if (blk.transitions)
+			pgwt_engine_add_transitions(h->eng, blk.recs, blk.n);
+		else
+			pgwt_engine_add_many(h->eng, blk.recs, blk.n);
 		h->res.records += blk.n;
 	}
 	if (rc < 0)

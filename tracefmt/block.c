@@ -49,6 +49,17 @@ tf_checksum16(const uint8_t *p, size_t len)
 				h;
 	size_t		i = 0;
 
+	/* four words a step: b gains 4a plus the words' running sums */
+	for (; i + 32 <= len; i += 32)
+	{
+		uint64_t	s1 = tf_get_u64(p + i),
+					s2 = s1 + tf_get_u64(p + i + 8),
+					s3 = s2 + tf_get_u64(p + i + 16),
+					s4 = s3 + tf_get_u64(p + i + 24);
+
+		b += 4 * a + s1 + s2 + s3 + s4;
+		a += s4;
+	}
 	for (; i + 8 <= len; i += 8)
 	{
 		a += tf_get_u64(p + i);
@@ -676,30 +687,20 @@ int
 tf_block_decode(uint16_t version, uint16_t flags, const pgwt_tf_block_header *hdr,
 				const uint8_t *src, uint8_t *raw, pgwt_record *recs)
 {
-	return tf_block_decode_ctx(version, flags, hdr, src, raw, recs, NULL, false);
+	return tf_block_decode_ctx(version, flags, hdr, src, raw, recs, NULL, false, 0);
 }
 
-int
-tf_block_decode_ctx(uint16_t version, uint16_t flags, const pgwt_tf_block_header *hdr,
-					const uint8_t *src, uint8_t *raw, pgwt_record *recs,
-					tf_v8_dec **v8, bool skip_cpu)
+/* The payload [p, end) of any layout but v8 transitions. */
+static int
+tf_block_decode_other(uint16_t version, const pgwt_tf_block_header *hdr,
+					  const uint8_t *p, const uint8_t *end, pgwt_record *recs)
 {
-	const uint8_t *p;
-	const uint8_t *end;
 	uint32_t	n = hdr->n;
 	bool		transitions = hdr->type == PGWT_TF_BLOCK_TRANSITIONS;
 	size_t		fixed = transitions ? 4 + 4 + 4 + 8 : 4 + 4 + 8;
 	bool		seed;
 	int			rc;
 
-	rc = tf_block_payload(version, flags, hdr, src, raw, &p);
-	if (rc < 0)
-		return rc;
-	end = p + hdr->uncompressed;
-
-	if (transitions && version >= 8)
-		return tf_decode_transitions_v8(&p, end, n, hdr->first_ts, hdr->last_ts, recs,
-										v8, skip_cpu);
 	if (transitions && version >= 7)
 		return tf_decode_transitions_v7(&p, end, n, hdr->first_ts, hdr->last_ts, recs);
 	seed = version <= 3 && tf_seed_timestamps(&p, end, n, hdr, recs);
@@ -728,6 +729,29 @@ tf_block_decode_ctx(uint16_t version, uint16_t flags, const pgwt_tf_block_header
 	if (p != end)
 		return -PGWT_TF_BAD_PAYLOAD;
 	return seed ? tf_seed_normalize(recs, n) : 0;
+}
+
+int
+tf_block_decode_ctx(uint16_t version, uint16_t flags, const pgwt_tf_block_header *hdr,
+					const uint8_t *src, uint8_t *raw, pgwt_record *recs,
+					tf_v8_dec **v8, bool skip_cpu, uint64_t shift)
+{
+	const uint8_t *p;
+	int			rc;
+
+	rc = tf_block_payload(version, flags, hdr, src, raw, &p);
+	if (rc < 0)
+		return rc;
+	/* v8 transitions add the shift as they hand records out */
+	if (hdr->type == PGWT_TF_BLOCK_TRANSITIONS && version >= 8)
+		return tf_decode_transitions_v8(&p, p + hdr->uncompressed, hdr->n, hdr->first_ts,
+										hdr->last_ts, recs, v8, skip_cpu, shift);
+	if ((rc = tf_block_decode_other(version, hdr, p, p + hdr->uncompressed, recs)) < 0)
+		return rc;
+	if (shift != 0)
+		for (uint32_t i = 0; i < hdr->n; i++)
+			recs[i].ts_ns += shift;
+	return rc;
 }
 
 int

@@ -172,11 +172,10 @@ tf_v7_canonical(const uint8_t *len, unsigned nsym, uint32_t *rev)
 				l;
 
 	for (s = 0; s < nsym; s++)
-	{
 		count[len[s]]++;
-		if (len[s])
-			kraft += 1u << (V7_MAX_LEN - len[s]);
-	}
+	/* the Kraft sum from the counts: one term per length, not per symbol */
+	for (l = 1; l <= V7_MAX_LEN; l++)
+		kraft += count[l] << (V7_MAX_LEN - l);
 	if (kraft == 0 || kraft > (1u << V7_MAX_LEN))
 		return -1;
 	count[0] = 0;
@@ -376,21 +375,25 @@ tf_v7_get_table(const uint8_t **pp, const uint8_t *end, unsigned nsym, bool ts,
 	uint8_t		len[V7_CODE_SYMBOLS];
 	uint32_t	rev[V7_CODE_SYMBOLS];
 	uint64_t	a;
-	unsigned	s;
+	unsigned	s,
+				bits;
 
 	TF_GET_LEB(p, end, a);
 	if (a < 1 || a > nsym || (uint64_t) (end - p) < (a + 1) / 2)
 		return -PGWT_TF_BAD_PAYLOAD;
 	memset(len, 0, sizeof(len));
-	t->bits = 0;
+	/* the longest in a local, tested once: any too long makes it so */
+	bits = 0;
 	for (s = 0; s < a; s++)
 	{
-		len[s] = (uint8_t) ((p[s / 2] >> (4 * (s & 1))) & 15);
-		if (len[s] > V7_MAX_LEN)
-			return -PGWT_TF_BAD_PAYLOAD;
-		if (len[s] > t->bits)
-			t->bits = len[s];
+		unsigned	l = (p[s / 2] >> (4 * (s & 1))) & 15;
+
+		len[s] = (uint8_t) l;
+		bits = l > bits ? l : bits;
 	}
+	if (bits > V7_MAX_LEN)
+		return -PGWT_TF_BAD_PAYLOAD;
+	t->bits = bits;
 	/* an odd count leaves the last high nibble unused: it MUST be 0 */
 	if ((a & 1) && (p[a / 2] >> 4))
 		return -PGWT_TF_BAD_PAYLOAD;

@@ -12,7 +12,10 @@
  *		load per record (its code byte, ts symbol and up to 32 raw bits),
  *		and a backend's predictions come from its own small state. A
  *		caller that never reads cpu_ns (the views) has its column checked
- *		whole, eight bytes at a time, instead of decoded value by value.
+ *		whole, eight bytes at a time, instead of decoded value by value,
+ *		and the extra bytes checked with it once the records have read
+ *		them. A caller's shift (wall-clock time) is added to each ts as
+ *		the record is handed out; every check runs on the stored ts.
  *
  *		No shared state: the context belongs to the caller (a file reader
  *		keeps one per file, tf_block_decode_ctx), or to one block.
@@ -51,6 +54,8 @@ typedef struct tf_v8d_pid
 	uint32_t	any_old,		/* the successor context */
 				any_new;
 	uint32_t	pid;			/* its pid table entry, read once per block */
+	uint32_t	tag,			/* its successor tag in this block */
+				kh;				/* its part of the successor hash */
 	bool		has_any;
 } __attribute__((aligned(64))) tf_v8d_pid;	/* a line each: k's is at k << 6 */
 
@@ -69,8 +74,10 @@ struct tf_v8_dec
 	uint32_t	gen;			/* this block's generation, >= 1 */
 	tf_v8d_table code,
 				ts[V8_TS_TABLES];
+	const tf_v8d_table *tsp[V8_TS_TABLES];	/* &ts[c]: a load, not a multiply */
 	tf_v8d_pid	st[V8_MAX];
 	tf_v8_succ	succ[1u << V8_SUCC_BITS];
+	tf_v8_succ	scratch;		/* a backend's pushes before it has a context */
 };
 
 /* A context: the caller's (allocated on its first block) or a new one. */
@@ -88,6 +95,8 @@ tf_v8d_ctx_get(tf_v8_dec **ctx)
 			return NULL;
 		d = (tf_v8_dec *) (((uintptr_t) mem + 63) & ~(uintptr_t) 63);
 		d->mem = mem;
+		for (unsigned c = 0; c < V8_TS_TABLES; c++)
+			d->tsp[c] = &d->ts[c];
 	}
 	if (ctx)
 		*ctx = d;
@@ -258,8 +267,23 @@ tf_v8d_bits_init(tf_v8d_bits *r, const uint8_t *p, const uint8_t *end)
 		(void) tf_v8d_to_tail(r);
 }
 
+/*
+ * What the record loop reads on every record, kept apart from
+ * tf_v8d_bits (whose address the rare move to tail takes) so that the
+ * compiler holds it in registers: the bit position, where the stream
+ * is read from, and the extra column's cursor.
+ */
+typedef struct tf_v8d_rd
+{
+	const uint8_t *base;
+	uint64_t	pos,
+				lim;
+	const uint8_t *xcur,
+			   *xend;
+} tf_v8d_rd;
+
 static inline __attribute__((always_inline)) uint64_t
-tf_v8d_peek(const tf_v8d_bits *r)
+tf_v8d_peek(const tf_v8d_rd *r)
 {
 	return tf_get_u64(r->base + (r->pos >> 3)) >> (r->pos & 7);
 }
@@ -270,7 +294,7 @@ tf_v8d_peek(const tf_v8d_bits *r)
  * to 32 raw bits.
  */
 static inline __attribute__((always_inline)) uint32_t
-tf_v8d_code(tf_v8d_bits *r, const tf_v8d_table *t, uint64_t *w)
+tf_v8d_code(tf_v8d_rd *r, const tf_v8d_table *t, uint64_t *w)
 {
 	uint32_t	e;
 
@@ -281,9 +305,17 @@ tf_v8d_code(tf_v8d_bits *r, const tf_v8d_table *t, uint64_t *w)
 	return e;
 }
 
+/* The low n bits of a word, n <= 32: one load where a mask costs three. */
+static const uint64_t tf_v8d_low[33] = {
+	0x0, 0x1, 0x3, 0x7, 0xF, 0x1F, 0x3F, 0x7F, 0xFF, 0x1FF, 0x3FF, 0x7FF, 0xFFF,
+	0x1FFF, 0x3FFF, 0x7FFF, 0xFFFF, 0x1FFFF, 0x3FFFF, 0x7FFFF, 0xFFFFF, 0x1FFFFF,
+	0x3FFFFF, 0x7FFFFF, 0xFFFFFF, 0x1FFFFFF, 0x3FFFFFF, 0x7FFFFFF, 0xFFFFFFF,
+	0x1FFFFFFF, 0x3FFFFFFF, 0x7FFFFFFF, 0xFFFFFFFF
+};
+
 /* A ts value from w (what tf_v8d_code left); false on a bad code. */
 static inline __attribute__((always_inline)) bool
-tf_v8d_ts(tf_v8d_bits *r, const tf_v8d_table *t, uint64_t w, uint64_t *v)
+tf_v8d_ts(tf_v8d_rd *r, const tf_v8d_table *t, uint64_t w, uint64_t *v)
 {
 	uint32_t	e = t->t.e[w & t->mask];
 	unsigned	nraw = (e >> 4) & 63,
@@ -296,7 +328,7 @@ tf_v8d_ts(tf_v8d_bits *r, const tf_v8d_table *t, uint64_t w, uint64_t *v)
 	if (__builtin_expect(nraw <= 32, 1))
 	{
 		/* 57 - 2 x 11 bits of w are left */
-		*v |= (w >> len) & ((1ull << nraw) - 1);
+		*v |= (w >> len) & tf_v8d_low[nraw];
 		r->pos += nraw;
 		return true;
 	}
@@ -307,11 +339,18 @@ tf_v8d_ts(tf_v8d_bits *r, const tf_v8d_table *t, uint64_t w, uint64_t *v)
 	return true;
 }
 
-/* old, duration, query and cpu of r from the extra byte and columns
- * (skip_cpu: cpu unknown; tf_v8d_cpu_skipped checks its column). */
+/*
+ * old, duration, query and cpu of r from the extra byte and columns
+ * (skip_cpu: cpu unknown; tf_v8d_cpu_skipped checks its column). late:
+ * the extra byte is read unchecked, which the caller allows only when n
+ * bytes from the column's start lie inside the payload, and checks the
+ * bytes read once the block's records have read them (tf_v8d_cpu_skipped
+ * and the cursor against the column's end): a bad one refuses the block
+ * as it would have here.
+ */
 static inline __attribute__((always_inline)) int
-tf_v8d_rest(tf_v8_dec *d, uint8_t code, pgwt_record *r, const tf_v8d_pid *st,
-			bool skip_cpu)
+tf_v8d_rest(tf_v8_dec *d, tf_v8d_rd *rd, uint8_t code, pgwt_record *r,
+			const tf_v8d_pid *st, bool skip_cpu, bool late)
 {
 	uint8_t		extra = 0;
 	uint64_t	v;
@@ -319,10 +358,10 @@ tf_v8d_rest(tf_v8_dec *d, uint8_t code, pgwt_record *r, const tf_v8d_pid *st,
 
 	if (code & V8_EXTRA)
 	{
-		if (d->cur[V8_COL_EXTRA] >= d->cend[V8_COL_EXTRA])
+		if (!late && rd->xcur >= rd->xend)
 			return -PGWT_TF_BAD_PAYLOAD;
-		extra = *d->cur[V8_COL_EXTRA]++;
-		if (extra == 0 || (extra & ~(V8_X_OLD | V8_X_DUR | V8_X_CPU)))
+		extra = *rd->xcur++;
+		if (!late && (extra == 0 || (extra & ~(V8_X_OLD | V8_X_DUR | V8_X_CPU))))
 			return -PGWT_TF_BAD_PAYLOAD;
 	}
 	r->old_event = st->nm_new;
@@ -358,11 +397,10 @@ tf_v8d_rest(tf_v8_dec *d, uint8_t code, pgwt_record *r, const tf_v8d_pid *st,
  * record's new event only has to be pushed: tf_v8_succ_get then _put).
  */
 static inline __attribute__((always_inline)) tf_v8_succ *
-tf_v8d_succ(tf_v8_dec *d, uint32_t gen_tag, const tf_v8d_pid *st, uint32_t k,
-			uint32_t *s0, uint32_t *s1)
+tf_v8d_succ(tf_v8_dec *d, const tf_v8d_pid *st, uint32_t *s0, uint32_t *s1)
 {
-	uint32_t	tag = gen_tag | (k + 1);
-	tf_v8_succ *slot = tf_v8_succ_at(d->succ, k, st->any_old, st->any_new);
+	uint32_t	tag = st->tag;
+	tf_v8_succ *slot = tf_v8_succ_at_kh(d->succ, st->kh, st->any_old, st->any_new);
 
 	if (slot->tag == tag && slot->c_old == st->any_old &&
 		slot->c_new == st->any_new)
@@ -379,12 +417,72 @@ tf_v8d_succ(tf_v8_dec *d, uint32_t gen_tag, const tf_v8d_pid *st, uint32_t k,
 }
 
 /*
+ * The rest of record r once its ts is known (tf_v8d_rest), then its
+ * new event pushed to its successor slot (d->scratch before it has one) and its
+ * backend's latest record.
+ */
+static inline __attribute__((always_inline)) int
+tf_v8d_finish(tf_v8_dec *d, tf_v8d_rd *rd, uint8_t code, pgwt_record *r, tf_v8d_pid *st,
+			  tf_v8_succ *slot, bool skip_cpu, bool late)
+{
+	int			rc;
+
+	if ((rc = tf_v8d_rest(d, rd, code, r, st, skip_cpu, late)) < 0)
+		return rc;
+	if (slot->s0 != r->new_event)
+	{
+		slot->s1 = slot->s0;
+		slot->s0 = r->new_event;
+	}
+	st->has_any = true;
+	st->any_ts = r->ts_ns;
+	st->any_q = r->query_id;
+	st->any_old = r->old_event;
+	st->any_new = r->new_event;
+	return 0;
+}
+
+/*
+ * A marker record from its ts on (w: the bits after its code): an
+ * offset from its backend's previous record under its marker id's table,
+ * or before the backend has one a delta from prev (tf_v8_ts_table).
+ */
+static inline __attribute__((always_inline)) int
+tf_v8d_marker(tf_v8_dec *d, tf_v8d_rd *rd, uint8_t code, uint64_t w, pgwt_record *r,
+			  uint64_t prev, uint64_t last_ts, tf_v8d_pid *st, tf_v8_succ *slot,
+			  bool units1, bool skip_cpu, bool late)
+{
+	unsigned	tab = tf_v8_ts_table(r->new_event, st->has_any);
+	uint64_t	v;
+
+	if (!tf_v8d_ts(rd, d->tsp[tab], w, &v) ||
+		(!units1 && d->unit[tab >= 2] != 1 &&
+		 __builtin_mul_overflow(v, d->unit[tab >= 2], &v)))
+		return -PGWT_TF_BAD_PAYLOAD;
+	if (tab < 2)
+	{
+		if (v > last_ts - prev)
+			return -PGWT_TF_BAD_PAYLOAD;
+		r->ts_ns = prev + v;
+	}
+	else
+	{
+		if (v > last_ts - st->any_ts)
+			return -PGWT_TF_BAD_PAYLOAD;
+		r->ts_ns = st->any_ts + v;
+		if (r->ts_ns < prev)
+			return -PGWT_TF_BAD_PAYLOAD;	/* records ascend */
+	}
+	return tf_v8d_finish(d, rd, code, r, st, slot, skip_cpu, late);
+}
+
+/*
  * Record i into *r: code byte, pid, new, its ts (not before prev, the
  * previous record's), then the other fields; updates its backend's state.
  */
 static inline __attribute__((always_inline)) int
-tf_v8d_record(tf_v8_dec *d, tf_v8d_bits *br, pgwt_record *r, uint64_t prev,
-			  uint64_t last_ts, uint32_t gen_tag, bool units1, bool skip_cpu)
+tf_v8d_record(tf_v8_dec *d, tf_v8d_bits *br, tf_v8d_rd *rd, pgwt_record *r, uint64_t prev,
+			  uint64_t last_ts, bool units1, bool skip_cpu, bool late)
 {
 	uint32_t	e,
 				s0 = 0,
@@ -395,13 +493,20 @@ tf_v8d_record(tf_v8_dec *d, tf_v8d_bits *br, pgwt_record *r, uint64_t prev,
 				v,
 				w;
 	tf_v8d_pid *st;
-	tf_v8_succ *slot = NULL;
+	tf_v8_succ *slot;
 	unsigned	tab;
 	int			rc;
 
-	if (br->pos > br->lim && !tf_v8d_to_tail(br))
-		return -PGWT_TF_BAD_PAYLOAD;	/* overran: used > the stream */
-	if ((e = tf_v8d_code(br, &d->code, &w)) == 0)
+	if (__builtin_expect(rd->pos > rd->lim, 0))
+	{
+		br->pos = rd->pos;
+		if (!tf_v8d_to_tail(br))
+			return -PGWT_TF_BAD_PAYLOAD;	/* overran: used > the stream */
+		rd->base = br->base;
+		rd->pos = br->pos;
+		rd->lim = br->lim;
+	}
+	if ((e = tf_v8d_code(rd, &d->code, &w)) == 0)
 		return -PGWT_TF_BAD_PAYLOAD;
 	code = (uint8_t) (e >> 10);
 	k = code & V8_PID_MASK;
@@ -415,78 +520,68 @@ tf_v8d_record(tf_v8_dec *d, tf_v8d_bits *br, pgwt_record *r, uint64_t prev,
 		return -PGWT_TF_BAD_PAYLOAD;
 	st = &d->st[k];
 	r->pid = st->pid;
-	if (st->has_any)
-		slot = tf_v8d_succ(d, gen_tag, st, (uint32_t) k, &s0, &s1);
+	/* before its first record a backend has no successor context: its
+	 * pushes go to a slot no lookup reads */
+	slot = __builtin_expect(st->has_any, 1) ? tf_v8d_succ(d, st, &s0, &s1) : &d->scratch;
 	mode = (code >> V8_NEW_SHIFT) & 3;
 	r->new_event = mode == V8_NEW_SUCC0 ? s0 : mode == V8_NEW_BACK ? st->nm_old : s1;
 	if (mode == V8_NEW_EXPL &&
 		(rc = tf_v8d_col_event(d, V8_COL_NEW, &r->new_event)) < 0)
 		return rc;
-	/* ts: a marker's from its pid's previous record, else from prev */
-	tab = tf_v8_ts_table(r->new_event, st->has_any);
-	if (!tf_v8d_ts(br, &d->ts[tab], w, &v) ||
-		(!units1 && d->unit[tab >= 2] != 1 &&
-		 __builtin_mul_overflow(v, d->unit[tab >= 2], &v)))
+	/*
+	 * ts: a marker's from its pid's previous record (rare: apart, in
+	 * tf_v8d_marker), else a delta from prev under the table of whether
+	 * it leaves a wait (tf_v8_ts_table); a non-marker record is its
+	 * backend's latest non-marker too
+	 */
+	if (__builtin_expect(tf_v8_is_marker(r->new_event), 0))
+		return tf_v8d_marker(d, rd, code, w, r, prev, last_ts, st, slot, units1, skip_cpu, late);
+	tab = r->new_event == 0;
+	if (!tf_v8d_ts(rd, d->tsp[tab], w, &v) ||
+		(!units1 && d->unit[0] != 1 && __builtin_mul_overflow(v, d->unit[0], &v)))
 		return -PGWT_TF_BAD_PAYLOAD;
-	if (tab < 2)
-	{
-		/* prev + v <= last_ts: no wrap, so not before prev */
-		if (v > last_ts - prev)
-			return -PGWT_TF_BAD_PAYLOAD;
-		r->ts_ns = prev + v;
-	}
-	else
-	{
-		if (v > last_ts - st->any_ts)
-			return -PGWT_TF_BAD_PAYLOAD;
-		r->ts_ns = st->any_ts + v;
-		if (r->ts_ns < prev)
-			return -PGWT_TF_BAD_PAYLOAD;	/* records ascend */
-	}
-	if ((rc = tf_v8d_rest(d, code, r, st, skip_cpu)) < 0)
+	/* prev + v <= last_ts: no wrap, so not before prev */
+	if (v > last_ts - prev)
+		return -PGWT_TF_BAD_PAYLOAD;
+	r->ts_ns = prev + v;
+	if ((rc = tf_v8d_finish(d, rd, code, r, st, slot, skip_cpu, late)) < 0)
 		return rc;
-	if (slot && slot->s0 != r->new_event)
-	{
-		slot->s1 = slot->s0;
-		slot->s0 = r->new_event;
-	}
-	st->has_any = true;
-	st->any_ts = r->ts_ns;
-	st->any_q = r->query_id;
-	st->any_old = r->old_event;
-	st->any_new = r->new_event;
-	if (!tf_v8_is_marker(r->new_event))
-	{
-		st->nm_mask = ~(uint64_t) 0;
-		st->nm_ts = r->ts_ns;
-		st->nm_old = r->old_event;
-		st->nm_new = r->new_event;
-	}
+	st->nm_mask = ~(uint64_t) 0;
+	st->nm_ts = r->ts_ns;
+	st->nm_old = r->old_event;
+	st->nm_new = r->new_event;
 	return 0;
 }
 
-/* The n records of the block; units1: both units are 1. */
+/* The n records of the block, their ts handed out plus shift; units1:
+ * both units are 1; late: as tf_v8d_rest. */
 static inline __attribute__((always_inline)) int
 tf_v8d_records(tf_v8_dec *d, tf_v8d_bits *br, pgwt_record *recs, uint32_t n,
-			   uint64_t first_ts, uint64_t last_ts, uint32_t gen_tag, bool units1,
-			   bool skip_cpu)
+			   uint64_t first_ts, uint64_t last_ts, uint64_t shift, bool units1,
+			   bool skip_cpu, bool late)
 {
 	uint64_t	prev = first_ts;
-	int			rc;
+	tf_v8d_rd	rd = {br->base, br->pos, br->lim,
+	d->cur[V8_COL_EXTRA], d->cend[V8_COL_EXTRA]};
+	int			rc = 0;
 
 	for (uint32_t i = 0; i < n; i++)
 	{
 		pgwt_record r;
 
 		/* built in a local: its stores cannot alias the decoder's state */
-		if ((rc = tf_v8d_record(d, br, &r, prev, last_ts, gen_tag, units1, skip_cpu)) < 0)
-			return rc;
+		if ((rc = tf_v8d_record(d, br, &rd, &r, prev, last_ts, units1, skip_cpu,
+								late)) < 0)
+			break;
 		r.kind = PGWT_REC_TRANSITION;
 		r.weight_ns = 0;
-		recs[i] = r;
 		prev = r.ts_ns;
+		r.ts_ns += shift;
+		recs[i] = r;
 	}
-	return 0;
+	br->pos = rd.pos;
+	d->cur[V8_COL_EXTRA] = rd.xcur;
+	return rc;
 }
 
 /*
@@ -531,19 +626,30 @@ tf_v8d_leb_column(const uint8_t *p, const uint8_t *end, uint64_t n)
  * Skipping cpu_ns: the extra bytes the records read, [x, end), say how
  * many values the cpu column holds (bit V8_X_CPU of each: eight bytes at
  * a time, the bits summed by one multiply); the column must hold exactly
- * those. It is then used up.
+ * those. It is then used up. Each byte must also be a valid extra byte
+ * (1-7), which a late read (tf_v8d_rest) has not checked: no byte with a
+ * bit past the third, and none zero (a borrow into its top bit).
  */
 static bool
 tf_v8d_cpu_skipped(tf_v8_dec *d, const uint8_t *x, const uint8_t *end)
 {
 	const uint64_t ones = 0x0101010101010101ull;
-	uint64_t	n = 0;
+	uint64_t	n = 0,
+				bad = 0;
 
 	for (; end - x >= 8; x += 8)
-		n += (((tf_get_u64(x) >> 2) & ones) * ones) >> 56;
+	{
+		uint64_t	w = tf_get_u64(x);
+
+		bad |= (w & 0xF8F8F8F8F8F8F8F8ull) | ((w - ones) & ~w & 0x8080808080808080ull);
+		n += (((w >> 2) & ones) * ones) >> 56;
+	}
 	for (; x < end; x++)
+	{
+		bad |= *x == 0 || *x > (V8_X_OLD | V8_X_DUR | V8_X_CPU);
 		n += (*x & V8_X_CPU) != 0;
-	if (!tf_v8d_leb_column(d->cur[V8_COL_CPU], d->cend[V8_COL_CPU], n))
+	}
+	if (bad || !tf_v8d_leb_column(d->cur[V8_COL_CPU], d->cend[V8_COL_CPU], n))
 		return false;
 	d->cur[V8_COL_CPU] = d->cend[V8_COL_CPU];
 	return true;
@@ -564,22 +670,26 @@ tf_v8d_start(const uint8_t **pp, const uint8_t *end, uint32_t n, tf_v8_dec *d)
 			return rc;
 	memset(d->st, 0, d->np * sizeof(tf_v8d_pid));
 	for (c = 0; c < d->np; c++)
+	{
 		d->st[c].pid = tf_get_u32(d->pids + 4 * (size_t) c);
+		d->st[c].tag = (d->gen << V8D_TAG_BITS) | (c + 1);
+		d->st[c].kh = tf_v8_succ_khash(c);
+	}
 	return 0;
 }
 
 int
 tf_decode_transitions_v8(const uint8_t **pp, const uint8_t *end, uint32_t n,
 						 uint64_t first_ts, uint64_t last_ts, pgwt_record *recs,
-						 tf_v8_dec **ctx, bool skip_cpu)
+						 tf_v8_dec **ctx, bool skip_cpu, uint64_t shift)
 {
 	const uint8_t *p = *pp;
 	tf_v8_dec  *d = tf_v8d_ctx_get(ctx);
 	tf_v8d_bits br;
 	const uint8_t *x0;
 	uint64_t	used;
-	uint32_t	c,
-				gen_tag;
+	uint32_t	c;
+	bool		late;
 	int			rc;
 
 	if (d == NULL)
@@ -587,20 +697,27 @@ tf_decode_transitions_v8(const uint8_t **pp, const uint8_t *end, uint32_t n,
 	if ((rc = tf_v8d_start(&p, end, n, d)) < 0)
 		goto out;
 	tf_v8d_bits_init(&br, p, end);
-	/* in a local: the successor slots' stores could alias d->gen */
-	gen_tag = d->gen << V8D_TAG_BITS;
-	/* with both units 1 (ns traces: the daemon's, the extension's,
+	/*
+	 * with both units 1 (ns traces: the daemon's, the extension's,
 	 * pgwt-synth's) no record tests its unit; a copy of the loop per
-	 * skip_cpu there, the common case */
+	 * skip_cpu there, the common case, and skipping cpu_ns, the extra
+	 * bytes are read late when n of them from the column's start lie in
+	 * the payload (the records cannot read more)
+	 */
 	x0 = d->cur[V8_COL_EXTRA];
-	if (d->unit[0] == 1 && d->unit[1] == 1)
-		rc = skip_cpu ? tf_v8d_records(d, &br, recs, n, first_ts, last_ts, gen_tag, true, true) :
-			tf_v8d_records(d, &br, recs, n, first_ts, last_ts, gen_tag, true, false);
+	late = skip_cpu && d->unit[0] == 1 && d->unit[1] == 1 && (uint64_t) (end - x0) >= n;
+	if (late)
+		rc = tf_v8d_records(d, &br, recs, n, first_ts, last_ts, shift, true, true, true);
+	else if (d->unit[0] == 1 && d->unit[1] == 1)
+		rc = skip_cpu ? tf_v8d_records(d, &br, recs, n, first_ts, last_ts, shift, true, true, false) :
+			tf_v8d_records(d, &br, recs, n, first_ts, last_ts, shift, true, false, false);
 	else
-		rc = tf_v8d_records(d, &br, recs, n, first_ts, last_ts, gen_tag, false, skip_cpu);
+		rc = tf_v8d_records(d, &br, recs, n, first_ts, last_ts, shift, false, skip_cpu, false);
 	if (rc < 0)
 		goto out;
 	rc = -PGWT_TF_BAD_PAYLOAD;
+	if (late && d->cur[V8_COL_EXTRA] > d->cend[V8_COL_EXTRA])
+		goto out;				/* read past its column */
 	/* skipped, the cpu column holds exactly the values the records said */
 	if (skip_cpu && !tf_v8d_cpu_skipped(d, x0, d->cur[V8_COL_EXTRA]))
 		goto out;

@@ -67,6 +67,8 @@ struct tf_file_reader
 	bool		skip_samples;	/* SAMPLES blocks skipped by header */
 
 	tf_v8_dec  *v8;				/* v8 decoder state, kept across blocks */
+	uint64_t	shift;			/* added to the ts handed out */
+	bool		shifted;		/* the block read last: its decoder added it */
 
 	/* scratch, written before every read of it: left unzeroed at open
 	 * (clearing half a megabyte per file was most of a file's open cost) */
@@ -416,6 +418,12 @@ tf_file_reader_set_range(tf_file_reader *f, uint64_t t_start, uint64_t t_end)
 }
 
 void
+tf_file_reader_set_shift(tf_file_reader *f, uint64_t shift)
+{
+	f->shift = shift;
+}
+
+void
 tf_file_reader_skip_samples(tf_file_reader *f, bool skip)
 {
 	f->skip_samples = skip;
@@ -452,8 +460,16 @@ tf_read_block_at(tf_file_reader *f, uint64_t off, uint64_t limit,
 	if ((rc = tf_pread_all(f->fd, f->payload, h->compressed,
 						   (off_t) (off + PGWT_TF_BLOCK_HEADER_SIZE))) < 0)
 		return rc;
+	/*
+	 * v8 transitions bound their ts by the header's: a block wholly inside
+	 * the range needs no filter, and its decoder adds the shift as it
+	 * hands records out (anything else is filtered first, then shifted)
+	 */
+	f->shifted = f->shift != 0 && h->type == PGWT_TF_BLOCK_TRANSITIONS &&
+		f->hdr.version >= 8 && h->first_ts >= f->t_start && h->last_ts <= f->t_end;
 	if ((rc = tf_block_decode_ctx(f->hdr.version, f->hdr.flags, h, f->payload,
-								  f->raw, recs, &f->v8, f->skip_cpu)) < 0)
+								  f->raw, recs, &f->v8, f->skip_cpu,
+								  f->shifted ? f->shift : 0)) < 0)
 		return rc;
 	return 1;
 }
@@ -567,7 +583,14 @@ tf_file_reader_next(tf_file_reader *f, pgwt_record *recs, uint32_t *n,
 			continue;
 		}
 		f->stats->blocks++;
-		*n = tf_filter_range(f, recs, h.n);
+		if (f->shifted)
+			*n = h.n;
+		else
+		{
+			*n = tf_filter_range(f, recs, h.n);
+			for (uint32_t i = 0; f->shift != 0 && i < *n; i++)
+				recs[i].ts_ns += f->shift;
+		}
 		if (*n == 0)
 			continue;
 		*type = h.type;

@@ -373,6 +373,8 @@ pgwt_tf_reader_next_block_into(pgwt_tf_reader *r, pgwt_record *buf, pgwt_tf_bloc
 			else
 				tf_file_reader_set_range(r->cur, r->opts.t_start, r->opts.t_end);
 			tf_file_reader_skip_samples(r->cur, r->opts.skip_samples);
+			tf_file_reader_set_shift(r->cur, r->opts.ts_realtime ?
+									 pgwt_tf_to_realtime(&e->hdr, 0) : 0);
 		}
 		rc = tf_file_reader_next(r->cur, buf, &n, &type, &period);
 		if (rc < 0)

@@ -99,12 +99,15 @@ extern int	tf_block_decode(uint16_t version, uint16_t flags,
  * The same, for a caller that decodes many blocks: *v8 (NULL at first)
  * keeps the v8 decoder's state between calls; tf_v8_dec_free frees it.
  * skip_cpu: the caller never reads cpu_ns (pgwt_tf_read_opts.skip_cpu).
+ * shift is added to every record's ts handed out (modulo 2^64, as
+ * pgwt_tf_to_realtime wraps); the decoders check the stored ts.
  */
 typedef struct tf_v8_dec tf_v8_dec;
 extern int	tf_block_decode_ctx(uint16_t version, uint16_t flags,
 								const pgwt_tf_block_header *hdr,
 								const uint8_t *src, uint8_t *raw,
-								pgwt_record *recs, tf_v8_dec **v8, bool skip_cpu);
+								pgwt_record *recs, tf_v8_dec **v8, bool skip_cpu,
+								uint64_t shift);
 extern void tf_v8_dec_free(tf_v8_dec *d);
 
 /* ---- seed_layout.c: blocks of v2/v3 as the seed tool writes them ------ */
@@ -163,12 +166,13 @@ extern uint8_t *tf_encode_transitions_v8(const pgwt_record *recs, uint32_t n,
  * as tf_block_decode_ctx's v8 (NULL: state for this block only).
  * skip_cpu: every cpu_ns is left PGWT_CPU_UNKNOWN, and the cpu column is
  * checked whole instead of decoded value by value (the same blocks are
- * refused).
+ * refused). shift: as tf_block_decode_ctx's (the order and bounds are
+ * checked on the stored ts).
  */
 extern int	tf_decode_transitions_v8(const uint8_t **pp, const uint8_t *end,
 									 uint32_t n, uint64_t first_ts,
 									 uint64_t last_ts, pgwt_record *recs,
-									 tf_v8_dec **ctx, bool skip_cpu);
+									 tf_v8_dec **ctx, bool skip_cpu, uint64_t shift);
 
 /* ---- block_v7_samples.c: v7 SAMPLES columns after the ts column -------- */
 
@@ -194,6 +198,9 @@ extern const pgwt_tf_file_header *tf_file_reader_header(const tf_file_reader *f)
 extern void tf_file_reader_set_range(tf_file_reader *f, uint64_t t_start, uint64_t t_end);
 /* The caller never reads cpu_ns (pgwt_tf_read_opts.skip_cpu). */
 extern void tf_file_reader_skip_cpu(tf_file_reader *f, bool skip);
+/* Added to every record's ts handed out (pgwt_tf_read_opts.ts_realtime);
+ * the range is still in the file's own ts. */
+extern void tf_file_reader_set_shift(tf_file_reader *f, uint64_t shift);
 /* Skip SAMPLES blocks by their header (pgwt_tf_read_opts.skip_samples). */
 extern void tf_file_reader_skip_samples(tf_file_reader *f, bool skip);
 /* 1 = block decoded into recs (*n, *type, *period), 0 = end, < 0 fatal. */

@@ -65,13 +65,25 @@ typedef struct tf_v8_succ
 				s1;
 } tf_v8_succ;
 
+/* pid index k's part of the slot hash (a decoder keeps it per backend) */
+static inline uint32_t
+tf_v8_succ_khash(uint32_t k)
+{
+	return k * 2654435761u;
+}
+
+static inline tf_v8_succ *
+tf_v8_succ_at_kh(tf_v8_succ *t, uint32_t kh, uint32_t old_event, uint32_t new_event)
+{
+	uint32_t	h = kh ^ (new_event * 2246822519u) ^ (old_event * 3266489917u);
+
+	return &t[h >> (32 - V8_SUCC_BITS)];
+}
+
 static inline tf_v8_succ *
 tf_v8_succ_at(tf_v8_succ *t, uint32_t k, uint32_t old_event, uint32_t new_event)
 {
-	uint32_t	h = (k * 2654435761u) ^ (new_event * 2246822519u) ^
-		(old_event * 3266489917u);
-
-	return &t[h >> (32 - V8_SUCC_BITS)];
+	return tf_v8_succ_at_kh(t, tf_v8_succ_khash(k), old_event, new_event);
 }
 
 static inline tf_v8_succ *

@@ -285,6 +285,10 @@ typedef struct pgwt_tf_read_opts
 	/* Blocks of samples are skipped by their header, unread: only
 	 * transitions (exact waits and markers) come out. */
 	bool		skip_samples;
+	/* Records come out with their ts in CLOCK_REALTIME ns
+	 * (pgwt_tf_to_realtime of their file, wrapping as it does); the
+	 * range above is unchanged. */
+	bool		ts_realtime;
 } pgwt_tf_read_opts;
 
 /* One decoded block; recs stays valid until the next call on the reader. */

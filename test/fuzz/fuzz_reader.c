@@ -96,7 +96,7 @@ fz_write_file(const char *path, const uint8_t *d, size_t n)
 static void
 fz_read_all(const char *path, uint64_t t0, uint64_t t1)
 {
-	pgwt_tf_read_opts ro = {t0, t1, false, false, false, false};
+	pgwt_tf_read_opts ro = {t0, t1, false, false, false, false, false};
 	pgwt_tf_reader *r;
 	pgwt_tf_block blk;
 	uint64_t	total = 0;

@@ -134,7 +134,7 @@ dump_read(pgwt_range_loader *l, pgwt_engine *eng, dump_trace *tr, const char *pa
 			}
 		tr->records += n;
 		if (eng)
-			pgwt_blkobs_add_records(eng, bl, recs, n);
+			pgwt_blkobs_add_records(eng, bl, recs, n, blk.transitions);
 	}
 	if (rc < 0)
 		fprintf(stderr, "pgwt-dump: reading '%s' failed: %s\n", path, pgwt_tf_strerror(rc));

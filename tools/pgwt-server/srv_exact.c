@@ -122,7 +122,7 @@ srv_exact_load(const char *dir, uint64_t from, uint64_t to, const pgwt_window_sp
 			srv_loaded_free(l);
 			return -1;
 		}
-		pgwt_blkobs_add_records(l->eng, &bl, blk.recs, blk.n);
+		pgwt_blkobs_add_records(l->eng, &bl, blk.recs, blk.n, blk.transitions);
 		if (now)
 			pgwt_now_add_many(now, blk.recs, blk.n);
 	}

@@ -802,15 +802,17 @@ same_rows(const pgwt_event_rows *a, const pgwt_event_rows *b)
 }
 
 /*
- * pgwt_engine_add_many's loop for one window (engine_add_fast) gives what
+ * pgwt_engine_add_many's loop for one window (engine_add_batch) gives what
  * pgwt_engine_add gives record by record: a pseudo-random stream of
  * transitions (some crossing the window's start or end, some into exit,
  * some of no duration, some of an event id past every class), markers,
  * idle waits and samples, more keys than the cache has ways for, through
  * both, every view and counter compared; with and without key histograms.
+ * by_kind: each run of transitions goes to pgwt_engine_add_transitions
+ * (no kind tested), the samples between them to pgwt_engine_add_many.
  */
 static void
-test_batch_equals_single_one(bool key_histograms)
+test_batch_equals_single_one(bool key_histograms, bool by_kind)
 {
 	pgwt_engine_config cfg = {.key_histograms = key_histograms, .max_query_events = 64};
 	pgwt_engine *one = one_window(2 * S, 40 * S, &cfg);
@@ -851,8 +853,17 @@ test_batch_equals_single_one(bool key_histograms)
 	rs[19999] = tr(1, t + S, EV_DATAFILEREAD, 0, 0, 1);
 	for (size_t i = 0; i < 20000; i++)
 		pgwt_engine_add(one, &rs[i]);
-	for (size_t i = 0; i < 20000; i += 1000)
+	for (size_t i = 0; i < 20000 && !by_kind; i += 1000)
 		pgwt_engine_add_many(many, rs + i, 1000);
+	for (size_t i = 0, j; i < 20000 && by_kind; i = j)
+	{
+		for (j = i + 1; j < 20000 && rs[j].kind == rs[i].kind; j++)
+			;
+		if (rs[i].kind == PGWT_REC_TRANSITION)
+			pgwt_engine_add_transitions(many, rs + i, j - i);
+		else
+			pgwt_engine_add_many(many, rs + i, j - i);
+	}
 	pgwt_engine_flush(one);
 	pgwt_engine_flush(many);
 	EXPECT(memcmp(pgwt_engine_counters_get(one), pgwt_engine_counters_get(many),
@@ -887,8 +898,10 @@ test_batch_equals_single_one(bool key_histograms)
 static void
 test_batch_equals_single(void)
 {
-	test_batch_equals_single_one(true);
-	test_batch_equals_single_one(false);
+	test_batch_equals_single_one(true, false);
+	test_batch_equals_single_one(false, false);
+	test_batch_equals_single_one(true, true);
+	test_batch_equals_single_one(false, true);
 }
 
 /*

@@ -7,7 +7,9 @@
  *		stream one byte short or long is refused. With skip_cpu, a block
  *		decodes to what was encoded with cpu_ns unknown, and a payload
  *		with any one byte changed is refused exactly when the decoder that
- *		reads every cpu value refuses it.
+ *		reads every cpu value refuses it. With a shift, each record's ts
+ *		is the encoded one plus the shift, modulo 2^64 (one that wraps
+ *		inside the block too), the other fields unchanged.
  */
 #include "tf_test.h"
 #include "tracefmt/tf_internal.h"
@@ -47,7 +49,7 @@ decode(pgwt_tf_block_header *h, const uint8_t *src, tf_v8_dec **ctx, uint32_t n)
 	uint32_t	i;
 	int			rc;
 
-	if ((rc = tf_block_decode_ctx(8, 0, h, src, raw, out, ctx, false)) < 0)
+	if ((rc = tf_block_decode_ctx(8, 0, h, src, raw, out, ctx, false, 0)) < 0)
 		return rc;
 	for (i = 0; i < n; i++)
 		if (!tft_rec_eq(&out[i], &in[i]))
@@ -78,7 +80,7 @@ test_ctx_reused_across_blocks(void)
 			memcpy(bad, comp, h.compressed);
 			bad[h.compressed / 2] ^= 0x5A;
 			h.reserved = tf_checksum16(bad, h.compressed);
-			(void) tf_block_decode_ctx(8, 0, &h, bad, raw, out, &ctx, false);
+			(void) tf_block_decode_ctx(8, 0, &h, bad, raw, out, &ctx, false, 0);
 			h.reserved = tf_checksum16(comp, h.compressed);
 		}
 	tf_v8_dec_free(ctx);
@@ -139,7 +141,7 @@ static int
 decode_raw(const uint8_t *p, const uint8_t *end, uint32_t n, bool skip_cpu, tf_v8_dec **ctx)
 {
 	return tf_decode_transitions_v8(&p, end, n, in[0].ts_ns, in[n - 1].ts_ns, out, ctx,
-									skip_cpu);
+									skip_cpu, 0);
 }
 
 static void
@@ -196,11 +198,47 @@ test_skip_cpu(void)
 	tf_v8_dec_free(ctx);
 }
 
+static void
+test_shift(void)
+{
+	static const uint64_t shifts[] = {1, 0x17A2B3C4D5E6F708ull, UINT64_MAX - 1500000};
+	tf_v8_dec  *ctx = NULL;
+
+	for (unsigned round = 0; round < 24; round++)
+	{
+		uint32_t	n = 1 + round * 97 % 700;
+		uint64_t	shift = shifts[round % 3];
+		const uint8_t *p = raw;
+		uint8_t    *end;
+		int			rc;
+
+		make_cpu_block(n, 500 + round);
+		end = tf_encode_transitions_v8(in, n, raw);
+		CHECK(end != NULL);
+		if (end == NULL)
+			continue;
+		rc = tf_decode_transitions_v8(&p, end, n, in[0].ts_ns, in[n - 1].ts_ns, out, &ctx,
+									  round % 2 == 0, shift);
+		CHECKF(rc == 0, "round %u: %d", round, rc);
+		for (uint32_t i = 0; rc == 0 && i < n; i++)
+		{
+			pgwt_record want = in[i];
+
+			want.ts_ns = in[i].ts_ns + shift;	/* known truth: modulo 2^64 */
+			if (round % 2 == 0)
+				want.cpu_ns = PGWT_CPU_UNKNOWN;
+			CHECKF(tft_rec_eq(&out[i], &want), "round %u record %u", round, i);
+		}
+	}
+	tf_v8_dec_free(ctx);
+}
+
 int
 main(void)
 {
 	RUN(test_ctx_reused_across_blocks);
 	RUN(test_stream_lengths);
 	RUN(test_skip_cpu);
+	RUN(test_shift);
 	return TFT_END();
 }

@@ -93,7 +93,7 @@ static bool only_transitions;
 static long
 read_all(const char *path, uint64_t t0, uint64_t t1, pgwt_tf_read_stats *st)
 {
-	pgwt_tf_read_opts ro = {t0, t1, false, false, false, only_transitions};
+	pgwt_tf_read_opts ro = {t0, t1, false, false, false, only_transitions, false};
 	pgwt_tf_reader *r;
 	pgwt_record rec;
 	long		n = 0;

@@ -17,7 +17,7 @@
 int
 main(int argc, char **argv)
 {
-	pgwt_tf_read_opts opts = {0, UINT64_MAX, false, false, false, false};
+	pgwt_tf_read_opts opts = {0, UINT64_MAX, false, false, false, false, false};
 	pgwt_tf_reader *r;
 	pgwt_tf_block blk;
 	const pgwt_tf_read_stats *st;
