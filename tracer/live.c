@@ -315,6 +315,27 @@ live_reselect_exact(void *arg)
 	live_tier_session(c);
 }
 
+/*
+ * The capture stops (a signal, --duration, --count): what an exact source
+ * enabled for the whole run (--mode full or sched) holds goes to the
+ * recorder before it closes, as the end of a tiered window sends its own
+ * (tiered.c): the kernel's ring buffer drained and each backend's open
+ * state cut at now. The loop drains the ring buffer every 10 ms only while
+ * it runs, and a daemon behind on a loaded host (or stopped by a signal)
+ * holds more than that; leaving the loop without this dropped it, the
+ * run-queue waits in it included. After the last view: its status still
+ * counts the backends traced. In tiered mode pgwt_tiered_free closes the
+ * window and this does nothing.
+ */
+static void
+live_stop_capture(live_ctx *c)
+{
+	if (!c->attached || !c->sess.watch || !pgwt_watch_source_enabled(c->sess.watch) ||
+		(c->o->mode != PGWT_MODE_FULL && c->o->mode != PGWT_MODE_SCHED))
+		return;
+	pgwt_watch_source_enable(c->sess.watch, false, pgwt_mono_ns(), live_emit, c);
+}
+
 /* Close the session (the cluster went away); an open window ends first. */
 static void
 live_detach(live_ctx *c, uint64_t now)
@@ -744,6 +765,7 @@ live_loop(live_ctx *c, const char *pgdata)
 static int
 live_finish(live_ctx *c, int status)
 {
+	live_stop_capture(c);
 	pgwt_tiered_free(c->tier, pgwt_mono_ns());
 	pgwt_blockers_close(&c->blk);
 	if (c->rec)
