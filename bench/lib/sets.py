@@ -108,7 +108,7 @@ SETS = {
     # the analysis engine alone over in-memory record streams, by arm
     # (exact, sampled, mixed, 3 windows, the exact-only analyses): ~2 min
     "analysis": BenchSet("analysis", {}, reps=5, duration_s=0, warmup_s=0, scale=0,
-                         programs=(("bin/pgwt-bench-analysis", ("--reps", "5")),)),
+                         programs=(("bin/pgwt-bench-analysis", ("--reps", "5", "--records", "2000000")),)),
     # pgwt-dump end to end on 10M records of 8 backends (issue #23),
     # beside decoding alone: ~1 min
     "dump": BenchSet("dump", {}, reps=8, duration_s=0, warmup_s=0, scale=0,
