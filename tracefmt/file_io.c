@@ -258,10 +258,10 @@ tf_read_meta(const char *path, uint64_t *count)
 	{
 		ssize_t		len;
 		int			rc;
-		int			fd = open(name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+		int			fd = pgwt_tf_open_regular(name);
 
 		if (fd < 0)
-			return errno == ENOENT || errno == ELOOP ? -PGWT_TF_BAD_META : -PGWT_TF_IO;
+			return fd == -PGWT_TF_IO ? -PGWT_TF_IO : -PGWT_TF_BAD_META;
 		len = pread(fd, text, sizeof(text), 0);
 		close(fd);
 		rc = tf_meta_parse(text, len, count);
