@@ -241,7 +241,8 @@ pgwt_trace_claim_mine(void)
 /*
  * Give our ring back: ownership marked released (its records stay for the
  * drain), then the pool word (release order: the writer that sees it sees
- * every record), then the writer is woken to read the rest and free it.
+ * every record). The writer reads the rest and frees it at its next pass,
+ * or at once when the pool runs short (trace_pool.h).
  */
 static void
 pgwt_trace_give_back_mine(void)
@@ -254,7 +255,8 @@ pgwt_trace_give_back_mine(void)
 	pgwt_trace_my_ring = NULL;
 	pgwt_trace_my_ring_idx = -1;
 	pgwt_trace_held_ring = NULL;
-	pgwt_trace_nudge_worker();
+	if (pgwt_tpool_short(pgwt_trace_pool_words(), pgwt_trace_shared->nrings))
+		pgwt_trace_nudge_worker();
 }
 
 /*

@@ -129,6 +129,19 @@ pgwt_tpool_in_use(const uint64_t *words, int n)
 	return used;
 }
 
+/*
+ * After a give-back: should the trace writer free the given-back rings now
+ * rather than at its next pass? Only when the pool runs short (half of it
+ * or less free): a wake per exiting connection cost the writer a pass each,
+ * while a roomy pool loses nothing by waiting for the regular pass. A racy
+ * count: a wake missed or extra costs at most one pass's delay or one pass.
+ */
+static inline bool
+pgwt_tpool_short(const uint64_t *words, int n)
+{
+	return 2 * (n - pgwt_tpool_in_use(words, n)) <= n;
+}
+
 /* The ring (pid) holds or last gave back, -1 when none. */
 static inline int
 pgwt_tpool_find(const uint64_t *words, int n, uint32_t pid)

@@ -177,7 +177,43 @@ pgwt_drain_on_exit(int code, Datum arg)
 }
 
 /*
- * Write the backends.tsv line of a traced pid (docs/TRACE_FORMAT.md 8.1),
+ * backends.tsv lines found in a pass, written together at its end (one
+ * open and one write for a burst of new connections, not one each).
+ */
+typedef struct PgwtDrainBackend
+{
+	pgwt_tf_backend b;
+	char		type[BGW_MAXLEN];
+} PgwtDrainBackend;
+
+static PgwtDrainBackend pgwt_drain_new_backends[PGWT_TF_BACKENDS_BATCH_MAX];
+static int	pgwt_drain_new_nbackends = 0;
+
+/* Write the lines the pass collected. */
+static void
+pgwt_drain_backends_flush(void)
+{
+	pgwt_tf_backend b[PGWT_TF_BACKENDS_BATCH_MAX];
+	int			rc;
+
+	if (pgwt_drain_new_nbackends == 0)
+		return;
+	for (int i = 0; i < pgwt_drain_new_nbackends; i++)
+	{
+		b[i] = pgwt_drain_new_backends[i].b;
+		b[i].type = pgwt_drain_new_backends[i].type;
+	}
+	rc = pgwt_tf_backends_append_at(pgwt_tf_dir_writer_fd(pgwt_drain_dir), &pgwt_drain_side,
+									b, (size_t) pgwt_drain_new_nbackends);
+	pgwt_drain_new_nbackends = 0;
+	if (rc < 0 && rc != -PGWT_TF_FULL)
+		ereport(LOG,
+				(errmsg("pg_wait_tracer could not write %s in \"%s\": %s",
+						PGWT_TF_BACKENDS_NAME, pgwt_trace_dir_path(), pgwt_tf_strerror(rc))));
+}
+
+/*
+ * Note the backends.tsv line of a traced pid (docs/TRACE_FORMAT.md 8.1),
  * so readers of the directory know whether its time is DB time
  * (common/process_rule.h): its type as pg_stat_activity shows it, from
  * its statistics slot. Returns false while the process has no live slot
@@ -197,8 +233,7 @@ pgwt_drain_identify(uint32 pid)
 	copy = palloc(sizeof(PgwtSlot));
 	for (i = 0; i < pgwt_shared->nslots && !found; i++)
 	{
-		pgwt_tf_backend b;
-		int			rc;
+		PgwtDrainBackend *nb;
 
 		if (*(volatile int *) &pgwt_slots[i].pid != (int) pid ||
 			*(volatile uint32 *) &pgwt_slots[i].state != PGWT_SLOT_LIVE)
@@ -207,19 +242,17 @@ pgwt_drain_identify(uint32 pid)
 		if (copy->pid != (int) pid || copy->state != PGWT_SLOT_LIVE)
 			continue;
 		found = true;
-		memset(&b, 0, sizeof(b));
-		b.pid = pid;
-		b.start_realtime_ns = (uint64) (copy->start_time +
-										(int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) *
-										SECS_PER_DAY * USECS_PER_SEC) * 1000;
-		b.type = copy->bgw_type[0] ? copy->bgw_type :
-			GetBackendTypeDesc((BackendType) copy->backend_type);
-		b.user = b.database = b.client_addr = b.application_name = "";
-		rc = pgwt_tf_backend_append_at(pgwt_tf_dir_writer_fd(pgwt_drain_dir), &pgwt_drain_side, &b);
-		if (rc < 0 && rc != -PGWT_TF_FULL)
-			ereport(LOG,
-					(errmsg("pg_wait_tracer could not write %s in \"%s\": %s",
-							PGWT_TF_BACKENDS_NAME, pgwt_trace_dir_path(), pgwt_tf_strerror(rc))));
+		if (pgwt_drain_new_nbackends == PGWT_TF_BACKENDS_BATCH_MAX)
+			pgwt_drain_backends_flush();
+		nb = &pgwt_drain_new_backends[pgwt_drain_new_nbackends++];
+		memset(nb, 0, sizeof(*nb));
+		nb->b.pid = pid;
+		nb->b.start_realtime_ns = (uint64) (copy->start_time +
+											(int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) *
+											SECS_PER_DAY * USECS_PER_SEC) * 1000;
+		strlcpy(nb->type, copy->bgw_type[0] ? copy->bgw_type :
+				GetBackendTypeDesc((BackendType) copy->backend_type), sizeof(nb->type));
+		nb->b.user = nb->b.database = nb->b.client_addr = nb->b.application_name = "";
 	}
 	pfree(copy);
 	return found;
@@ -641,6 +674,7 @@ pgwt_trace_worker_main(Datum main_arg)
 			c.written += pgwt_drain_esc_markers(now, &c.errors);
 		for (int i = 0; i < nrings; i++)
 			c.written += pgwt_drain_ring(i, in, out, &c.lost, &c.read, &c.errors, now);
+		pgwt_drain_backends_flush();
 		if (nrings > 0)
 			pgwt_drain_log_exhausted(now);
 		now = pgwt_trace_now_ns();
@@ -666,6 +700,7 @@ pgwt_trace_worker_main(Datum main_arg)
 
 		for (int i = 0; i < nrings; i++)
 			(void) pgwt_drain_ring(i, in, out, &lost, &read, &errors, pgwt_trace_now_ns());
+		pgwt_drain_backends_flush();
 		pgwt_trace_names_flush(pgwt_drain_dir, &pgwt_drain_side);
 	}
 	proc_exit(0);

@@ -182,23 +182,63 @@ pgwt_tf_side_append_at(int dirfd, const char *name, const pgwt_tf_file_opts *opt
 	return tf_append_at(dirfd, name, NULL, opts, lines, len);
 }
 
-int
-pgwt_tf_backend_append_at(int dirfd, const pgwt_tf_file_opts *opts,
-						  const pgwt_tf_backend *b)
+/* The backends.tsv line of b, LF included, into l (overflow flagged). */
+static void
+tf_backend_format(tf_line *l, const pgwt_tf_backend *b)
 {
-	tf_line    *l = calloc(1, sizeof(*l));
-	int			rc;
-
-	if (!l)
-		return -PGWT_TF_NOMEM;
 	l->len = (size_t) snprintf(l->buf, sizeof(l->buf), "%u\t%u\t%" PRIu64,
 							   b->pid, b->leader_pid, b->start_realtime_ns);
+	l->overflow = false;
 	tf_line_str(l, b->type, PGWT_TF_FIELD_MAX);
 	tf_line_str(l, b->user, PGWT_TF_FIELD_MAX);
 	tf_line_str(l, b->database, PGWT_TF_FIELD_MAX);
 	tf_line_str(l, b->client_addr, PGWT_TF_FIELD_MAX);
 	tf_line_str(l, b->application_name, PGWT_TF_FIELD_MAX);
-	rc = tf_append_line(dirfd, PGWT_TF_BACKENDS_NAME, TF_BACKENDS_MAGIC, opts, l);
+	tf_line_raw(l, "\n", 1);
+}
+
+int
+pgwt_tf_backend_append_at(int dirfd, const pgwt_tf_file_opts *opts,
+						  const pgwt_tf_backend *b)
+{
+	return pgwt_tf_backends_append_at(dirfd, opts, b, 1);
+}
+
+int
+pgwt_tf_backends_append_at(int dirfd, const pgwt_tf_file_opts *opts,
+						   const pgwt_tf_backend *b, size_t n)
+{
+	tf_line    *l;
+	char	   *all;
+	size_t		len = 0;
+	int			rc = 0;
+
+	if (n == 0)
+		return 0;
+	if (n > PGWT_TF_BACKENDS_BATCH_MAX)
+		return -PGWT_TF_INVAL;
+	if (!(l = calloc(1, sizeof(*l))))
+		return -PGWT_TF_NOMEM;
+	all = NULL;
+	for (size_t i = 0; i < n && rc == 0; i++)
+	{
+		char	   *grown;
+
+		tf_backend_format(l, &b[i]);
+		if (l->overflow)
+			rc = -PGWT_TF_INVAL;
+		else if (!(grown = realloc(all, len + l->len)))
+			rc = -PGWT_TF_NOMEM;
+		else
+		{
+			all = grown;
+			memcpy(all + len, l->buf, l->len);
+			len += l->len;
+		}
+	}
+	if (rc == 0)
+		rc = tf_append_at(dirfd, PGWT_TF_BACKENDS_NAME, TF_BACKENDS_MAGIC, opts, all, len);
+	free(all);
 	free(l);
 	return rc;
 }

@@ -604,6 +604,12 @@ extern int	pgwt_tf_events_write(const char *dir, const pgwt_tf_file_opts *opts,
 								 const pgwt_tf_event_name *ev, size_t n);
 extern int	pgwt_tf_backend_append_at(int dirfd, const pgwt_tf_file_opts *opts,
 									  const pgwt_tf_backend *b);
+/* The n lines (n <= PGWT_TF_BACKENDS_BATCH_MAX) in one open and one
+ * write(): all of them or, on any error, none (a field past the line's
+ * bound is -PGWT_TF_INVAL; past the side-file bound -PGWT_TF_FULL). */
+#define PGWT_TF_BACKENDS_BATCH_MAX	64
+extern int	pgwt_tf_backends_append_at(int dirfd, const pgwt_tf_file_opts *opts,
+									   const pgwt_tf_backend *b, size_t n);
 extern int	pgwt_tf_query_append_at(int dirfd, const pgwt_tf_file_opts *opts,
 									pgwt_tf_query_mode mode, uint64_t query_id,
 									const char *text);

@@ -779,6 +779,40 @@ test_pool_states(void)
 }
 
 /*
+ * When a give-back wakes the writer: only once half the pool or less is
+ * free, counted by hand for pools of 1, 2, 8 and 64 rings (a held and a
+ * given-back ring both take room until the writer frees it).
+ */
+static void
+test_pool_short(void)
+{
+	uint64_t	w[64];
+	int			sizes[] = {1, 2, 8, 64};
+
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++)
+	{
+		int			n = sizes[k];
+
+		memset(w, 0, sizeof(w));
+		CHECK(!pgwt_tpool_short(w, n));	/* all free */
+		for (int used = 1; used <= n; used++)
+		{
+			/* odd rings held, even ones given back */
+			w[used - 1] = pgwt_tpool_word((uint32_t) (100 + used), (uint32_t) used,
+										  used % 2 ? PGWT_TPOOL_HELD : PGWT_TPOOL_RELEASED);
+			CHECK(pgwt_tpool_short(w, n) == (n - used <= n / 2));
+		}
+	}
+	/* 8 rings: 3 in use leave 5 free (no wake), 4 leave 4 (wake) */
+	memset(w, 0, sizeof(w));
+	for (int i = 0; i < 3; i++)
+		w[i] = pgwt_tpool_word(10, 1, PGWT_TPOOL_RELEASED);
+	CHECK(!pgwt_tpool_short(w, 8));
+	w[3] = pgwt_tpool_word(11, 2, PGWT_TPOOL_HELD);
+	CHECK(pgwt_tpool_short(w, 8));
+}
+
+/*
  * A ring handed on: the new holder's claim starts its stream at the head,
  * so neither a reader of its identity nor one holding the old identity
  * sees the other's records.
@@ -885,6 +919,7 @@ main(void)
 	run("trace-all-markers-to-files", test_all_markers_to_files);
 	run("trace-escalation-markers", test_esc_markers);
 	run("tpool-states", test_pool_states);
+	run("tpool-short-wakes-writer", test_pool_short);
 	run("tpool-handover-shows-no-predecessor", test_pool_handover);
 	run("tpool-race", test_pool_race);
 	return t_failures ? 1 : 0;

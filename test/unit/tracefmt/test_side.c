@@ -124,6 +124,57 @@ test_backends_roundtrip(void)
 	tft_rmdir(dir);
 }
 
+/* All of a batch's lines, in order, in one append; too many: none. */
+static void
+test_backends_batch(void)
+{
+	char		dir[256],
+				p[300];
+	pgwt_tf_file_opts o = opts();
+	pgwt_tf_backend b[PGWT_TF_BACKENDS_BATCH_MAX + 1];
+	seen		s;
+	uint64_t	bad = 0;
+	struct stat st;
+	int			dfd;
+
+	tft_mkdtemp(dir, sizeof(dir));
+	dfd = open(dir, O_RDONLY | O_DIRECTORY);
+	CHECK(dfd >= 0);
+	for (int i = 0; i <= PGWT_TF_BACKENDS_BATCH_MAX; i++)
+		b[i] = (pgwt_tf_backend) {(uint32_t) (1000 + i), 0, 1700000000000000000ull + (uint64_t) i,
+			"client backend", "", "", "", ""};
+	CHECK_RC(pgwt_tf_backends_append_at(dfd, &o, b, 3));
+	CHECK(pgwt_tf_backends_append_at(dfd, &o, b, 0) == 0);
+	memset(&s, 0, sizeof(s));
+	CHECK_RC(pgwt_tf_backends_read(dir, on_backend, &s, &bad));
+	CHECKF(s.n == 3 && bad == 0 && strcmp(s.last, "1002|0|1700000000000000002|client backend||||") == 0,
+		   "n %d bad %llu last %s", s.n, (unsigned long long) bad, s.last);
+	/* the file holds the magic line and exactly these three lines */
+	snprintf(p, sizeof(p), "%s/%s", dir, PGWT_TF_BACKENDS_NAME);
+	{
+		FILE	   *f = fopen(p, "r");
+		int			lines = 0,
+					c;
+
+		CHECK(f != NULL);
+		while (f && (c = fgetc(f)) != EOF)
+			lines += c == '\n';
+		if (f)
+			fclose(f);
+		CHECKF(lines == 4, "%d lines", lines);
+	}
+	/* more than a batch: refused, nothing written */
+	CHECK(stat(p, &st) == 0);
+	CHECK(pgwt_tf_backends_append_at(dfd, &o, b, PGWT_TF_BACKENDS_BATCH_MAX + 1) == -PGWT_TF_INVAL);
+	{
+		struct stat st2;
+
+		CHECK(stat(p, &st2) == 0 && st2.st_size == st.st_size);
+	}
+	close(dfd);
+	tft_rmdir(dir);
+}
+
 static void
 test_queries_modes(void)
 {
@@ -350,6 +401,7 @@ int
 main(void)
 {
 	RUN(test_backends_roundtrip);
+	RUN(test_backends_batch);
 	RUN(test_queries_modes);
 	RUN(test_normalize);
 	RUN(test_events_table);
