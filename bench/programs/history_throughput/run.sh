@@ -17,6 +17,12 @@
 #   {"bench":"history_throughput","arm":A,"rep":R,"records":N,"rows":K,
 #    "cpu_records_per_s":C,"sched_records_per_s":S,"peak_rss_kb":P,
 #    "fresh_rss_kb":F,"read_rss_kb":P-F}
+# Then, when valgrind is installed, instructions per record of each
+# function (and of pgwt-dump) on a 1M-record directory of the same
+# scenario: the cluster stopped, one single-user backend (postgres
+# --single) under callgrind per call, less a run of "SELECT 1": a count
+# the shared host's load does not move, to hold beside dump_callgrind's.
+#   {"bench":"history_callgrind","arm":A,"rep":R,"records":N,"instr_per_record":I}
 #   run.sh [--reps R] [--records N] [--pg-config PATH] [--port P]
 # Needs: bin/pgwt-synth and bin/pgwt-dump (make userspace), /usr/bin/time,
 # root (the cluster runs as postgres), and an extension build
@@ -110,3 +116,44 @@ for rep in $(seq 1 "$reps"); do
   history histogram "$rep" "pgwt_history_histogram('IO', 'DataFileRead', NULL, NULL, '$dir')"
   dump "$rep"
 done
+
+# callgrind ARM REP SQL: instructions of one single-user backend running SQL
+callgrind() {
+  local arm=$1 rep=$2 sql=$3
+  echo "$sql" | runuser -u postgres -- valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+    "$bindir/postgres" --single -D "$datadir" postgres >"$tmp/cg.out" 2>"$tmp/cg.err" \
+    || { echo "run.sh: callgrind of $arm failed: $(tail -1 "$tmp/cg.err")" >&2; exit 1; }
+  grep -q "ERROR" "$tmp/cg.out" "$tmp/cg.err" && { echo "run.sh: $arm: $(grep ERROR "$tmp/cg.out" "$tmp/cg.err" | head -1)" >&2; exit 1; }
+  sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$tmp/cg.err"
+}
+if command -v valgrind >/dev/null; then
+  n=1000000
+  { cat "$top/bench/programs/dump_throughput/dump.scn"; echo "max_records $n"; } >"$tmp/cg.scn"
+  "$top/bin/pgwt-synth" -o "$tmp/cgtrace" "$tmp/cg.scn" >/dev/null
+  chmod 755 "$tmp/cgtrace"; chmod a+r "$tmp"/cgtrace/*
+  bindir=$("$pgc" --bindir)
+  datadir=${PGWT_CLUSTERS:-/tmp/pgwt-clusters}/$name/data
+  runuser -u postgres -- "$bindir/pg_ctl" -D "$datadir" -w -m fast stop >/dev/null
+  cgdir=$tmp/cgtrace
+  for rep in 1 2; do
+    base=$(callgrind base "$rep" "SELECT 1;")
+    for arm in time_model system_event histogram; do
+      case $arm in
+        histogram) call="pgwt_history_histogram('IO', 'DataFileRead', NULL, NULL, '$cgdir')" ;;
+        *) call="pgwt_history_$arm(NULL, NULL, '$cgdir')" ;;
+      esac
+      total=$(callgrind "$arm" "$rep" "SELECT count(*) FROM $call;")
+      python3 -c 'import json, sys; a, r, n, t, b = sys.argv[1:]
+print(json.dumps({"bench": "history_callgrind", "arm": a, "rep": int(r), "records": int(n),
+                  "instr_per_record": round((int(t) - int(b)) / int(n), 1)}))' "$arm" "$rep" "$n" "$total" "$base"
+    done
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null "$top/bin/pgwt-dump" "$cgdir" \
+      >/dev/null 2>"$tmp/cg.err" || { echo "run.sh: callgrind of dump failed" >&2; exit 1; }
+    python3 -c 'import json, sys; r, n, t = sys.argv[1:]
+print(json.dumps({"bench": "history_callgrind", "arm": "dump", "rep": int(r), "records": int(n),
+                  "instr_per_record": round(int(t) / int(n), 1)}))' "$rep" "$n" \
+      "$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$tmp/cg.err")"
+  done
+else
+  echo "run.sh: no instruction counts: valgrind is not installed" >&2
+fi
