@@ -135,7 +135,7 @@ if command -v valgrind >/dev/null; then
   datadir=${PGWT_CLUSTERS:-/tmp/pgwt-clusters}/$name/data
   runuser -u postgres -- "$bindir/pg_ctl" -D "$datadir" -w -m fast stop >/dev/null
   cgdir=$tmp/cgtrace
-  for rep in 1 2; do
+  for rep in 1 2 3; do
     base=$(callgrind base "$rep" "SELECT 1;")
     for arm in time_model system_event histogram; do
       case $arm in
