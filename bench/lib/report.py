@@ -425,9 +425,10 @@ HEADLINE = [
       "the same")),
     ("analysis", "pgwt_history_time_model, instructions per record (callgrind, 1M records)",
      ("micro", "history_callgrind", "time_model", "instr_per_record", False),
-     ("<=", ("share", 1.0, ("micro", "history_callgrind", "dump", "instr_per_record", False),
-             "pgwt-dump's count"), "instr",
-      "SQL adds nothing per record to the shared loader and engine")),
+     ("<=", ("share", 1.01, ("micro", "history_callgrind", "dump", "instr_per_record", False),
+             "pgwt-dump's count + 1%"), "instr",
+      "SQL adds nothing per record to the shared loader and engine (the 1% is the "
+      "call's fixed cost, planning and the result, spread over 1M records)")),
     ("analysis", "pgwt_history_time_model's peak RSS over a fresh backend's (VmHWM)",
      ("micro", "history_throughput", "time_model", "read_rss_kb", False), None),
     ("web client", "/api/aas at 300 points, instructions of the handler (20 s trace)",
