@@ -801,6 +801,37 @@ hist_resolve_event(const char *type, const char *name,
 }
 
 /*
+ * Event ids of the wanted class found to name another event: each is
+ * looked up by name once while it holds a slot, not at every record (a
+ * class of many events, e.g. LWLock, would otherwise compare strings per
+ * record). The slots are replaced in turn; a slot lost costs only the
+ * lookup again. Ids are never 0 (an empty slot).
+ */
+#define HIST_REJECT_SLOTS 16
+
+typedef struct HistReject
+{
+	uint32		id[HIST_REJECT_SLOTS];
+	unsigned	next;
+} HistReject;
+
+static inline bool
+hist_rejected(const HistReject *rj, uint32 event)
+{
+	for (int i = 0; i < HIST_REJECT_SLOTS; i++)
+		if (rj->id[i] == event)
+			return true;
+	return false;
+}
+
+static void
+hist_reject(HistReject *rj, uint32 event)
+{
+	rj->id[rj->next] = event;
+	rj->next = (rj->next + 1) % HIST_REJECT_SLOTS;
+}
+
+/*
  * pgwt_history_histogram(wait_event_type, wait_event, from, to, dir) ->
  * the row shape of every SQL histogram (hist_sql.h): the exact waits of one
  * event that ended in the range, in the 32-bucket ns layout of
@@ -830,6 +861,7 @@ pgwt_history_histogram(PG_FUNCTION_ARGS)
 	uint32		matched = 0;
 	bool		have_match = false;
 	uint32		file_id = 0;
+	HistReject	rejected = {{0}, 0};
 	char		spec[NAMEDATALEN * 2 + 2];
 	int			rc = 0;
 
@@ -887,11 +919,16 @@ pgwt_history_histogram(PG_FUNCTION_ARGS)
 				continue;
 			if (!have_match || rec->old_event != matched)
 			{
+				if (hist_rejected(&rejected, rec->old_event))
+					continue;
 				t = pgstat_get_wait_event_type(rec->old_event);
 				e = pgstat_get_wait_event(rec->old_event);
 				if (t == NULL || e == NULL || pg_strcasecmp(t, want_type) != 0 ||
 					pg_strcasecmp(e, want_name) != 0)
+				{
+					hist_reject(&rejected, rec->old_event);
 					continue;
+				}
 				matched = rec->old_event;
 				have_match = true;
 			}

@@ -5,9 +5,9 @@ the repetition protocol. `make bench` runs `default` (about 30 minutes on a
 trace format's programs alone; `sampler` the in-server sampler against
 pg_wait_sampling alone; `connect` the connection cost of exact capture
 alone in server CPU and connections/s (`connect_instr` its instruction
-count alone); `dump` pgwt-dump end to end alone; `seed_read` pgwt-dump on the
-seed tool's layout against ours; `memory` the extension's shared memory by
-part alone.
+count alone); `dump` pgwt-dump and the history functions end to end
+alone; `seed_read` pgwt-dump on the seed tool's layout against ours;
+`memory` the extension's shared memory by part alone.
 """
 
 from dataclasses import dataclass
@@ -83,6 +83,7 @@ _PROGRAMS_FULL = (
                                     "--xv-reps", "3", "--xv-rate", "10")),
     ("bench/programs/summary_views/run.sh", ("--reps", "5")),
     ("bench/programs/dump_throughput/run.sh", ("--reps", "8")),
+    ("bench/programs/history_throughput/run.sh", ("--reps", "8")),
     ("bench/programs/trace_overhead/trace_overhead", ("--reps", "6", "--duration", "20", "--idle-s", "30")),
     ("bench/programs/paired_toggle/paired_toggle", ("--which", "coop,sampler",
                                                     "--workloads", "select_only,tpcb,lwlock",
@@ -110,9 +111,11 @@ SETS = {
     "analysis": BenchSet("analysis", {}, reps=5, duration_s=0, warmup_s=0, scale=0,
                          programs=(("bin/pgwt-bench-analysis", ("--reps", "5", "--records", "2000000")),)),
     # pgwt-dump end to end on 10M records of 8 backends (issue #23),
-    # beside decoding alone: ~1 min
+    # beside decoding alone, then the history functions in SQL on the same
+    # directory (a private hooked-18 cluster): ~3 min
     "dump": BenchSet("dump", {}, reps=8, duration_s=0, warmup_s=0, scale=0,
-                     programs=(("bench/programs/dump_throughput/run.sh", ("--reps", "8")),)),
+                     programs=(("bench/programs/dump_throughput/run.sh", ("--reps", "8")),
+                               ("bench/programs/history_throughput/run.sh", ("--reps", "8")))),
     # pgwt-dump on 10M records in the seed tool's layout against our own
     # format (issue #22), the same records written three ways: ~3 min
     "seed_read": BenchSet("seed_read", {}, reps=3, duration_s=0, warmup_s=0, scale=0,
@@ -178,6 +181,7 @@ PROGRAM_S_PER_REP = {"bench/programs/waitpair": 50, "bin/pgwt-bench-watchpoint":
                      "bench/programs/tracer_full": 60,
                      "bench/programs/summary_views/run.sh": 30,
                      "bench/programs/dump_throughput/run.sh": 3,
+                     "bench/programs/history_throughput/run.sh": 10,
                      "bench/programs/web_api/run.py": 60,
                      "bench/programs/seed_read/run.sh": 50,
                      "bench/programs/trace_overhead/trace_overhead": 45,
