@@ -379,15 +379,6 @@ stat_sampled(pgwt_stat *st, uint64_t ns)
 	st->samples++;
 }
 
-static void
-window_cover(window_agg *wa, uint64_t from, uint64_t to)
-{
-	if (from < wa->data_first_ns)
-		wa->data_first_ns = from;
-	if (to > wa->data_last_ns)
-		wa->data_last_ns = to;
-}
-
 static inline void
 stat_add(pgwt_stat *st, const pgwt_stat *a)
 {
@@ -430,18 +421,6 @@ key_acc_clear(key_cache *c)
 	memset(&c->acc, 0, sizeof(c->acc));
 	c->acc.min_ns = UINT64_MAX;
 	c->whole_ns = 0;
-}
-
-/* A wait of ns wholly inside the window, counted, into a key's acc. */
-static inline void
-key_acc_whole(key_cache *c, uint64_t ns)
-{
-	pgwt_stat  *a = &c->acc;
-
-	c->whole_ns += ns;
-	a->waits++;
-	a->min_ns = ns < a->min_ns ? ns : a->min_ns;
-	a->max_ns = ns > a->max_ns ? ns : a->max_ns;
 }
 
 /* Add a cached key's accumulated time to its tables. */
@@ -489,45 +468,8 @@ engine_window(const pgwt_engine *eng, int w)
 	return wa;
 }
 
-/*
- * The table entries of one (pid, event, query) in a window. The cache is
- * two-way set associative with a least-recently-used bit per set, so two
- * keys of busy backends that hash alike do not evict each other.
- */
-static key_cache *window_keys_fill(window_agg *wa, key_cache *c, uint32_t pid, uint32_t ev,
-								   uint64_t query_id);
-
-static inline key_cache *
-window_keys(window_agg *wa, uint32_t pid, uint32_t ev, uint64_t query_id)
-{
-	/* multiplicative hashing: the top bits depend on every key bit (event
-	 * ids differ in their high class byte, pids in their low bits) */
-	uint64_t	pe = (uint64_t) pid << 32 | ev;
-	uint64_t	h = (pe * 0x9E3779B97F4A7C15ull ^ query_id) * 0xD6E8FEB86659FD93ull;
-	key_cache  *c = &wa->cache[(h >> (64 - ENGINE_KEY_CACHE_SET_BITS)) * 2];
-
-	uint8_t    *lru = &wa->cache_lru[h >> (64 - ENGINE_KEY_CACHE_SET_BITS)];
-
-	/* an entry that is not valid holds a pid_event no lookup asks for */
-	if (c[0].pid_event == pe && c[0].query_id == query_id)
-	{
-		*lru = 1;
-		return &c[0];
-	}
-	if (c[1].pid_event == pe && c[1].query_id == query_id)
-	{
-		*lru = 0;
-		return &c[1];
-	}
-	/* replace the way used less recently: way 0 in a set not used yet
-	 * (lru 0), so a set's only key is found by the first probe */
-	c += *lru;
-	*lru ^= 1;
-	return window_keys_fill(wa, c, pid, ev, query_id);
-}
-
 /* The cache missed: look the key up in the four tables. */
-static __attribute__((noinline)) key_cache *
+__attribute__((noinline)) key_cache *
 window_keys_fill(window_agg *wa, key_cache *c, uint32_t pid, uint32_t ev, uint64_t query_id)
 {
 	key_sync(wa, c);
@@ -558,27 +500,6 @@ window_keys_fill(window_agg *wa, key_cache *c, uint32_t pid, uint32_t ev, uint64
 		c->pid_event = (uint64_t) pid << 32 | ENGINE_KEY_NONE;
 	return c;
 }
-
-static void window_bill_exact_direct(window_agg *wa, key_cache *k, uint32_t ev, uint64_t ns,
-									 bool counted, uint64_t full_ns);
-
-/* The histograms of a wait of ns counted under key k (a key's
- * histogram follows its stat: pgwt_key_stat). */
-static inline __attribute__((always_inline)) void
-window_bill_hist(window_agg *wa, key_cache *k, uint64_t ns, bool key_histograms)
-{
-	unsigned	b = pgwt_hist_ns_bucket(ns);
-
-	k->event_stat->hist_ns[b]++;
-	if (key_histograms)
-	{
-		/* a background pid's query_event is the sink, no key */
-		((pgwt_key_stat *) k->session_event)->hist_ns[b]++;
-		if (!k->background)
-			((pgwt_key_stat *) k->query_event)->hist_ns[b]++;
-	}
-}
-
 
 /* Bill ns of event ev (a wait that ended here if counted) to one
  * window, under key k (window_keys of r's pid and query and ev). The
@@ -614,7 +535,7 @@ window_bill_exact(window_agg *wa, const pgwt_record *r, uint32_t ev, uint64_t ns
 }
 
 /* A new key, or one folded into "other" somewhere: bill every table now. */
-static __attribute__((noinline)) void
+__attribute__((noinline)) void
 window_bill_exact_direct(window_agg *wa, key_cache *k, uint32_t ev, uint64_t ns,
 						 bool counted, uint64_t full_ns)
 {
@@ -669,7 +590,7 @@ window_bill_sample(window_agg *wa, const pgwt_record *r)
 	stat_sampled(k->query_event, ns);
 }
 
-/* inlined into the batch loop with engine_add_one: most records are transitions */
+/* inlined into engine_add_one: most records are transitions */
 static inline __attribute__((always_inline)) void
 engine_add_transition(pgwt_engine *eng, const pgwt_record *r)
 {
@@ -786,7 +707,7 @@ engine_commit_oldest(pgwt_engine *eng)
 }
 
 /* Commit the queued samples the stream has moved far enough past. */
-static void
+void
 engine_drain(pgwt_engine *eng)
 {
 	while (eng->pending_n > 0 && eng->max_ts_seen >= eng->drain_at)
@@ -812,7 +733,8 @@ engine_add_sample(pgwt_engine *eng, const pgwt_record *r)
 		engine_drain_at_update(eng);
 }
 
-/* One record (pgwt_engine_add), inlined into the batch loop. */
+/* One record (pgwt_engine_add: also the batch loop's way, in
+ * engine_batch.c, for any record it does not bill itself). */
 static inline __attribute__((always_inline)) void
 engine_add_one(pgwt_engine *eng, const pgwt_record *rec)
 {
@@ -852,148 +774,3 @@ pgwt_engine_pending(const pgwt_engine *eng)
 	return eng->pending_n;
 }
 
-/*
- * Whether a batch can take the fast loop: one window and no exact
- * analysis, the case of pgwt-dump's default view and of each history
- * function.
- */
-static inline bool
-engine_fast_ok(const pgwt_engine *eng)
-{
-	return eng->nwindows == 1 && eng->exact == NULL && eng->series == NULL &&
-		eng->hist_probe == NULL;
-}
-
-/*
- * The batch loop for one window: a transition out of a wait (no marker,
- * no first sighting) wholly inside the window is billed here, without
- * the window loop and its clipping, its counters and the window's extent
- * kept in registers until the batch ends (sums, minima and maxima, so
- * the result is what engine_add_one gives record by record); anything
- * else goes through engine_add_one.
- */
-/* engine_add_one out of line: keeps the fast loop's registers its own */
-static __attribute__((noinline)) void
-engine_add_slow(pgwt_engine *eng, const pgwt_record *r)
-{
-	engine_add_one(eng, r);
-}
-
-/* Events up to this (both of a transition) can take the batch loop. */
-#define ENGINE_FAST_EVENT_MAX 0xEFFFFFFFu
-_Static_assert(PGWT_MARKER_FIRST > ENGINE_FAST_EVENT_MAX, "markers and exits take engine_add_one");
-
-/*
- * engine_add_batch's fast loop, one copy per key_histograms and per
- * transitions (constants here; transitions: the caller's word that every
- * record is one, so no kind is tested): the exits go to engine_add_one
- * with the markers, so a wait billed here ends no session.
- */
-static inline __attribute__((always_inline)) void
-engine_add_fast_loop(pgwt_engine *eng, const pgwt_record *recs, size_t n, bool key_histograms,
-					 bool transitions)
-{
-	window_agg *wa = &eng->win[0];
-	uint64_t	from = wa->spec.from_ns,
-				span = wa->spec.to_ns - wa->spec.from_ns;
-	uint64_t	slow = 0,
-				first = UINT64_MAX,
-				last = 0;
-	/*
-	 * Kept in registers: only engine_add_one and engine_drain read or
-	 * move them, and they are stored back before either runs. The
-	 * stream's latest instant is max(seen, last): last, the latest end
-	 * of a wait billed here, is the loop's own. drain_at is past it
-	 * whenever the loop reads a record (engine_add_one and engine_drain
-	 * leave it so), so a record reaches drain_at exactly when its end
-	 * does.
-	 */
-	uint64_t	seen = eng->max_ts_seen,
-				drain_at = eng->drain_at;
-
-	for (size_t i = 0; i < n; i++)
-	{
-		const pgwt_record *r = &recs[i];
-		uint64_t	end = r->ts_ns,
-					dur = r->duration_ns,
-					since = end - from;
-		uint32_t	ev = r->old_event;
-		key_cache  *k;
-
-		/*
-		 * from <= end - dur and end < to, as one range test and one more
-		 * that also sends a wait of no duration the general way (dur - 1
-		 * wraps), so each wait here extends the window's extent; markers,
-		 * exits and first sightings (either event at or past
-		 * PGWT_MARKER_FIRST) by one test of both events' top bits, which
-		 * also sends the rare event ids of a class past 0xEF the general
-		 * way (no class is: the class is the id's high byte)
-		 */
-		if (__builtin_expect((!transitions && r->kind != PGWT_REC_TRANSITION) |
-							 ((ev | r->new_event) > ENGINE_FAST_EVENT_MAX) |
-							 (since >= span) | (dur - 1 >= since), 0))
-		{
-			eng->max_ts_seen = seen > last ? seen : last;
-			engine_add_slow(eng, r);
-			seen = eng->max_ts_seen;
-			drain_at = eng->drain_at;
-			slow++;
-			continue;
-		}
-		/* engine_add_one's steps for such a record, in its order
-		 * (exact_records is counted once, after the loop) */
-		k = window_keys(wa, r->pid, ev, r->query_id);
-		window_bill_hist(wa, k, dur, key_histograms);
-		if (__builtin_expect(k->hot, 1))
-			key_acc_whole(k, dur);
-		else
-		{
-			k->hot = k->valid;
-			window_bill_exact_direct(wa, k, ev, dur, true, dur);
-		}
-		/* the extent of the waits that billed time (all here: dur > 0) */
-		first = end - dur < first ? end - dur : first;
-		last = end > last ? end : last;
-		if (__builtin_expect(end >= drain_at, 0))
-		{
-			eng->max_ts_seen = seen > last ? seen : last;
-			engine_drain(eng);
-			seen = eng->max_ts_seen;
-			drain_at = eng->drain_at;
-		}
-	}
-	eng->max_ts_seen = seen > last ? seen : last;
-	wa->exact_records += n - slow;
-	eng->counters.records += n - slow;
-	eng->counters.transitions += n - slow;
-	if (first != UINT64_MAX)
-		window_cover(wa, first, last);
-}
-
-/* A batch: the fast loop's copy for the window's key_histograms, or
- * record by record. */
-static void
-engine_add_batch(pgwt_engine *eng, const pgwt_record *recs, size_t n, bool transitions)
-{
-	if (!engine_fast_ok(eng))
-		for (size_t i = 0; i < n; i++)
-			engine_add_one(eng, &recs[i]);
-	else if (eng->win[0].key_histograms)
-		transitions ? engine_add_fast_loop(eng, recs, n, true, true) :
-			engine_add_fast_loop(eng, recs, n, true, false);
-	else
-		transitions ? engine_add_fast_loop(eng, recs, n, false, true) :
-			engine_add_fast_loop(eng, recs, n, false, false);
-}
-
-void
-pgwt_engine_add_many(pgwt_engine *eng, const pgwt_record *recs, size_t n)
-{
-	engine_add_batch(eng, recs, n, false);
-}
-
-void
-pgwt_engine_add_transitions(pgwt_engine *eng, const pgwt_record *recs, size_t n)
-{
-	engine_add_batch(eng, recs, n, true);
-}
