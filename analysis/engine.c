@@ -261,16 +261,17 @@ pgwt_engine_set_hist_probe(pgwt_engine *eng, struct pgwt_hist_probe *p)
 	eng->hist_probe = p;
 }
 
-/* Is pid a background process (by its metadata; none given: no)? */
+/* Is pid a background process (by its metadata; none given: no)? The
+ * empty table is told first, so a trace without metadata probes none. */
 static bool
-engine_pid_background(const pgwt_engine *eng, uint32_t pid)
+engine_backends_background(const agg_table *backends, uint32_t pid)
 {
 	int			b;
 
-	if (eng->backends.n == 0)
+	if (backends->n == 0)
 		return false;
-	b = pgwt_agg_find(&eng->backends, pid, 0);
-	return b >= 0 && ((const pgwt_backend_info *) agg_value(&eng->backends, (unsigned) b))->background;
+	b = pgwt_agg_find(backends, pid, 0);
+	return b >= 0 && ((const pgwt_backend_info *) agg_value(backends, (unsigned) b))->background;
 }
 
 /* The series' share of a wait or a sample: class time for a session's
@@ -278,7 +279,7 @@ engine_pid_background(const pgwt_engine *eng, uint32_t pid)
 static void
 engine_series_bill(pgwt_engine *eng, const pgwt_record *r, uint32_t ev, uint64_t start)
 {
-	bool		db = !pgwt_event_is_idle(ev) && !engine_pid_background(eng, r->pid);
+	bool		db = !pgwt_event_is_idle(ev) && !engine_backends_background(&eng->backends, r->pid);
 
 	if (r->kind == PGWT_REC_SAMPLE)
 		pgwt_series_bill_sample(eng->series, ev, r->ts_ns, r->weight_ns, db);
@@ -481,12 +482,7 @@ window_keys_fill(window_agg *wa, key_cache *c, uint32_t pid, uint32_t ev, uint64
 	c->event = ev;
 	c->pid_event = (uint64_t) pid << 32 | ev;
 	c->query_id = query_id;
-	{
-		int			b = pgwt_agg_find(wa->backends, pid, 0);
-
-		c->background = b >= 0 &&
-			((const pgwt_backend_info *) agg_value(wa->backends, (unsigned) b))->background;
-	}
+	c->background = engine_backends_background(wa->backends, pid);
 	c->event_stat = pgwt_agg_get(&wa->events, ev, 0);
 	c->session = pgwt_agg_get(&wa->sessions, pid, 0);
 	c->session_event = pgwt_agg_get(&wa->session_events, pid, ev);
@@ -624,7 +620,7 @@ engine_add_transition(pgwt_engine *eng, const pgwt_record *r)
 	/* counted where window 0 counts it (below) */
 	if (eng->hist_probe && end >= eng->win[0].spec.from_ns && end < eng->win[0].spec.to_ns)
 		pgwt_hist_probe_add(eng->hist_probe, r->pid, ev, r->query_id,
-							engine_pid_background(eng, r->pid), r->duration_ns);
+							engine_backends_background(&eng->backends, r->pid), r->duration_ns);
 
 	for (int w = 0; w < eng->nwindows; w++)
 	{
