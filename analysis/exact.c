@@ -240,13 +240,21 @@ xa_event_state(pgwt_engine *eng, uint32_t event)
 static void
 xa_retire(xa_event *ev, uint64_t t)
 {
+	uint64_t	min_e = UINT64_MAX;
+
+	if (t < ev->active_min_e)
+		return;
 	for (unsigned i = 0; i < ev->nactive;)
 	{
 		if (ev->active[i].e <= t)
 			ev->active[i] = ev->active[--ev->nactive];
 		else
+		{
+			min_e = ev->active[i].e < min_e ? ev->active[i].e : min_e;
 			i++;
+		}
 	}
+	ev->active_min_e = min_e;
 }
 
 static void
@@ -455,7 +463,11 @@ xa_sweep_one(pgwt_engine *eng, const xa_interval *iv)
 			xa_peak(&x->win[w], iv->event, ev->nactive + 1, iv->s, true);
 	}
 	if (ev->nactive < eng->cfg.max_concurrent)
+	{
 		ev->active[ev->nactive++] = *iv;
+		if (iv->e < ev->active_min_e)
+			ev->active_min_e = iv->e;
+	}
 	else
 		eng->counters.concurrent_overflow++;
 	if (!pgwt_event_is_cpu(iv->event))
