@@ -38,6 +38,8 @@
 static void
 engine_cache_clear(window_agg *wa)
 {
+	memset(wa->event_memo, 0, sizeof(wa->event_memo));
+	memset(wa->session_memo, 0, sizeof(wa->session_memo));
 	memset(wa->cache, 0, sizeof(wa->cache));
 	memset(wa->cache_lru, 0, sizeof(wa->cache_lru));
 	for (unsigned i = 0; i < ENGINE_KEY_CACHE; i++)
@@ -469,6 +471,24 @@ engine_window(const pgwt_engine *eng, int w)
 	return wa;
 }
 
+/* The value of (key, 0) in t, through memo m (engine_memo). */
+static inline void *
+engine_memo_get(agg_table *t, engine_memo *m, uint64_t key)
+{
+	engine_memo *e = &m[(key * 0x9E3779B97F4A7C15ull) >> (64 - ENGINE_MEMO_BITS)];
+	void	   *v;
+
+	if (e->value && e->key == key)
+		return e->value;
+	v = pgwt_agg_get(t, key, 0);
+	if (v != (void *) t->other)
+	{
+		e->key = key;
+		e->value = v;
+	}
+	return v;
+}
+
 /* The cache missed: look the key up in the four tables. */
 __attribute__((noinline)) key_cache *
 window_keys_fill(window_agg *wa, key_cache *c, uint32_t pid, uint32_t ev, uint64_t query_id)
@@ -483,8 +503,8 @@ window_keys_fill(window_agg *wa, key_cache *c, uint32_t pid, uint32_t ev, uint64
 	c->pid_event = (uint64_t) pid << 32 | ev;
 	c->query_id = query_id;
 	c->background = engine_backends_background(wa->backends, pid);
-	c->event_stat = pgwt_agg_get(&wa->events, ev, 0);
-	c->session = pgwt_agg_get(&wa->sessions, pid, 0);
+	c->event_stat = engine_memo_get(&wa->events, wa->event_memo, ev);
+	c->session = engine_memo_get(&wa->sessions, wa->session_memo, pid);
 	c->session_event = pgwt_agg_get(&wa->session_events, pid, ev);
 	c->query_event = c->background ? &wa->background_queries :
 		pgwt_agg_get(&wa->query_events, query_id, ev);

@@ -61,6 +61,22 @@ typedef struct key_cache
 											 * found by a shift */
 _Static_assert(sizeof(key_cache) == 128, "a key cache entry is two whole lines");
 
+/*
+ * Small direct-mapped memos of the events and sessions tables' values by
+ * key, for the key cache fills: a window holds few events and sessions,
+ * met again by nearly every new (pid, event, query), and a memo hit costs
+ * a fraction of a table lookup. Values never move until a reset, which
+ * clears the memos with the key cache; a key folded into "other" is never
+ * kept, so its records are still counted there one by one.
+ */
+#define ENGINE_MEMO_BITS 8
+
+typedef struct engine_memo
+{
+	uint64_t	key;
+	void	   *value;				/* NULL: empty */
+} engine_memo;
+
 typedef struct window_agg
 {
 	pgwt_window_spec spec;
@@ -81,6 +97,8 @@ typedef struct window_agg
 	agg_table	session_events;		/* (pid, event) -> pgwt_stat, or
 									 * pgwt_key_stat with key_histograms */
 	agg_table	query_events;		/* (query_id, event) -> likewise */
+	engine_memo event_memo[1 << ENGINE_MEMO_BITS];	/* (event, 0) -> events' value */
+	engine_memo session_memo[1 << ENGINE_MEMO_BITS];	/* (pid, 0) -> sessions' value */
 	key_cache	cache[ENGINE_KEY_CACHE];
 	uint8_t		cache_lru[ENGINE_KEY_CACHE / 2];	/* way not used last, per set */
 } window_agg;

@@ -394,6 +394,50 @@ test_sample_reorder(void)
 	pgwt_engine_free(e);
 }
 
+/*
+ * A key folded into "other" counts every record there, even when new
+ * (pid, event, query) keys meet it again (the fills' memos keep no folded
+ * key); a reset forgets the tables and whatever pointed into them. With
+ * room for one event, A takes it: B's three records (three queries)
+ * fold, and after a reset B takes it and A's two fold.
+ */
+static void
+test_caps_refold(void)
+{
+	pgwt_engine_config cfg = {.max_events = 1};
+	pgwt_engine *e = one_window(0, 100 * S, &cfg);
+	pgwt_window_summary sum;
+	pgwt_record rs[4] = {
+		tr(10, 1 * S, 0x0A000001, 0, 1 * MS, 1),
+		tr(10, 2 * S, 0x0A000002, 0, 2 * MS, 1),
+		tr(10, 3 * S, 0x0A000002, 0, 3 * MS, 2),
+		tr(11, 4 * S, 0x0A000002, 0, 4 * MS, 3),
+	};
+	pgwt_record again[3] = {
+		tr(10, 1 * S, 0x0A000002, 0, 1 * MS, 1),
+		tr(10, 2 * S, 0x0A000001, 0, 2 * MS, 2),
+		tr(12, 3 * S, 0x0A000001, 0, 3 * MS, 3),
+	};
+	pgwt_event_rows rows;
+
+	pgwt_engine_add_many(e, rs, 4);
+	pgwt_view_summary(e, 0, &sum);
+	EXPECT_U64(sum.other_event_records, 3);
+	EXPECT(pgwt_view_system_event(e, 0, NULL, &rows) == PGWT_VIEW_OK);
+	EXPECT(rows.n == 2 && rows.rows[0].event == 0x0A000001 && rows.rows[0].total_ns == 1 * MS &&
+		   rows.rows[1].other && rows.rows[1].total_ns == 9 * MS);
+	pgwt_event_rows_free(&rows);
+	pgwt_engine_reset(e);
+	pgwt_engine_add_many(e, again, 3);
+	pgwt_view_summary(e, 0, &sum);
+	EXPECT_U64(sum.other_event_records, 2);
+	EXPECT(pgwt_view_system_event(e, 0, NULL, &rows) == PGWT_VIEW_OK);
+	EXPECT(rows.n == 2 && rows.rows[0].event == 0x0A000002 && rows.rows[0].total_ns == 1 * MS &&
+		   rows.rows[1].other && rows.rows[1].total_ns == 5 * MS);
+	pgwt_event_rows_free(&rows);
+	pgwt_engine_free(e);
+}
+
 /* 6 events into a table capped at 4: the 2 latest fold into "other". */
 static void
 test_caps_overflow(void)
@@ -991,6 +1035,7 @@ main(void)
 	RUN(test_escalation_span);
 	RUN(test_sample_reorder);
 	RUN(test_caps_overflow);
+	RUN(test_caps_refold);
 	RUN(test_sessions);
 	RUN(test_query_event);
 	RUN(test_sorting);
