@@ -550,21 +550,22 @@ window_bill_exact(window_agg *wa, const pgwt_record *r, uint32_t ev, uint64_t ns
 	window_bill_exact_key(wa, window_keys(wa, r->pid, ev, r->query_id), r, ev, ns, counted, full_ns);
 }
 
-/* A new key, or one folded into "other" somewhere: bill every table now. */
-__attribute__((noinline)) void
-window_bill_exact_direct(window_agg *wa, key_cache *k, uint32_t ev, uint64_t ns,
-						 bool counted, uint64_t full_ns)
+/* A new key, or one folded into "other" somewhere: bill every table now
+ * (the key holds its event's idle test and class). */
+static inline __attribute__((always_inline)) void
+window_bill_exact_steps(window_agg *wa, key_cache *k, uint32_t ev, uint64_t ns,
+						bool counted, uint64_t full_ns)
 {
 	pgwt_event_stat *es = k->event_stat;
 
 	window_split(k, ns);
 	stat_exact(window_total(wa, k), ns, counted, full_ns);
-	if (pgwt_event_is_idle(ev))
+	if (k->idle)
 		stat_exact(&k->session->idle, ns, counted, full_ns);
 	else
 	{
 		if (!k->background)
-			stat_exact(&wa->classes[pgwt_event_class(ev)], ns, counted, full_ns);
+			stat_exact(&wa->classes[k->class_index], ns, counted, full_ns);
 		stat_exact(&k->session->db, ns, counted, full_ns);
 		if (pgwt_event_is_cpu(ev))
 			stat_exact(&k->session->cpu, ns, counted, full_ns);
@@ -572,6 +573,19 @@ window_bill_exact_direct(window_agg *wa, key_cache *k, uint32_t ev, uint64_t ns,
 	stat_exact(&es->st, ns, counted, full_ns);
 	stat_exact(k->session_event, ns, counted, full_ns);
 	stat_exact(k->query_event, ns, counted, full_ns);
+}
+
+__attribute__((noinline)) void
+window_bill_exact_direct(window_agg *wa, key_cache *k, uint32_t ev, uint64_t ns,
+						 bool counted, uint64_t full_ns)
+{
+	window_bill_exact_steps(wa, k, ev, ns, counted, full_ns);
+}
+
+__attribute__((noinline)) void
+window_bill_whole_direct(window_agg *wa, key_cache *k, uint32_t ev, uint64_t ns)
+{
+	window_bill_exact_steps(wa, k, ev, ns, true, ns);
 }
 
 static void

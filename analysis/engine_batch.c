@@ -120,7 +120,7 @@ engine_add_fast_loop(pgwt_engine *eng, const pgwt_record *recs, size_t n, bool k
 		else
 		{
 			k->hot = k->valid;
-			window_bill_exact_direct(wa, k, ev, dur, true, dur);
+			window_bill_whole_direct(wa, k, ev, dur);
 		}
 		/* the extent of the waits that billed time (all here: dur > 0) */
 		first = end - dur < first ? end - dur : first;

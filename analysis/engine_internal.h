@@ -218,6 +218,9 @@ window_cover(window_agg *wa, uint64_t from, uint64_t to)
  * (engine.c). */
 void		window_bill_exact_direct(window_agg *wa, key_cache *k, uint32_t ev, uint64_t ns,
 									 bool counted, uint64_t full_ns);
+/* The same for a wait wholly inside the window, counted there (ns is all
+ * of it): the batch loop's case, with the tests of counted folded away. */
+void		window_bill_whole_direct(window_agg *wa, key_cache *k, uint32_t ev, uint64_t ns);
 
 /* Commit the queued samples the stream has moved far enough past
  * (engine.c). */
