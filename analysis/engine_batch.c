@@ -9,17 +9,17 @@
  * single-threaded like the engine: callers serialise access.
  */
 #include "analysis/engine_internal.h"
+#include "analysis/exact_internal.h"
 
 /*
- * Whether a batch can take the fast loop: one window and no exact
- * analysis, the case of pgwt-dump's default view and of each history
- * function.
+ * Whether a batch can take the fast loop: one window, no series and no
+ * histogram probe, the case of pgwt-dump's default view (with or without
+ * the exact-only analyses) and of each history function.
  */
 static inline bool
 engine_fast_ok(const pgwt_engine *eng)
 {
-	return eng->nwindows == 1 && eng->exact == NULL && eng->series == NULL &&
-		eng->hist_probe == NULL;
+	return eng->nwindows == 1 && eng->series == NULL && eng->hist_probe == NULL;
 }
 
 /*
@@ -112,7 +112,14 @@ engine_add_fast_loop(pgwt_engine *eng, const pgwt_record *recs, size_t n, bool k
 			continue;
 		}
 		/* pgwt_engine_add's steps for such a record, in its order
-		 * (exact_records is counted once, after the loop) */
+		 * (exact_records is counted once, after the loop): the exact-only
+		 * analyses first, which read the stream's latest instant */
+		last = end > last ? end : last;
+		if (eng->exact)
+		{
+			eng->max_ts_seen = seen > last ? seen : last;
+			pgwt_exact_transition(eng, r);
+		}
 		k = window_keys(wa, r->pid, ev, r->query_id);
 		window_bill_hist(wa, k, dur, key_histograms);
 		if (__builtin_expect(k->hot, 1))
@@ -124,7 +131,6 @@ engine_add_fast_loop(pgwt_engine *eng, const pgwt_record *recs, size_t n, bool k
 		}
 		/* the extent of the waits that billed time (all here: dur > 0) */
 		first = end - dur < first ? end - dur : first;
-		last = end > last ? end : last;
 		if (__builtin_expect(end >= drain_at, 0))
 		{
 			eng->max_ts_seen = seen > last ? seen : last;

@@ -4,6 +4,7 @@
  *		views; every expected number is derived by hand in the comments.
  */
 #include "analysis/engine.h"
+#include "analysis/exact.h"
 #include "analysis/views.h"
 #include "analysis/wait_event.h"
 #include "unit.h"
@@ -851,14 +852,70 @@ same_rows(const pgwt_event_rows *a, const pgwt_event_rows *b)
  * transitions (some crossing the window's start or end, some into exit,
  * some of no duration, some of an event id past every class), markers,
  * idle waits and samples, more keys than the cache has ways for, through
- * both, every view and counter compared; with and without key histograms.
+ * both, every view and counter compared; with and without key histograms,
+ * and with the exact-only analyses (their views compared too).
  * by_kind: each run of transitions goes to pgwt_engine_add_transitions
  * (no kind tested), the samples between them to pgwt_engine_add_many.
  */
-static void
-test_batch_equals_single_one(bool key_histograms, bool by_kind)
+/* The exact-only views of two engines fed alike are the same. */
+static bool
+same_exact_views(const pgwt_engine *a, const pgwt_engine *b)
 {
-	pgwt_engine_config cfg = {.key_histograms = key_histograms, .max_query_events = 64};
+	pgwt_transition_rows ta,
+				tb;
+	pgwt_concurrency ca,
+				cb;
+	pgwt_interference_rows ia,
+				ib;
+	bool		same;
+
+	if (pgwt_view_transitions(a, 0, NULL, &ta) != PGWT_VIEW_OK)
+		return false;
+	if (pgwt_view_transitions(b, 0, NULL, &tb) != PGWT_VIEW_OK)
+		return false;
+	same = ta.n > 0 && ta.n == tb.n && ta.transitions == tb.transitions;
+	for (size_t i = 0; same && i < ta.n; i++)
+		same = ta.rows[i].old_event == tb.rows[i].old_event &&
+			ta.rows[i].new_event == tb.rows[i].new_event && ta.rows[i].other == tb.rows[i].other &&
+			ta.rows[i].count == tb.rows[i].count && ta.rows[i].total_ns == tb.rows[i].total_ns;
+	pgwt_transition_rows_free(&ta);
+	pgwt_transition_rows_free(&tb);
+	if (!same || pgwt_view_concurrency(a, 0, NULL, &ca) != PGWT_VIEW_OK)
+		return false;
+	if (pgwt_view_concurrency(b, 0, NULL, &cb) != PGWT_VIEW_OK)
+		return false;
+	same = ca.n > 0 && ca.n == cb.n && ca.nbursts == cb.nbursts && ca.bursts_total == cb.bursts_total;
+	for (size_t i = 0; same && i < ca.n; i++)
+		same = ca.rows[i].event == cb.rows[i].event && ca.rows[i].peak == cb.rows[i].peak &&
+			ca.rows[i].peak_ns == cb.rows[i].peak_ns && ca.rows[i].intervals == cb.rows[i].intervals &&
+			ca.rows[i].bursts == cb.rows[i].bursts &&
+			ca.rows[i].max_burst_sessions == cb.rows[i].max_burst_sessions;
+	for (size_t i = 0; same && i < ca.nbursts; i++)
+		same = ca.bursts[i].event == cb.bursts[i].event && ca.bursts[i].sessions == cb.bursts[i].sessions &&
+			ca.bursts[i].first_ns == cb.bursts[i].first_ns;
+	pgwt_concurrency_free(&ca);
+	pgwt_concurrency_free(&cb);
+	if (!same || pgwt_view_interference(a, 0, NULL, &ia) != PGWT_VIEW_OK)
+		return false;
+	if (pgwt_view_interference(b, 0, NULL, &ib) != PGWT_VIEW_OK)
+		return false;
+	same = ia.n > 0 && ia.n == ib.n;
+	for (size_t i = 0; same && i < ia.n; i++)
+		same = ia.rows[i].pid_a == ib.rows[i].pid_a && ia.rows[i].pid_b == ib.rows[i].pid_b &&
+			ia.rows[i].other == ib.rows[i].other && ia.rows[i].overlap_ns == ib.rows[i].overlap_ns &&
+			ia.rows[i].overlaps == ib.rows[i].overlaps && ia.rows[i].top_event == ib.rows[i].top_event &&
+			ia.rows[i].top_event_ns == ib.rows[i].top_event_ns;
+	pgwt_interference_rows_free(&ia);
+	pgwt_interference_rows_free(&ib);
+	return same;
+}
+
+static void
+test_batch_equals_single_one(bool key_histograms, bool by_kind, bool exact)
+{
+	/* a short reorder delay, so the sweep runs as the stream goes */
+	pgwt_engine_config cfg = {.key_histograms = key_histograms, .max_query_events = 64,
+	.exact_analysis = exact, .interval_reorder_ns = 1 * MS};
 	pgwt_engine *one = one_window(2 * S, 40 * S, &cfg);
 	pgwt_engine *many = one_window(2 * S, 40 * S, &cfg);
 	static const uint32_t evs[] = {0, EV_DATAFILEREAD, EV_WALWRITE, EV_LOCK_XID, EV_CLIENTREAD};
@@ -935,6 +992,8 @@ test_batch_equals_single_one(bool key_histograms, bool by_kind)
 	EXPECT(ra.n > 0 && same_rows(&ra, &rb));
 	pgwt_event_rows_free(&ra);
 	pgwt_event_rows_free(&rb);
+	if (exact)
+		EXPECT(same_exact_views(one, many));
 	pgwt_engine_free(one);
 	pgwt_engine_free(many);
 }
@@ -942,10 +1001,12 @@ test_batch_equals_single_one(bool key_histograms, bool by_kind)
 static void
 test_batch_equals_single(void)
 {
-	test_batch_equals_single_one(true, false);
-	test_batch_equals_single_one(false, false);
-	test_batch_equals_single_one(true, true);
-	test_batch_equals_single_one(false, true);
+	test_batch_equals_single_one(true, false, false);
+	test_batch_equals_single_one(false, false, false);
+	test_batch_equals_single_one(true, true, false);
+	test_batch_equals_single_one(false, true, false);
+	test_batch_equals_single_one(false, false, true);
+	test_batch_equals_single_one(true, true, true);
 }
 
 /*
