@@ -38,6 +38,8 @@
 static void
 engine_cache_clear(window_agg *wa)
 {
+	memset(wa->event_memo, 0, sizeof(wa->event_memo));
+	memset(wa->session_memo, 0, sizeof(wa->session_memo));
 	memset(wa->cache, 0, sizeof(wa->cache));
 	memset(wa->cache_lru, 0, sizeof(wa->cache_lru));
 	for (unsigned i = 0; i < ENGINE_KEY_CACHE; i++)
@@ -261,16 +263,17 @@ pgwt_engine_set_hist_probe(pgwt_engine *eng, struct pgwt_hist_probe *p)
 	eng->hist_probe = p;
 }
 
-/* Is pid a background process (by its metadata; none given: no)? */
+/* Is pid a background process (by its metadata; none given: no)? The
+ * empty table is told first, so a trace without metadata probes none. */
 static bool
-engine_pid_background(const pgwt_engine *eng, uint32_t pid)
+engine_backends_background(const agg_table *backends, uint32_t pid)
 {
 	int			b;
 
-	if (eng->backends.n == 0)
+	if (backends->n == 0)
 		return false;
-	b = pgwt_agg_find(&eng->backends, pid, 0);
-	return b >= 0 && ((const pgwt_backend_info *) agg_value(&eng->backends, (unsigned) b))->background;
+	b = pgwt_agg_find(backends, pid, 0);
+	return b >= 0 && ((const pgwt_backend_info *) agg_value(backends, (unsigned) b))->background;
 }
 
 /* The series' share of a wait or a sample: class time for a session's
@@ -278,7 +281,7 @@ engine_pid_background(const pgwt_engine *eng, uint32_t pid)
 static void
 engine_series_bill(pgwt_engine *eng, const pgwt_record *r, uint32_t ev, uint64_t start)
 {
-	bool		db = !pgwt_event_is_idle(ev) && !engine_pid_background(eng, r->pid);
+	bool		db = !pgwt_event_is_idle(ev) && !engine_backends_background(&eng->backends, r->pid);
 
 	if (r->kind == PGWT_REC_SAMPLE)
 		pgwt_series_bill_sample(eng->series, ev, r->ts_ns, r->weight_ns, db);
@@ -379,15 +382,6 @@ stat_sampled(pgwt_stat *st, uint64_t ns)
 	st->samples++;
 }
 
-static void
-window_cover(window_agg *wa, uint64_t from, uint64_t to)
-{
-	if (from < wa->data_first_ns)
-		wa->data_first_ns = from;
-	if (to > wa->data_last_ns)
-		wa->data_last_ns = to;
-}
-
 static inline void
 stat_add(pgwt_stat *st, const pgwt_stat *a)
 {
@@ -430,18 +424,6 @@ key_acc_clear(key_cache *c)
 	memset(&c->acc, 0, sizeof(c->acc));
 	c->acc.min_ns = UINT64_MAX;
 	c->whole_ns = 0;
-}
-
-/* A wait of ns wholly inside the window, counted, into a key's acc. */
-static inline void
-key_acc_whole(key_cache *c, uint64_t ns)
-{
-	pgwt_stat  *a = &c->acc;
-
-	c->whole_ns += ns;
-	a->waits++;
-	a->min_ns = ns < a->min_ns ? ns : a->min_ns;
-	a->max_ns = ns > a->max_ns ? ns : a->max_ns;
 }
 
 /* Add a cached key's accumulated time to its tables. */
@@ -489,45 +471,26 @@ engine_window(const pgwt_engine *eng, int w)
 	return wa;
 }
 
-/*
- * The table entries of one (pid, event, query) in a window. The cache is
- * two-way set associative with a least-recently-used bit per set, so two
- * keys of busy backends that hash alike do not evict each other.
- */
-static key_cache *window_keys_fill(window_agg *wa, key_cache *c, uint32_t pid, uint32_t ev,
-								   uint64_t query_id);
-
-static inline key_cache *
-window_keys(window_agg *wa, uint32_t pid, uint32_t ev, uint64_t query_id)
+/* The value of (key, 0) in t, through memo m (engine_memo). */
+static inline void *
+engine_memo_get(agg_table *t, engine_memo *m, uint64_t key)
 {
-	/* multiplicative hashing: the top bits depend on every key bit (event
-	 * ids differ in their high class byte, pids in their low bits) */
-	uint64_t	pe = (uint64_t) pid << 32 | ev;
-	uint64_t	h = (pe * 0x9E3779B97F4A7C15ull ^ query_id) * 0xD6E8FEB86659FD93ull;
-	key_cache  *c = &wa->cache[(h >> (64 - ENGINE_KEY_CACHE_SET_BITS)) * 2];
+	engine_memo *e = &m[(key * 0x9E3779B97F4A7C15ull) >> (64 - ENGINE_MEMO_BITS)];
+	void	   *v;
 
-	uint8_t    *lru = &wa->cache_lru[h >> (64 - ENGINE_KEY_CACHE_SET_BITS)];
-
-	/* an entry that is not valid holds a pid_event no lookup asks for */
-	if (c[0].pid_event == pe && c[0].query_id == query_id)
+	if (e->value && e->key == key)
+		return e->value;
+	v = pgwt_agg_get(t, key, 0);
+	if (v != (void *) t->other)
 	{
-		*lru = 1;
-		return &c[0];
+		e->key = key;
+		e->value = v;
 	}
-	if (c[1].pid_event == pe && c[1].query_id == query_id)
-	{
-		*lru = 0;
-		return &c[1];
-	}
-	/* replace the way used less recently: way 0 in a set not used yet
-	 * (lru 0), so a set's only key is found by the first probe */
-	c += *lru;
-	*lru ^= 1;
-	return window_keys_fill(wa, c, pid, ev, query_id);
+	return v;
 }
 
 /* The cache missed: look the key up in the four tables. */
-static __attribute__((noinline)) key_cache *
+__attribute__((noinline)) key_cache *
 window_keys_fill(window_agg *wa, key_cache *c, uint32_t pid, uint32_t ev, uint64_t query_id)
 {
 	key_sync(wa, c);
@@ -539,14 +502,9 @@ window_keys_fill(window_agg *wa, key_cache *c, uint32_t pid, uint32_t ev, uint64
 	c->event = ev;
 	c->pid_event = (uint64_t) pid << 32 | ev;
 	c->query_id = query_id;
-	{
-		int			b = pgwt_agg_find(wa->backends, pid, 0);
-
-		c->background = b >= 0 &&
-			((const pgwt_backend_info *) agg_value(wa->backends, (unsigned) b))->background;
-	}
-	c->event_stat = pgwt_agg_get(&wa->events, ev, 0);
-	c->session = pgwt_agg_get(&wa->sessions, pid, 0);
+	c->background = engine_backends_background(wa->backends, pid);
+	c->event_stat = engine_memo_get(&wa->events, wa->event_memo, ev);
+	c->session = engine_memo_get(&wa->sessions, wa->session_memo, pid);
 	c->session_event = pgwt_agg_get(&wa->session_events, pid, ev);
 	c->query_event = c->background ? &wa->background_queries :
 		pgwt_agg_get(&wa->query_events, query_id, ev);
@@ -558,27 +516,6 @@ window_keys_fill(window_agg *wa, key_cache *c, uint32_t pid, uint32_t ev, uint64
 		c->pid_event = (uint64_t) pid << 32 | ENGINE_KEY_NONE;
 	return c;
 }
-
-static void window_bill_exact_direct(window_agg *wa, key_cache *k, uint32_t ev, uint64_t ns,
-									 bool counted, uint64_t full_ns);
-
-/* The histograms of a wait of ns counted under key k (a key's
- * histogram follows its stat: pgwt_key_stat). */
-static inline __attribute__((always_inline)) void
-window_bill_hist(window_agg *wa, key_cache *k, uint64_t ns, bool key_histograms)
-{
-	unsigned	b = pgwt_hist_ns_bucket(ns);
-
-	k->event_stat->hist_ns[b]++;
-	if (key_histograms)
-	{
-		/* a background pid's query_event is the sink, no key */
-		((pgwt_key_stat *) k->session_event)->hist_ns[b]++;
-		if (!k->background)
-			((pgwt_key_stat *) k->query_event)->hist_ns[b]++;
-	}
-}
-
 
 /* Bill ns of event ev (a wait that ended here if counted) to one
  * window, under key k (window_keys of r's pid and query and ev). The
@@ -613,21 +550,22 @@ window_bill_exact(window_agg *wa, const pgwt_record *r, uint32_t ev, uint64_t ns
 	window_bill_exact_key(wa, window_keys(wa, r->pid, ev, r->query_id), r, ev, ns, counted, full_ns);
 }
 
-/* A new key, or one folded into "other" somewhere: bill every table now. */
-static __attribute__((noinline)) void
-window_bill_exact_direct(window_agg *wa, key_cache *k, uint32_t ev, uint64_t ns,
-						 bool counted, uint64_t full_ns)
+/* A new key, or one folded into "other" somewhere: bill every table now
+ * (the key holds its event's idle test and class). */
+static inline __attribute__((always_inline)) void
+window_bill_exact_steps(window_agg *wa, key_cache *k, uint32_t ev, uint64_t ns,
+						bool counted, uint64_t full_ns)
 {
 	pgwt_event_stat *es = k->event_stat;
 
 	window_split(k, ns);
 	stat_exact(window_total(wa, k), ns, counted, full_ns);
-	if (pgwt_event_is_idle(ev))
+	if (k->idle)
 		stat_exact(&k->session->idle, ns, counted, full_ns);
 	else
 	{
 		if (!k->background)
-			stat_exact(&wa->classes[pgwt_event_class(ev)], ns, counted, full_ns);
+			stat_exact(&wa->classes[k->class_index], ns, counted, full_ns);
 		stat_exact(&k->session->db, ns, counted, full_ns);
 		if (pgwt_event_is_cpu(ev))
 			stat_exact(&k->session->cpu, ns, counted, full_ns);
@@ -635,6 +573,19 @@ window_bill_exact_direct(window_agg *wa, key_cache *k, uint32_t ev, uint64_t ns,
 	stat_exact(&es->st, ns, counted, full_ns);
 	stat_exact(k->session_event, ns, counted, full_ns);
 	stat_exact(k->query_event, ns, counted, full_ns);
+}
+
+__attribute__((noinline)) void
+window_bill_exact_direct(window_agg *wa, key_cache *k, uint32_t ev, uint64_t ns,
+						 bool counted, uint64_t full_ns)
+{
+	window_bill_exact_steps(wa, k, ev, ns, counted, full_ns);
+}
+
+__attribute__((noinline)) void
+window_bill_whole_direct(window_agg *wa, key_cache *k, uint32_t ev, uint64_t ns)
+{
+	window_bill_exact_steps(wa, k, ev, ns, true, ns);
 }
 
 static void
@@ -669,7 +620,7 @@ window_bill_sample(window_agg *wa, const pgwt_record *r)
 	stat_sampled(k->query_event, ns);
 }
 
-/* inlined into the batch loop with engine_add_one: most records are transitions */
+/* inlined into engine_add_one: most records are transitions */
 static inline __attribute__((always_inline)) void
 engine_add_transition(pgwt_engine *eng, const pgwt_record *r)
 {
@@ -703,7 +654,7 @@ engine_add_transition(pgwt_engine *eng, const pgwt_record *r)
 	/* counted where window 0 counts it (below) */
 	if (eng->hist_probe && end >= eng->win[0].spec.from_ns && end < eng->win[0].spec.to_ns)
 		pgwt_hist_probe_add(eng->hist_probe, r->pid, ev, r->query_id,
-							engine_pid_background(eng, r->pid), r->duration_ns);
+							engine_backends_background(&eng->backends, r->pid), r->duration_ns);
 
 	for (int w = 0; w < eng->nwindows; w++)
 	{
@@ -786,7 +737,7 @@ engine_commit_oldest(pgwt_engine *eng)
 }
 
 /* Commit the queued samples the stream has moved far enough past. */
-static void
+void
 engine_drain(pgwt_engine *eng)
 {
 	while (eng->pending_n > 0 && eng->max_ts_seen >= eng->drain_at)
@@ -812,7 +763,8 @@ engine_add_sample(pgwt_engine *eng, const pgwt_record *r)
 		engine_drain_at_update(eng);
 }
 
-/* One record (pgwt_engine_add), inlined into the batch loop. */
+/* One record (pgwt_engine_add: also the batch loop's way, in
+ * engine_batch.c, for any record it does not bill itself). */
 static inline __attribute__((always_inline)) void
 engine_add_one(pgwt_engine *eng, const pgwt_record *rec)
 {
@@ -852,148 +804,3 @@ pgwt_engine_pending(const pgwt_engine *eng)
 	return eng->pending_n;
 }
 
-/*
- * Whether a batch can take the fast loop: one window and no exact
- * analysis, the case of pgwt-dump's default view and of each history
- * function.
- */
-static inline bool
-engine_fast_ok(const pgwt_engine *eng)
-{
-	return eng->nwindows == 1 && eng->exact == NULL && eng->series == NULL &&
-		eng->hist_probe == NULL;
-}
-
-/*
- * The batch loop for one window: a transition out of a wait (no marker,
- * no first sighting) wholly inside the window is billed here, without
- * the window loop and its clipping, its counters and the window's extent
- * kept in registers until the batch ends (sums, minima and maxima, so
- * the result is what engine_add_one gives record by record); anything
- * else goes through engine_add_one.
- */
-/* engine_add_one out of line: keeps the fast loop's registers its own */
-static __attribute__((noinline)) void
-engine_add_slow(pgwt_engine *eng, const pgwt_record *r)
-{
-	engine_add_one(eng, r);
-}
-
-/* Events up to this (both of a transition) can take the batch loop. */
-#define ENGINE_FAST_EVENT_MAX 0xEFFFFFFFu
-_Static_assert(PGWT_MARKER_FIRST > ENGINE_FAST_EVENT_MAX, "markers and exits take engine_add_one");
-
-/*
- * engine_add_batch's fast loop, one copy per key_histograms and per
- * transitions (constants here; transitions: the caller's word that every
- * record is one, so no kind is tested): the exits go to engine_add_one
- * with the markers, so a wait billed here ends no session.
- */
-static inline __attribute__((always_inline)) void
-engine_add_fast_loop(pgwt_engine *eng, const pgwt_record *recs, size_t n, bool key_histograms,
-					 bool transitions)
-{
-	window_agg *wa = &eng->win[0];
-	uint64_t	from = wa->spec.from_ns,
-				span = wa->spec.to_ns - wa->spec.from_ns;
-	uint64_t	slow = 0,
-				first = UINT64_MAX,
-				last = 0;
-	/*
-	 * Kept in registers: only engine_add_one and engine_drain read or
-	 * move them, and they are stored back before either runs. The
-	 * stream's latest instant is max(seen, last): last, the latest end
-	 * of a wait billed here, is the loop's own. drain_at is past it
-	 * whenever the loop reads a record (engine_add_one and engine_drain
-	 * leave it so), so a record reaches drain_at exactly when its end
-	 * does.
-	 */
-	uint64_t	seen = eng->max_ts_seen,
-				drain_at = eng->drain_at;
-
-	for (size_t i = 0; i < n; i++)
-	{
-		const pgwt_record *r = &recs[i];
-		uint64_t	end = r->ts_ns,
-					dur = r->duration_ns,
-					since = end - from;
-		uint32_t	ev = r->old_event;
-		key_cache  *k;
-
-		/*
-		 * from <= end - dur and end < to, as one range test and one more
-		 * that also sends a wait of no duration the general way (dur - 1
-		 * wraps), so each wait here extends the window's extent; markers,
-		 * exits and first sightings (either event at or past
-		 * PGWT_MARKER_FIRST) by one test of both events' top bits, which
-		 * also sends the rare event ids of a class past 0xEF the general
-		 * way (no class is: the class is the id's high byte)
-		 */
-		if (__builtin_expect((!transitions && r->kind != PGWT_REC_TRANSITION) |
-							 ((ev | r->new_event) > ENGINE_FAST_EVENT_MAX) |
-							 (since >= span) | (dur - 1 >= since), 0))
-		{
-			eng->max_ts_seen = seen > last ? seen : last;
-			engine_add_slow(eng, r);
-			seen = eng->max_ts_seen;
-			drain_at = eng->drain_at;
-			slow++;
-			continue;
-		}
-		/* engine_add_one's steps for such a record, in its order
-		 * (exact_records is counted once, after the loop) */
-		k = window_keys(wa, r->pid, ev, r->query_id);
-		window_bill_hist(wa, k, dur, key_histograms);
-		if (__builtin_expect(k->hot, 1))
-			key_acc_whole(k, dur);
-		else
-		{
-			k->hot = k->valid;
-			window_bill_exact_direct(wa, k, ev, dur, true, dur);
-		}
-		/* the extent of the waits that billed time (all here: dur > 0) */
-		first = end - dur < first ? end - dur : first;
-		last = end > last ? end : last;
-		if (__builtin_expect(end >= drain_at, 0))
-		{
-			eng->max_ts_seen = seen > last ? seen : last;
-			engine_drain(eng);
-			seen = eng->max_ts_seen;
-			drain_at = eng->drain_at;
-		}
-	}
-	eng->max_ts_seen = seen > last ? seen : last;
-	wa->exact_records += n - slow;
-	eng->counters.records += n - slow;
-	eng->counters.transitions += n - slow;
-	if (first != UINT64_MAX)
-		window_cover(wa, first, last);
-}
-
-/* A batch: the fast loop's copy for the window's key_histograms, or
- * record by record. */
-static void
-engine_add_batch(pgwt_engine *eng, const pgwt_record *recs, size_t n, bool transitions)
-{
-	if (!engine_fast_ok(eng))
-		for (size_t i = 0; i < n; i++)
-			engine_add_one(eng, &recs[i]);
-	else if (eng->win[0].key_histograms)
-		transitions ? engine_add_fast_loop(eng, recs, n, true, true) :
-			engine_add_fast_loop(eng, recs, n, true, false);
-	else
-		transitions ? engine_add_fast_loop(eng, recs, n, false, true) :
-			engine_add_fast_loop(eng, recs, n, false, false);
-}
-
-void
-pgwt_engine_add_many(pgwt_engine *eng, const pgwt_record *recs, size_t n)
-{
-	engine_add_batch(eng, recs, n, false);
-}
-
-void
-pgwt_engine_add_transitions(pgwt_engine *eng, const pgwt_record *recs, size_t n)
-{
-	engine_add_batch(eng, recs, n, true);
-}

@@ -1,7 +1,8 @@
 /*
  * engine_internal.h
- *		The engine's tables, shared by engine.c (which fills them) and
- *		views.c (which reads them). Not for use outside analysis/.
+ *		The engine's tables, shared by engine.c (which fills them record by
+ *		record), engine_batch.c (its batch loop) and views.c (which reads
+ *		them). Not for use outside analysis/.
  */
 #ifndef PGWT_ANALYSIS_ENGINE_INTERNAL_H
 #define PGWT_ANALYSIS_ENGINE_INTERNAL_H
@@ -9,6 +10,7 @@
 #include "analysis/agg_table.h"
 #include "analysis/engine.h"
 #include "analysis/wait_event.h"
+#include "common/histogram.h"
 
 /* Class totals: index = class byte 0..15, PGWT_CLASS_UNKNOWN = 16. */
 #define ENGINE_NCLASS_SLOTS (PGWT_NCLASSES + 1)
@@ -59,6 +61,22 @@ typedef struct key_cache
 											 * found by a shift */
 _Static_assert(sizeof(key_cache) == 128, "a key cache entry is two whole lines");
 
+/*
+ * Small direct-mapped memos of the events and sessions tables' values by
+ * key, for the key cache fills: a window holds few events and sessions,
+ * met again by nearly every new (pid, event, query), and a memo hit costs
+ * a fraction of a table lookup. Values never move until a reset, which
+ * clears the memos with the key cache; a key folded into "other" is never
+ * kept, so its records are still counted there one by one.
+ */
+#define ENGINE_MEMO_BITS 8
+
+typedef struct engine_memo
+{
+	uint64_t	key;
+	void	   *value;				/* NULL: empty */
+} engine_memo;
+
 typedef struct window_agg
 {
 	pgwt_window_spec spec;
@@ -79,6 +97,8 @@ typedef struct window_agg
 	agg_table	session_events;		/* (pid, event) -> pgwt_stat, or
 									 * pgwt_key_stat with key_histograms */
 	agg_table	query_events;		/* (query_id, event) -> likewise */
+	engine_memo event_memo[1 << ENGINE_MEMO_BITS];	/* (event, 0) -> events' value */
+	engine_memo session_memo[1 << ENGINE_MEMO_BITS];	/* (pid, 0) -> sessions' value */
 	key_cache	cache[ENGINE_KEY_CACHE];
 	uint8_t		cache_lru[ENGINE_KEY_CACHE / 2];	/* way not used last, per set */
 } window_agg;
@@ -115,5 +135,95 @@ struct pgwt_engine
  * they are kept.
  */
 const window_agg *engine_window(const pgwt_engine *eng, int w);
+
+/*
+ * The billing steps the record-by-record path (engine.c) and the batch
+ * loop (engine_batch.c) share.
+ */
+
+/* The key cache's set of one (pid << 32 | event, query): multiplicative
+ * hashing, so the top bits depend on every key bit (event ids differ in
+ * their high class byte, pids in their low bits). */
+static inline unsigned
+engine_key_set(uint64_t pid_event, uint64_t query_id)
+{
+	uint64_t	h = (pid_event * 0x9E3779B97F4A7C15ull ^ query_id) * 0xD6E8FEB86659FD93ull;
+
+	return (unsigned) (h >> (64 - ENGINE_KEY_CACHE_SET_BITS));
+}
+
+/* The cache missed: look the key up in the four tables (engine.c). */
+key_cache  *window_keys_fill(window_agg *wa, key_cache *c, uint32_t pid, uint32_t ev,
+							 uint64_t query_id);
+
+/*
+ * The table entries of one (pid, event, query) in a window. The cache is
+ * two-way set associative with a least-recently-used bit per set, so two
+ * keys of busy backends that hash alike do not evict each other.
+ */
+static inline key_cache *
+window_keys(window_agg *wa, uint32_t pid, uint32_t ev, uint64_t query_id)
+{
+	uint64_t	pe = (uint64_t) pid << 32 | ev;
+	unsigned	set = engine_key_set(pe, query_id);
+	key_cache  *c = &wa->cache[set * 2];
+	uint8_t    *lru = &wa->cache_lru[set];
+
+	/* an entry that is not valid holds a pid_event no lookup asks for */
+	if (c[0].pid_event == pe && c[0].query_id == query_id)
+	{
+		*lru = 1;
+		return &c[0];
+	}
+	if (c[1].pid_event == pe && c[1].query_id == query_id)
+	{
+		*lru = 0;
+		return &c[1];
+	}
+	/* replace the way used less recently: way 0 in a set not used yet
+	 * (lru 0), so a set's only key is found by the first probe */
+	c += *lru;
+	*lru ^= 1;
+	return window_keys_fill(wa, c, pid, ev, query_id);
+}
+
+/* The histograms of a wait of ns counted under key k (a key's
+ * histogram follows its stat: pgwt_key_stat). */
+static inline __attribute__((always_inline)) void
+window_bill_hist(window_agg *wa, key_cache *k, uint64_t ns, bool key_histograms)
+{
+	unsigned	b = pgwt_hist_ns_bucket(ns);
+
+	k->event_stat->hist_ns[b]++;
+	if (key_histograms)
+	{
+		/* a background pid's query_event is the sink, no key */
+		((pgwt_key_stat *) k->session_event)->hist_ns[b]++;
+		if (!k->background)
+			((pgwt_key_stat *) k->query_event)->hist_ns[b]++;
+	}
+}
+
+/* Widen the window's extent of billed instants to [from, to). */
+static inline void
+window_cover(window_agg *wa, uint64_t from, uint64_t to)
+{
+	if (from < wa->data_first_ns)
+		wa->data_first_ns = from;
+	if (to > wa->data_last_ns)
+		wa->data_last_ns = to;
+}
+
+/* A new key, or one folded into "other" somewhere: bill every table now
+ * (engine.c). */
+void		window_bill_exact_direct(window_agg *wa, key_cache *k, uint32_t ev, uint64_t ns,
+									 bool counted, uint64_t full_ns);
+/* The same for a wait wholly inside the window, counted there (ns is all
+ * of it): the batch loop's case, with the tests of counted folded away. */
+void		window_bill_whole_direct(window_agg *wa, key_cache *k, uint32_t ev, uint64_t ns);
+
+/* Commit the queued samples the stream has moved far enough past
+ * (engine.c). */
+void		engine_drain(pgwt_engine *eng);
 
 #endif							/* PGWT_ANALYSIS_ENGINE_INTERNAL_H */

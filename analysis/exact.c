@@ -140,6 +140,12 @@ pgwt_exact_reset(pgwt_exact *x, int nwindows)
 
 /* ---- the start-ordered heap ---------------------------------------------- */
 
+/*
+ * The sweep order: by start, then end, pid and event. A total order (two
+ * intervals equal in all four are one and the same), so the order the
+ * heap yields them in depends on the set of intervals alone, never on how
+ * the heap happens to hold them.
+ */
 static inline bool
 xa_before(const xa_interval *a, const xa_interval *b)
 {
@@ -147,7 +153,9 @@ xa_before(const xa_interval *a, const xa_interval *b)
 		return a->s < b->s;
 	if (a->e != b->e)
 		return a->e < b->e;
-	return a->pid < b->pid;
+	if (a->pid != b->pid)
+		return a->pid < b->pid;
+	return a->event < b->event;
 }
 
 static void
@@ -167,28 +175,40 @@ xa_heap_push(pgwt_exact *x, const xa_interval *iv)
 	x->heap[i] = *iv;
 }
 
+/*
+ * Take the earliest interval. The hole it leaves goes down the smaller
+ * child at each level to a leaf (one comparison a level), and the last
+ * interval then rises from there: it is among the latest, so it rarely
+ * rises far, where sifting it down from the top would compare it at
+ * every level too.
+ */
 static xa_interval
 xa_heap_pop(pgwt_exact *x)
 {
 	xa_interval top = x->heap[0];
 	xa_interval last = x->heap[--x->nheap];
+	unsigned	n = x->nheap;
 	unsigned	i = 0;
 
-	for (;;)
+	if (n == 0)
+		return top;
+	for (unsigned c = 1; c < n; c = 2 * i + 1)
 	{
-		unsigned	c = 2 * i + 1;
-
-		if (c >= x->nheap)
-			break;
-		if (c + 1 < x->nheap && xa_before(&x->heap[c + 1], &x->heap[c]))
+		if (c + 1 < n && xa_before(&x->heap[c + 1], &x->heap[c]))
 			c++;
-		if (!xa_before(&x->heap[c], &last))
-			break;
 		x->heap[i] = x->heap[c];
 		i = c;
 	}
-	if (x->nheap > 0)
-		x->heap[i] = last;
+	while (i > 0)
+	{
+		unsigned	p = (i - 1) / 2;
+
+		if (!xa_before(&last, &x->heap[p]))
+			break;
+		x->heap[i] = x->heap[p];
+		i = p;
+	}
+	x->heap[i] = last;
 	return top;
 }
 
@@ -220,13 +240,21 @@ xa_event_state(pgwt_engine *eng, uint32_t event)
 static void
 xa_retire(xa_event *ev, uint64_t t)
 {
+	uint64_t	min_e = UINT64_MAX;
+
+	if (t < ev->active_min_e)
+		return;
 	for (unsigned i = 0; i < ev->nactive;)
 	{
 		if (ev->active[i].e <= t)
 			ev->active[i] = ev->active[--ev->nactive];
 		else
+		{
+			min_e = ev->active[i].e < min_e ? ev->active[i].e : min_e;
 			i++;
+		}
 	}
+	ev->active_min_e = min_e;
 }
 
 static void
@@ -435,7 +463,11 @@ xa_sweep_one(pgwt_engine *eng, const xa_interval *iv)
 			xa_peak(&x->win[w], iv->event, ev->nactive + 1, iv->s, true);
 	}
 	if (ev->nactive < eng->cfg.max_concurrent)
+	{
 		ev->active[ev->nactive++] = *iv;
+		if (iv->e < ev->active_min_e)
+			ev->active_min_e = iv->e;
+	}
 	else
 		eng->counters.concurrent_overflow++;
 	if (!pgwt_event_is_cpu(iv->event))

@@ -35,6 +35,8 @@ typedef struct xa_event
 	uint32_t	event;
 	unsigned	nactive;
 	xa_interval *active;		/* max_concurrent entries */
+	uint64_t	active_min_e;	/* at most the earliest end in active[]: a
+								 * retire before it has nothing to forget */
 	unsigned	nrecent;
 	xa_start	recent[XA_RECENT];	/* one per pid, by start */
 	bool		burst_open;

@@ -7,65 +7,10 @@
 #include "analysis/views.h"
 #include "analysis/wait_event.h"
 #include "unit.h"
+#include "engine_fixture.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#define MS 1000000ull
-#define S  1000000000ull
-
-#define EV_PGSLEEP		0x09000002u
-#define EV_CLIENTREAD	0x06000000u
-#define EV_DATAFILEREAD 0x0A000011u
-#define EV_WALWRITE		0x0A000048u
-#define EV_LOCK_XID		0x03000005u
-#define EV_WALINSERT	0x01000037u
-#define EV_ARCHIVER		0x05000000u
-
-static pgwt_record
-tr(uint32_t pid, uint64_t ts, uint32_t old_ev, uint32_t new_ev, uint64_t dur, uint64_t q)
-{
-	pgwt_record r = {0};
-
-	r.kind = PGWT_REC_TRANSITION;
-	r.pid = pid;
-	r.ts_ns = ts;
-	r.old_event = old_ev;
-	r.new_event = new_ev;
-	r.duration_ns = dur;
-	r.query_id = q;
-	r.cpu_ns = PGWT_CPU_UNKNOWN;
-	return r;
-}
-
-static pgwt_record
-smp(uint32_t pid, uint64_t ts, uint32_t ev, uint64_t weight, uint64_t q)
-{
-	pgwt_record r = {0};
-
-	r.kind = PGWT_REC_SAMPLE;
-	r.pid = pid;
-	r.ts_ns = ts;
-	r.new_event = ev;
-	r.weight_ns = weight;
-	r.query_id = q;
-	return r;
-}
-
-static pgwt_engine *
-one_window(uint64_t from, uint64_t to, const pgwt_engine_config *cfg)
-{
-	pgwt_window_spec w = {from, to, "all"};
-	const char *err = NULL;
-	pgwt_engine *e = pgwt_engine_create(cfg, &w, 1, &err);
-
-	if (!e)
-	{
-		fprintf(stderr, "engine: %s\n", err);
-		abort();
-	}
-	return e;
-}
 
 static const pgwt_event_row *
 find_row(const pgwt_event_rows *rows, uint32_t ev)
@@ -391,6 +336,50 @@ test_sample_reorder(void)
 	pgwt_view_summary(e, 0, &sum);
 	EXPECT_U64(sum.db_ns, 104 * MS);
 	EXPECT_U64(sum.sample_records, 4);
+	pgwt_engine_free(e);
+}
+
+/*
+ * A key folded into "other" counts every record there, even when new
+ * (pid, event, query) keys meet it again (the fills' memos keep no folded
+ * key); a reset forgets the tables and whatever pointed into them. With
+ * room for one event, A takes it: B's three records (three queries)
+ * fold, and after a reset B takes it and A's two fold.
+ */
+static void
+test_caps_refold(void)
+{
+	pgwt_engine_config cfg = {.max_events = 1};
+	pgwt_engine *e = one_window(0, 100 * S, &cfg);
+	pgwt_window_summary sum;
+	pgwt_record rs[4] = {
+		tr(10, 1 * S, 0x0A000001, 0, 1 * MS, 1),
+		tr(10, 2 * S, 0x0A000002, 0, 2 * MS, 1),
+		tr(10, 3 * S, 0x0A000002, 0, 3 * MS, 2),
+		tr(11, 4 * S, 0x0A000002, 0, 4 * MS, 3),
+	};
+	pgwt_record again[3] = {
+		tr(10, 1 * S, 0x0A000002, 0, 1 * MS, 1),
+		tr(10, 2 * S, 0x0A000001, 0, 2 * MS, 2),
+		tr(12, 3 * S, 0x0A000001, 0, 3 * MS, 3),
+	};
+	pgwt_event_rows rows;
+
+	pgwt_engine_add_many(e, rs, 4);
+	pgwt_view_summary(e, 0, &sum);
+	EXPECT_U64(sum.other_event_records, 3);
+	EXPECT(pgwt_view_system_event(e, 0, NULL, &rows) == PGWT_VIEW_OK);
+	EXPECT(rows.n == 2 && rows.rows[0].event == 0x0A000001 && rows.rows[0].total_ns == 1 * MS &&
+		   rows.rows[1].other && rows.rows[1].total_ns == 9 * MS);
+	pgwt_event_rows_free(&rows);
+	pgwt_engine_reset(e);
+	pgwt_engine_add_many(e, again, 3);
+	pgwt_view_summary(e, 0, &sum);
+	EXPECT_U64(sum.other_event_records, 2);
+	EXPECT(pgwt_view_system_event(e, 0, NULL, &rows) == PGWT_VIEW_OK);
+	EXPECT(rows.n == 2 && rows.rows[0].event == 0x0A000002 && rows.rows[0].total_ns == 1 * MS &&
+		   rows.rows[1].other && rows.rows[1].total_ns == 5 * MS);
+	pgwt_event_rows_free(&rows);
 	pgwt_engine_free(e);
 }
 
@@ -776,134 +765,6 @@ test_bad_config(void)
 	EXPECT(pgwt_engine_create(NULL, &w, 9, &err) == NULL);
 }
 
-/* Two event-row lists hold the same rows, histograms by content. */
-static bool
-same_rows(const pgwt_event_rows *a, const pgwt_event_rows *b)
-{
-	if (a->n != b->n)
-		return false;
-	for (size_t i = 0; i < a->n; i++)
-	{
-		pgwt_event_row x = a->rows[i],
-					y = b->rows[i];
-
-		if ((x.hist_ns == NULL) != (y.hist_ns == NULL) ||
-			(x.hist_ns && memcmp(x.hist_ns, y.hist_ns, PGWT_HIST_NS_BUCKETS * sizeof(uint64_t)) != 0))
-			return false;
-		x.hist_ns = y.hist_ns = NULL;
-		if (x.event != y.event || x.pid != y.pid || x.query_id != y.query_id ||
-			x.other != y.other || x.idle != y.idle || x.fidelity != y.fidelity ||
-			x.waits != y.waits || x.total_ns != y.total_ns || x.exact_ns != y.exact_ns ||
-			x.sampled_ns != y.sampled_ns || x.avg_ns != y.avg_ns || x.max_ns != y.max_ns || x.min_ns != y.min_ns ||
-			x.max_known != y.max_known || x.pct_db != y.pct_db || x.exited != y.exited)
-			return false;
-	}
-	return true;
-}
-
-/*
- * pgwt_engine_add_many's loop for one window (engine_add_batch) gives what
- * pgwt_engine_add gives record by record: a pseudo-random stream of
- * transitions (some crossing the window's start or end, some into exit,
- * some of no duration, some of an event id past every class), markers,
- * idle waits and samples, more keys than the cache has ways for, through
- * both, every view and counter compared; with and without key histograms.
- * by_kind: each run of transitions goes to pgwt_engine_add_transitions
- * (no kind tested), the samples between them to pgwt_engine_add_many.
- */
-static void
-test_batch_equals_single_one(bool key_histograms, bool by_kind)
-{
-	pgwt_engine_config cfg = {.key_histograms = key_histograms, .max_query_events = 64};
-	pgwt_engine *one = one_window(2 * S, 40 * S, &cfg);
-	pgwt_engine *many = one_window(2 * S, 40 * S, &cfg);
-	static const uint32_t evs[] = {0, EV_DATAFILEREAD, EV_WALWRITE, EV_LOCK_XID, EV_CLIENTREAD};
-	static pgwt_record rs[20000];
-	uint64_t	seed = 12345,
-				t = 1 * S;
-	pgwt_window_summary sa,
-				sb;
-	pgwt_event_rows ra,
-				rb;
-
-	for (size_t i = 0; i < 20000; i++)
-	{
-		uint64_t	x;
-
-		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-		x = seed >> 16;
-		t += 1 + (x & 0xFFFFF);
-		if (x % 97 == 0)
-			rs[i] = tr((uint32_t) (x % 7) + 1, t, 0, PGWT_MARKER_IDLE, 0, 0);
-		else if (x % 89 == 0)
-			rs[i] = tr((uint32_t) (x % 7) + 1, t, EV_DATAFILEREAD, PGWT_EVENT_EXIT, x % 5000, 3);
-		else if (x % 11 == 0)
-			rs[i] = smp((uint32_t) (x % 7) + 1, t, evs[(x >> 8) % 5], 10 * MS, (x >> 12) % 30);
-		else if (x % 83 == 0)
-			rs[i] = tr((uint32_t) (x % 7) + 1, t, evs[(x >> 8) % 5], 0, 0, (x >> 12) % 30);
-		else if (x % 79 == 0)
-			rs[i] = tr((uint32_t) (x % 7) + 1, t, 0xF1000000u + (uint32_t) (x % 3), 0,
-					   (x >> 4) % 2000000, (x >> 12) % 30);
-		else
-			rs[i] = tr((uint32_t) (x % 7) + 1, t, evs[(x >> 8) % 5], 0,
-					   (x >> 20) % 7 == 0 ? 3 * S : (x >> 4) % 2000000, (x >> 12) % 30);
-	}
-	/* the latest instant a wait of no duration's: it bills nothing, so
-	 * the window's extent must not reach it */
-	rs[19999] = tr(1, t + S, EV_DATAFILEREAD, 0, 0, 1);
-	for (size_t i = 0; i < 20000; i++)
-		pgwt_engine_add(one, &rs[i]);
-	for (size_t i = 0; i < 20000 && !by_kind; i += 1000)
-		pgwt_engine_add_many(many, rs + i, 1000);
-	for (size_t i = 0, j; i < 20000 && by_kind; i = j)
-	{
-		for (j = i + 1; j < 20000 && rs[j].kind == rs[i].kind; j++)
-			;
-		if (rs[i].kind == PGWT_REC_TRANSITION)
-			pgwt_engine_add_transitions(many, rs + i, j - i);
-		else
-			pgwt_engine_add_many(many, rs + i, j - i);
-	}
-	pgwt_engine_flush(one);
-	pgwt_engine_flush(many);
-	EXPECT(memcmp(pgwt_engine_counters_get(one), pgwt_engine_counters_get(many),
-				  sizeof(pgwt_engine_counters)) == 0);
-	pgwt_view_summary(one, 0, &sa);
-	pgwt_view_summary(many, 0, &sb);
-	EXPECT(sa.exact_records > 10000 && sa.sample_records > 1000);
-	EXPECT(sa.exact_records == sb.exact_records && sa.sample_records == sb.sample_records &&
-		   sa.data_first_ns == sb.data_first_ns && sa.data_last_ns == sb.data_last_ns &&
-		   sa.db_ns == sb.db_ns && sa.cpu_ns == sb.cpu_ns && sa.wait_ns == sb.wait_ns &&
-		   sa.idle_ns == sb.idle_ns && sa.backends == sb.backends &&
-		   sa.other_query_event_records == sb.other_query_event_records);
-	EXPECT(pgwt_view_system_event(one, 0, NULL, &ra) == PGWT_VIEW_OK);
-	EXPECT(pgwt_view_system_event(many, 0, NULL, &rb) == PGWT_VIEW_OK);
-	EXPECT(same_rows(&ra, &rb));
-	pgwt_event_rows_free(&ra);
-	pgwt_event_rows_free(&rb);
-	EXPECT(pgwt_view_session_events(one, 0, NULL, &ra) == PGWT_VIEW_OK);
-	EXPECT(pgwt_view_session_events(many, 0, NULL, &rb) == PGWT_VIEW_OK);
-	EXPECT(same_rows(&ra, &rb));
-	pgwt_event_rows_free(&ra);
-	pgwt_event_rows_free(&rb);
-	EXPECT(pgwt_view_query_event(one, 0, NULL, &ra) == PGWT_VIEW_OK);
-	EXPECT(pgwt_view_query_event(many, 0, NULL, &rb) == PGWT_VIEW_OK);
-	EXPECT(ra.n > 0 && same_rows(&ra, &rb));
-	pgwt_event_rows_free(&ra);
-	pgwt_event_rows_free(&rb);
-	pgwt_engine_free(one);
-	pgwt_engine_free(many);
-}
-
-static void
-test_batch_equals_single(void)
-{
-	test_batch_equals_single_one(true, false);
-	test_batch_equals_single_one(false, false);
-	test_batch_equals_single_one(true, true);
-	test_batch_equals_single_one(false, true);
-}
-
 /*
  * The scheduler tier's CPU* split (common/event_ids.h): one backend runs
  * 100 ms, waits 300 ms in the run queue, runs 100 ms, sleeps 50 ms, runs
@@ -982,7 +843,6 @@ int
 main(void)
 {
 	RUN(test_sleep_system_event);
-	RUN(test_batch_equals_single);
 	RUN(test_sleep_time_model);
 	RUN(test_sleep_histogram);
 	RUN(test_window_clipping);
@@ -991,6 +851,7 @@ main(void)
 	RUN(test_escalation_span);
 	RUN(test_sample_reorder);
 	RUN(test_caps_overflow);
+	RUN(test_caps_refold);
 	RUN(test_sessions);
 	RUN(test_query_event);
 	RUN(test_sorting);

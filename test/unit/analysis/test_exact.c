@@ -304,6 +304,77 @@ test_concurrency_bursts(void)
 	pgwt_engine_free(e);
 }
 
+/*
+ * The sweep takes waits in start order however they arrive: 300 waits of
+ * two events on a coarse grid (many share a start, an end, or both) go in
+ * shuffled and are all swept at the flush. Each event's peak is counted
+ * here directly: at each start, the waits that began at or before it and
+ * end after it; the first start with the most is its instant.
+ */
+static void
+test_sweep_shuffled(void)
+{
+	enum {NIV = 300};
+	static pgwt_record rs[NIV];
+	static const uint32_t evs[2] = {EV_DATAFILEREAD, EV_WALWRITE};
+	uint64_t	seed = 0x2545F4914F6CDD1Dull;
+	pgwt_engine *e = exact_engine(&all_time, 1, NULL);
+	pgwt_concurrency c;
+
+	for (int i = 0; i < NIV; i++)
+	{
+		uint64_t	s,
+					d;
+
+		seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+		s = T0 + (seed % 50) * MS;
+		d = (1 + (seed >> 16) % 20) * MS;
+		rs[i] = wait_iv(1 + (uint32_t) i, evs[(seed >> 32) % 2], s, s + d);
+	}
+	for (int i = NIV - 1; i > 0; i--)
+	{
+		int			j;
+		pgwt_record t;
+
+		seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+		j = (int) (seed % (uint64_t) (i + 1));
+		t = rs[i], rs[i] = rs[j], rs[j] = t;
+	}
+	pgwt_engine_add_many(e, rs, NIV);
+	pgwt_engine_flush(e);
+	EXPECT(pgwt_view_concurrency(e, 0, NULL, &c) == PGWT_VIEW_OK);
+	for (int k = 0; k < 2; k++)
+	{
+		uint32_t	peak = 0,
+					n = 0;
+		uint64_t	peak_ns = 0;
+		const pgwt_concurrency_row *r = find_conc(&c, evs[k]);
+
+		for (int i = 0; i < NIV; i++)
+		{
+			uint64_t	si = rs[i].ts_ns - rs[i].duration_ns;
+			uint32_t	at = 0;
+
+			if (rs[i].old_event != evs[k])
+				continue;
+			n++;
+			for (int j = 0; j < NIV; j++)
+				if (rs[j].old_event == evs[k] && rs[j].ts_ns - rs[j].duration_ns <= si &&
+					rs[j].ts_ns > si)
+					at++;
+			if (at > peak || (at == peak && si < peak_ns))
+			{
+				peak = at;
+				peak_ns = si;
+			}
+		}
+		EXPECT(r && r->intervals == n && r->peak == peak && r->peak_ns == peak_ns);
+	}
+	EXPECT_U64(c.late_intervals + c.forced_intervals + c.concurrent_overflow, 0);
+	pgwt_concurrency_free(&c);
+	pgwt_engine_free(e);
+}
+
 /* A herd that keeps coming: 6 sessions within the burst's 10 ms make one
  * burst of 6; the next 4, starting 10 ms after the first, a second one. */
 static void
@@ -674,6 +745,7 @@ main(void)
 	RUN(test_fingerprints);
 	RUN(test_concurrency_bursts);
 	RUN(test_burst_grows);
+	RUN(test_sweep_shuffled);
 	RUN(test_interference);
 	RUN(test_sweep_late_forced);
 	RUN(test_lock_chains);
