@@ -53,7 +53,8 @@ tmp=$(mktemp -d)
 cleanup() { "$top/scripts/cluster" stop "$name" >/dev/null 2>&1 || true; rm -rf "$tmp"; }
 trap cleanup EXIT
 # shellcheck source=/dev/null
-PGWT_TOP=$top source "$top/test/lib/common.sh"
+export PGWT_TOP=$top
+source "$top/test/lib/common.sh"
 ext_install "$pgc" || { echo "run.sh: the extension did not build for $pgc" >&2; exit 1; }
 
 { cat "$top/bench/programs/dump_throughput/dump.scn"; echo "max_records $records"; } >"$tmp/dump.scn"
