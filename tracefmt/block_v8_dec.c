@@ -556,7 +556,7 @@ tf_v8d_record(tf_v8_dec *d, tf_v8d_bits *br, tf_v8d_rd *rd, pgwt_record *r, uint
 /* The n records of the block, their ts handed out plus shift; units1:
  * both units are 1; late: as tf_v8d_rest. */
 static inline __attribute__((always_inline)) int
-tf_v8d_records(tf_v8_dec *d, tf_v8d_bits *br, pgwt_record *recs, uint32_t n,
+tf_v8d_records(tf_v8_dec *restrict d, tf_v8d_bits *br, pgwt_record *restrict recs, uint32_t n,
 			   uint64_t first_ts, uint64_t last_ts, uint64_t shift, bool units1,
 			   bool skip_cpu, bool late)
 {
@@ -567,17 +567,15 @@ tf_v8d_records(tf_v8_dec *d, tf_v8d_bits *br, pgwt_record *recs, uint32_t n,
 
 	for (uint32_t i = 0; i < n; i++)
 	{
-		pgwt_record r;
+		pgwt_record *restrict r = &recs[i];
 
-		/* built in a local: its stores cannot alias the decoder's state */
-		if ((rc = tf_v8d_record(d, br, &rd, &r, prev, last_ts, units1, skip_cpu,
+		if ((rc = tf_v8d_record(d, br, &rd, r, prev, last_ts, units1, skip_cpu,
 								late)) < 0)
 			break;
-		r.kind = PGWT_REC_TRANSITION;
-		r.weight_ns = 0;
-		prev = r.ts_ns;
-		r.ts_ns += shift;
-		recs[i] = r;
+		r->kind = PGWT_REC_TRANSITION;
+		r->weight_ns = 0;
+		prev = r->ts_ns;
+		r->ts_ns += shift;
 	}
 	br->pos = rd.pos;
 	d->cur[V8_COL_EXTRA] = rd.xcur;
