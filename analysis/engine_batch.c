@@ -22,14 +22,6 @@ engine_fast_ok(const pgwt_engine *eng)
 	return eng->nwindows == 1 && eng->series == NULL && eng->hist_probe == NULL;
 }
 
-/*
- * The batch loop for one window: a transition out of a wait (no marker,
- * no first sighting) wholly inside the window is billed here, without
- * the window loop and its clipping, its counters and the window's extent
- * kept in registers until the batch ends (sums, minima and maxima, so
- * the result is what pgwt_engine_add gives record by record); anything
- * else goes through pgwt_engine_add.
- */
 /* one record the general way, out of line: keeps the fast loop's
  * registers its own */
 static __attribute__((noinline)) void
@@ -55,10 +47,15 @@ key_acc_whole(key_cache *c, uint64_t ns)
 _Static_assert(PGWT_MARKER_FIRST > ENGINE_FAST_EVENT_MAX, "markers and exits take pgwt_engine_add");
 
 /*
- * engine_add_batch's fast loop, one copy per key_histograms and per
+ * The batch loop for one window: a transition out of a wait (no marker,
+ * no first sighting, no exit) wholly inside the window is billed here,
+ * without the window loop and its clipping, its counters and the window's
+ * extent kept in registers until the batch ends (sums, minima and maxima,
+ * so the result is what pgwt_engine_add gives record by record); anything
+ * else goes through pgwt_engine_add, the exits with the markers, so a wait
+ * billed here ends no session. One copy per key_histograms and per
  * transitions (constants here; transitions: the caller's word that every
- * record is one, so no kind is tested): the exits go to pgwt_engine_add
- * with the markers, so a wait billed here ends no session.
+ * record is one, so no kind is tested).
  */
 static inline __attribute__((always_inline)) void
 engine_add_fast_loop(pgwt_engine *eng, const pgwt_record *recs, size_t n, bool key_histograms,

@@ -1,7 +1,7 @@
 /*
  * engine_fixture.h
- *		What the engine's unit tests (test_engine.c, test_engine_batch.c)
- *		build their streams from: event ids, record makers, a one-window
+ *		What the engine's unit tests (test_engine.c, test_engine_batch.c,
+ *		test_exact.c) build their streams from: event ids, record makers, a one-window
  *		engine.
  */
 #ifndef PGWT_TEST_ENGINE_FIXTURE_H

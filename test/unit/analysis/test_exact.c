@@ -11,52 +11,15 @@
 #include "analysis/wait_event.h"
 #include "unit.h"
 
-#include <stdlib.h>
+#include "engine_fixture.h"
 
-#define MS 1000000ull
-#define S  1000000000ull
 #define T0 (1 * S)				/* the scripts start here */
-
-#define EV_CLIENTREAD	0x06000000u
-#define EV_DATAFILEREAD 0x0A000011u
-#define EV_WALWRITE		0x0A000048u
-#define EV_LOCK_XID		0x03000005u
-#define EV_WALINSERT	0x01000037u
-
-static pgwt_record
-tr(uint32_t pid, uint64_t ts, uint32_t old_ev, uint32_t new_ev, uint64_t dur, uint64_t q)
-{
-	pgwt_record r = {0};
-
-	r.kind = PGWT_REC_TRANSITION;
-	r.pid = pid;
-	r.ts_ns = ts;
-	r.old_event = old_ev;
-	r.new_event = new_ev;
-	r.duration_ns = dur;
-	r.query_id = q;
-	r.cpu_ns = PGWT_CPU_UNKNOWN;
-	return r;
-}
 
 /* A wait of event ev over [s, e), ending back on CPU. */
 static pgwt_record
 wait_iv(uint32_t pid, uint32_t ev, uint64_t s, uint64_t e)
 {
 	return tr(pid, e, ev, 0, e - s, 0);
-}
-
-static pgwt_record
-smp(uint32_t pid, uint64_t ts, uint32_t ev, uint64_t weight)
-{
-	pgwt_record r = {0};
-
-	r.kind = PGWT_REC_SAMPLE;
-	r.pid = pid;
-	r.ts_ns = ts;
-	r.new_event = ev;
-	r.weight_ns = weight;
-	return r;
 }
 
 static pgwt_engine *
@@ -579,7 +542,7 @@ static void
 test_requires_exact(void)
 {
 	pgwt_engine *e = exact_engine(&all_time, 1, NULL);
-	pgwt_record s = smp(1, T0, EV_DATAFILEREAD, 100 * MS);
+	pgwt_record s = smp(1, T0, EV_DATAFILEREAD, 100 * MS, 0);
 	pgwt_blocker_obs o = {T0, 1, 1, {2}};
 	pgwt_transition_rows t;
 	pgwt_fingerprint_rows f;
@@ -653,7 +616,7 @@ test_cross_validate(void)
 	for (int i = 0; i < 10; i++)
 	{
 		uint32_t	evs = i < 6 ? 0 : i < 9 ? EV_DATAFILEREAD : EV_WALWRITE;
-		pgwt_record s = smp(1, T0 + (uint64_t) i * 100 * MS + 50 * MS, evs, 100 * MS);
+		pgwt_record s = smp(1, T0 + (uint64_t) i * 100 * MS + 50 * MS, evs, 100 * MS, 0);
 
 		pgwt_engine_add(e, &s);
 	}
@@ -662,8 +625,8 @@ test_cross_validate(void)
 			tr(1, T0 + 600 * MS, 0, EV_DATAFILEREAD, 600 * MS, 0),
 			tr(1, T0 + 1 * S, EV_DATAFILEREAD, 0, 400 * MS, 0),
 			tr(0, T0 + 1 * S, 0, PGWT_MARKER_ESC_END, 0, 0),
-			smp(2, T0 + 2 * S, EV_WALINSERT, 100 * MS),
-			smp(2, T0 + 3 * S, EV_WALINSERT, 100 * MS),
+			smp(2, T0 + 2 * S, EV_WALINSERT, 100 * MS, 0),
+			smp(2, T0 + 3 * S, EV_WALINSERT, 100 * MS, 0),
 		};
 
 		pgwt_engine_add_many(e, rs, 5);
@@ -716,10 +679,10 @@ test_cross_validate_no_spans(void)
 		tr(1, T0 + 100 * MS, 0, EV_DATAFILEREAD, 100 * MS, 0),
 		tr(1, T0 + 400 * MS, EV_DATAFILEREAD, EV_WALINSERT, 300 * MS, 0),
 		tr(1, T0 + 1000 * MS, EV_WALINSERT, 0, 600 * MS, 0),
-		smp(1, T0 + 100 * MS, 0, 200 * MS),
-		smp(1, T0 + 300 * MS, EV_DATAFILEREAD, 200 * MS),
-		smp(1, T0 + 800 * MS, EV_WALINSERT, 500 * MS),
-		smp(1, T0 + 900 * MS, EV_LOCK_XID, 100 * MS),
+		smp(1, T0 + 100 * MS, 0, 200 * MS, 0),
+		smp(1, T0 + 300 * MS, EV_DATAFILEREAD, 200 * MS, 0),
+		smp(1, T0 + 800 * MS, EV_WALINSERT, 500 * MS, 0),
+		smp(1, T0 + 900 * MS, EV_LOCK_XID, 100 * MS, 0),
 	};
 
 	pgwt_engine_add_many(e, rs, 7);
