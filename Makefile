@@ -18,7 +18,7 @@ PREFIX ?= /usr/local
 PG_CONFIG ?= $(firstword $(wildcard /usr/lib/postgresql/15/bin/pg_config) pg_config)
 
 # Userspace modules, lowest layer first; a folder joins when it has a Makefile.
-USERSPACE_DIRS := $(foreach d,tracefmt analysis analysis/policy bpf tracer/watch tracer/control tracer tools,$(if $(wildcard $(TOP)/$(d)/Makefile),$(d)))
+USERSPACE_DIRS := $(foreach d,tracefmt analysis analysis/policy bpf tracer/watch tracer/control tracer tools bench,$(if $(wildcard $(TOP)/$(d)/Makefile),$(d)))
 
 # ---- the extension (PGXS) -------------------------------------------------
 MODULE_big = pg_wait_tracer

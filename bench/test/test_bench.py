@@ -333,3 +333,53 @@ class ReportAndClaims(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class RusageRun(unittest.TestCase):
+    """build/bench/rusage-run, the timer of the pgwt-dump benchmarks."""
+
+    BIN = os.path.join(HERE, "..", "..", "build", "bench", "rusage-run")
+
+    def run_it(self, *cmd):
+        import subprocess
+        self.assertTrue(os.access(self.BIN, os.X_OK), "build/bench/rusage-run is not built (make userspace)")
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "cost")
+            p = subprocess.run([self.BIN, out] + list(cmd), capture_output=True, text=True)
+            fields = []
+            if os.path.exists(out):
+                with open(out) as fp:
+                    fields = fp.read().split()
+        return p, fields
+
+    def test_measures_the_child_finely(self):
+        # the child spends ~0.23 s of CPU and says how much by its own clock
+        p, f = self.run_it(sys.executable, "-c",
+                           "import time\nt=time.process_time()\n"
+                           "while time.process_time()-t<0.23: pass\nprint(time.process_time())")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        own = float(p.stdout)
+        wall, user, sys_, rss = float(f[0]), float(f[1]), float(f[2]), int(f[3])
+        self.assertGreaterEqual(user + sys_, own - 0.002)
+        self.assertLess(user + sys_, own + 0.2)          # the interpreter's start
+        self.assertGreaterEqual(wall, user + sys_ - 0.01)
+        self.assertRegex(f[1], r"^\d+\.\d{6}$")
+        self.assertGreater(rss, 0)
+
+    def test_status_and_signal_pass_through(self):
+        p, f = self.run_it("sh", "-c", "exit 3")
+        self.assertEqual(p.returncode, 3)
+        self.assertEqual(len(f), 4)
+        p, _ = self.run_it("sh", "-c", "kill -TERM $$")
+        self.assertEqual(p.returncode, 128 + 15)
+        p, _ = self.run_it("/nonexistent/command")
+        self.assertEqual(p.returncode, 127)
+        self.assertIn("/nonexistent/command", p.stderr)
+
+    def test_peak_rss_is_the_childs(self):
+        # 64 MB touched shows; a small child is not charged a parent's memory
+        p, big = self.run_it(sys.executable, "-c", "b = bytearray(64 << 20)")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        p, small = self.run_it("true")
+        self.assertGreater(int(big[3]), 64 * 1024)
+        self.assertLess(int(small[3]), 8 * 1024)

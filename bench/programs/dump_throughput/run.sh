@@ -3,7 +3,8 @@
 # directory of N records (default 10M) from pgwt-synth (dump.scn: 8
 # backends), one process per run, so each run's figures are its own:
 # records/s by the wall clock and by the process's CPU time, and peak RSS
-# (/usr/bin/time). Arms: "summary" (bin/pgwt-dump), "decode" (the same
+# (build/bench/rusage-run: wait4's figures, in microseconds). Arms:
+# "summary" (bin/pgwt-dump), "decode" (the same
 # file decoded and nothing else: pgwt-bench-tracefmt --decode-only, the
 # floor the analysis is measured against) and, with --baseline BIN,
 # "baseline" (another pgwt-dump build, run interleaved with "summary").
@@ -30,7 +31,8 @@ done
 for b in pgwt-dump pgwt-synth pgwt-bench-tracefmt; do
   [ -x "$top/bin/$b" ] || { echo "run.sh: $top/bin/$b is not built (make userspace)" >&2; exit 1; }
 done
-[ -x /usr/bin/time ] || { echo "run.sh: /usr/bin/time is missing (apt-get install time)" >&2; exit 1; }
+rusage() { "$top/build/bench/rusage-run" "$@"; }
+[ -x "$top/build/bench/rusage-run" ] || { echo "run.sh: $top/build/bench/rusage-run is not built (make userspace)" >&2; exit 1; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 { cat "$top/bench/programs/dump_throughput/dump.scn"; echo "max_records $records"; } >"$tmp/dump.scn"
 "$top/bin/pgwt-synth" -o "$tmp/trace" "$tmp/dump.scn" >/dev/null
@@ -40,7 +42,7 @@ trace=$(ls "$tmp"/trace/*.trace.lz4)
 run() {
   local arm=$1 rep=$2
   shift 2
-  /usr/bin/time -o "$tmp/time" -f '%e %U %S %M' "$@" >"$tmp/out" 2>"$tmp/err" \
+  rusage "$tmp/time" "$@" >"$tmp/out" 2>"$tmp/err" \
     || { echo "run.sh: $arm failed: $(tail -1 "$tmp/err")" >&2; exit 1; }
   read -r wall user sys rss <"$tmp/time"
   python3 - "$arm" "$rep" "$records" "$wall" "$user" "$sys" "$rss" <<'PY'

@@ -11,8 +11,8 @@
 # /proc/self/schedstat's on-CPU ns), and its peak RSS (/proc/self/status
 # VmHWM) after the call against the same fresh backend's before it, so
 # the read's own memory shows. Arm "dump" is bin/pgwt-dump's default
-# summary over the same directory (CPU of the process, /usr/bin/time),
-# the path the functions share the loader and the engine with. Arms are
+# summary over the same directory (CPU of the process by wait4,
+# build/bench/rusage-run), the path the functions share the loader and the engine with. Arms are
 # interleaved within a repetition. One JSON line per run:
 #   {"bench":"history_throughput","arm":A,"rep":R,"records":N,"rows":K,
 #    "cpu_records_per_s":C,"sched_records_per_s":S,"peak_rss_kb":P,
@@ -24,7 +24,7 @@
 # the shared host's load does not move, to hold beside dump_callgrind's.
 #   {"bench":"history_callgrind","arm":A,"rep":R,"records":N,"instr_per_record":I}
 #   run.sh [--reps R] [--records N] [--pg-config PATH] [--port P]
-# Needs: bin/pgwt-synth and bin/pgwt-dump (make userspace), /usr/bin/time,
+# Needs: bin/pgwt-synth and bin/pgwt-dump (make userspace),
 # root (the cluster runs as postgres), and an extension build
 # (test/lib/common.sh ext_install, done here, into the server named by
 # --pg-config, else PGWT_BENCH_PG_CONFIG_18_HOOKS, else the cached build).
@@ -44,7 +44,8 @@ done
 for b in pgwt-dump pgwt-synth; do
   [ -x "$top/bin/$b" ] || { echo "run.sh: $top/bin/$b is not built (make userspace)" >&2; exit 1; }
 done
-[ -x /usr/bin/time ] || { echo "run.sh: /usr/bin/time is missing (apt-get install time)" >&2; exit 1; }
+rusage() { "$top/build/bench/rusage-run" "$@"; }
+[ -x "$top/build/bench/rusage-run" ] || { echo "run.sh: $top/build/bench/rusage-run is not built (make userspace)" >&2; exit 1; }
 if [ -z "$pgc" ]; then
   pgc=$("$top/scripts/build-server" 18 hooks | tail -n1)
 fi
@@ -99,9 +100,9 @@ PY
 }
 dump() {
   local rep=$1
-  /usr/bin/time -o "$tmp/time" -f '%U %S %M' "$top/bin/pgwt-dump" "$tmp/trace" >/dev/null 2>"$tmp/err" \
+  rusage "$tmp/time" "$top/bin/pgwt-dump" "$tmp/trace" >/dev/null 2>"$tmp/err" \
     || { echo "run.sh: dump failed: $(tail -1 "$tmp/err")" >&2; exit 1; }
-  read -r user sys rss <"$tmp/time"
+  read -r _ user sys rss <"$tmp/time"
   python3 - "$rep" "$records" "$user" "$sys" "$rss" <<'PY'
 import json, sys
 rep, n, user, sys_, rss = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])

@@ -7,8 +7,8 @@
 # out, records out of order inside each, which the reader sorts). Each run
 # is one pgwt-dump process (the system_event view), arms interleaved per
 # repetition: records/s by the wall clock and by CPU time, peak RSS
-# (/usr/bin/time), and the directory's bytes per record. One JSON line per
-# run:
+# (build/bench/rusage-run: wait4's figures, in microseconds), and the
+# directory's bytes per record. One JSON line per run:
 #   {"bench":"seed_read","arm":A,"rep":R,"records":N,"records_per_s":X,
 #    "cpu_records_per_s":C,"peak_rss_kb":K,"bytes_per_record":B}
 #   bench/programs/seed_read/run.sh [--reps R] [--records N]
@@ -25,7 +25,8 @@ done
 for b in pgwt-dump pgwt-synth; do
   [ -x "$top/bin/$b" ] || { echo "run.sh: $top/bin/$b is not built (make userspace)" >&2; exit 1; }
 done
-[ -x /usr/bin/time ] || { echo "run.sh: /usr/bin/time is missing (apt-get install time)" >&2; exit 1; }
+rusage() { "$top/build/bench/rusage-run" "$@"; }
+[ -x "$top/build/bench/rusage-run" ] || { echo "run.sh: $top/build/bench/rusage-run is not built (make userspace)" >&2; exit 1; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 { cat "$top/bench/programs/dump_throughput/dump.scn"; echo "max_records $records"; } >"$tmp/s.scn"
 "$top/bin/pgwt-synth" -o "$tmp/ours" "$tmp/s.scn" >/dev/null
@@ -35,7 +36,7 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 # run ARM REP: one measured process, one JSON line; every record read
 run() {
   local arm=$1 rep=$2
-  /usr/bin/time -o "$tmp/time" -f '%e %U %S %M' "$top/bin/pgwt-dump" "$tmp/$arm" \
+  rusage "$tmp/time" "$top/bin/pgwt-dump" "$tmp/$arm" \
     --view system_event >"$tmp/out" 2>"$tmp/err" \
     || { echo "run.sh: $arm failed: $(tail -1 "$tmp/err")" >&2; exit 1; }
   grep -q "; $records records" "$tmp/out" \
