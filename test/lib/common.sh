@@ -5,6 +5,7 @@
 #   ext_install PG_CONFIG      build + install the extension for that server
 #                              in a private copy of the tree; prints nothing
 #   port_for N                 a private port ($PGWT_PORT_BASE + N)
+#   free_tcp_port PORT...      the first of the ports 127.0.0.1 can bind now
 set -u
 PGWT_TOP=${PGWT_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 PGWT_PORT_BASE=${PGWT_PORT_BASE:-55400}
@@ -21,6 +22,26 @@ check() {
 }
 
 port_for() { echo $((PGWT_PORT_BASE + $1)); }
+# free_tcp_port PORT...: the first of the ports that 127.0.0.1 can bind
+# now. The private ports lie in the kernel's ephemeral range (32768-60999
+# on Debian), so a client socket can hold one for a moment: a TCP listener
+# asks here first and takes the next candidate instead of failing to bind.
+free_tcp_port() {
+  python3 - "$@" <<'PY'
+import socket, sys
+for p in sys.argv[1:]:
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.1", int(p)))
+    except OSError:
+        continue
+    finally:
+        s.close()
+    print(p)
+    sys.exit(0)
+sys.exit("no free port among " + " ".join(sys.argv[1:]))
+PY
+}
 
 # Builds are cached by scripts/build-server; this only asks for the path.
 server_pg_config() {
