@@ -5,7 +5,8 @@
 #   ext_install PG_CONFIG      build + install the extension for that server
 #                              in a private copy of the tree; prints nothing
 #   port_for N                 a private port ($PGWT_PORT_BASE + N)
-#   free_tcp_port PORT...      the first of the ports 127.0.0.1 can bind now
+#   free_tcp_port [-n N] PORT...  the first of the ports 127.0.0.1 can bind now
+#                              (with the N-1 after it)
 set -u
 PGWT_TOP=${PGWT_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 PGWT_PORT_BASE=${PGWT_PORT_BASE:-55400}
@@ -22,24 +23,31 @@ check() {
 }
 
 port_for() { echo $((PGWT_PORT_BASE + $1)); }
-# free_tcp_port PORT...: the first of the ports that 127.0.0.1 can bind
-# now. The private ports lie in the kernel's ephemeral range (32768-60999
-# on Debian), so a client socket can hold one for a moment: a TCP listener
-# asks here first and takes the next candidate instead of failing to bind.
+# free_tcp_port [-n N] PORT...: the first of the ports that 127.0.0.1 can
+# bind now, with the N-1 ports after it (default N = 1). The private ports
+# lie in the kernel's ephemeral range (32768-60999 on Debian), so a client
+# socket can hold one for a moment: a TCP listener asks here first and
+# takes the next candidate instead of failing to bind.
 free_tcp_port() {
-  python3 - "$@" <<'PY'
+  local n=1
+  if [ "${1:-}" = -n ]; then n=$2; shift 2; fi
+  python3 - "$n" "$@" <<'PY'
 import socket, sys
-for p in sys.argv[1:]:
+def free(p):
     s = socket.socket()
     try:
-        s.bind(("127.0.0.1", int(p)))
+        s.bind(("127.0.0.1", p))
+        return True
     except OSError:
-        continue
+        return False
     finally:
         s.close()
-    print(p)
-    sys.exit(0)
-sys.exit("no free port among " + " ".join(sys.argv[1:]))
+n = int(sys.argv[1])
+for p in sys.argv[2:]:
+    if all(free(int(p) + i) for i in range(n)):
+        print(p)
+        sys.exit(0)
+sys.exit("no free port among " + " ".join(sys.argv[2:]))
 PY
 }
 
