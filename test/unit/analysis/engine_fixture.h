@@ -1,8 +1,8 @@
 /*
  * engine_fixture.h
  *		What the engine's unit tests (test_engine.c, test_engine_batch.c,
- *		test_exact.c) build their streams from: event ids, record makers, a one-window
- *		engine.
+ *		test_exact.c, test_series.c) build their streams from: event ids,
+ *		record makers, a one-window engine.
  */
 #ifndef PGWT_TEST_ENGINE_FIXTURE_H
 #define PGWT_TEST_ENGINE_FIXTURE_H

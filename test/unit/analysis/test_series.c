@@ -12,47 +12,10 @@
 #include "analysis/series.h"
 #include "analysis/views.h"
 #include "unit.h"
+#include "engine_fixture.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#define MS 1000000ull
-#define S  1000000000ull
-
-#define EV_PGSLEEP		0x09000002u
-#define EV_CLIENTREAD	0x06000000u
-#define EV_DATAFILEREAD 0x0A000011u
-#define EV_LOCK_XID		0x03000005u
-
-static pgwt_record
-tr(uint32_t pid, uint64_t ts, uint32_t old_ev, uint32_t new_ev, uint64_t dur)
-{
-	pgwt_record r = {0};
-
-	r.kind = PGWT_REC_TRANSITION;
-	r.pid = pid;
-	r.ts_ns = ts;
-	r.old_event = old_ev;
-	r.new_event = new_ev;
-	r.duration_ns = dur;
-	r.query_id = pid;
-	r.cpu_ns = PGWT_CPU_UNKNOWN;
-	return r;
-}
-
-static pgwt_record
-smp(uint32_t pid, uint64_t ts, uint32_t ev, uint64_t weight)
-{
-	pgwt_record r = {0};
-
-	r.kind = PGWT_REC_SAMPLE;
-	r.pid = pid;
-	r.ts_ns = ts;
-	r.new_event = ev;
-	r.weight_ns = weight;
-	r.query_id = pid;
-	return r;
-}
 
 /* The windows of buckets [first, first + n) of s (the last one ending
  * one ns past the range when it is the series' last bucket). */
@@ -114,17 +77,17 @@ static void
 test_series_scripted_equals_windows(void)
 {
 	pgwt_record recs[] = {
-		tr(10, 2500 * MS, 0, EV_PGSLEEP, 2500 * MS),	/* CPU 0..2.5 s */
-		tr(10, 5 * S, EV_PGSLEEP, 0, 2500 * MS),	/* PgSleep 2.5..5 s */
-		tr(11, 3 * S, EV_CLIENTREAD, EV_LOCK_XID, 3 * S),	/* idle 0..3 s, ends on an edge */
-		tr(11, 3700 * MS, EV_LOCK_XID, EV_DATAFILEREAD, 700 * MS),
-		tr(11, 3700 * MS, 0, PGWT_MARKER_ESC_START, 0),
-		tr(11, 4200 * MS, EV_DATAFILEREAD, 0, 500 * MS),
-		tr(11, 4500 * MS, 0, PGWT_MARKER_ESC_END, 0),
-		tr(12, 5500 * MS, EV_DATAFILEREAD, 0, 4 * S),	/* background: 1.5..5.5 s */
-		smp(13, 500 * MS, EV_LOCK_XID, 10 * MS),
-		smp(13, 4 * S, EV_LOCK_XID, 10 * MS),	/* inside the escalation span */
-		smp(13, 5900 * MS, EV_DATAFILEREAD, 10 * MS),
+		tr(10, 2500 * MS, 0, EV_PGSLEEP, 2500 * MS, 10),	/* CPU 0..2.5 s */
+		tr(10, 5 * S, EV_PGSLEEP, 0, 2500 * MS, 10),	/* PgSleep 2.5..5 s */
+		tr(11, 3 * S, EV_CLIENTREAD, EV_LOCK_XID, 3 * S, 11),	/* idle 0..3 s, ends on an edge */
+		tr(11, 3700 * MS, EV_LOCK_XID, EV_DATAFILEREAD, 700 * MS, 11),
+		tr(11, 3700 * MS, 0, PGWT_MARKER_ESC_START, 0, 11),
+		tr(11, 4200 * MS, EV_DATAFILEREAD, 0, 500 * MS, 11),
+		tr(11, 4500 * MS, 0, PGWT_MARKER_ESC_END, 0, 11),
+		tr(12, 5500 * MS, EV_DATAFILEREAD, 0, 4 * S, 12),	/* background: 1.5..5.5 s */
+		smp(13, 500 * MS, EV_LOCK_XID, 10 * MS, 13),
+		smp(13, 4 * S, EV_LOCK_XID, 10 * MS, 13),	/* inside the escalation span */
+		smp(13, 5900 * MS, EV_DATAFILEREAD, 10 * MS, 13),
 	};
 	pgwt_backend_info bg = {.pid = 12};
 	pgwt_window_spec w[6],
