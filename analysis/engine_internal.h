@@ -145,13 +145,12 @@ const window_agg *engine_window(const pgwt_engine *eng, int w);
  * The key cache's set of one (pid << 32 | event, query): the top bits of
  * two multiplicative hashes, one per half of the key, so each half's
  * every bit reaches them (event ids differ in their high class byte, pids
- * and small query ids in their low bits). Hashing the query id only after
- * mixing it into the other half's product, as before, left the low bits
- * of small ids (pgwt-synth's, 1..20) to one multiplier: 800 keys of 8
- * backends took 555 of the 2,048 sets, 42 of them held three or four keys
- * that evicted each other, and 1.2% of records missed the cache; here 697
- * sets and 7 of three (test_key_cache.c). The two products are also
- * independent, so the set is known one multiply sooner.
+ * and small query ids in their low bits). XORing the query id into the
+ * pid/event product before one final multiply would leave the low bits of
+ * small ids (pgwt-synth's are 1..20) to that multiplier alone, and keys
+ * crowd: sets that three keys share evict on every record of theirs
+ * (test_key_cache.c bounds the spread). The two products are independent,
+ * so the set is also known one multiply sooner.
  */
 static inline unsigned
 engine_key_set(uint64_t pid_event, uint64_t query_id)

@@ -12,8 +12,9 @@
 # VmHWM) after the call against the same fresh backend's before it, so
 # the read's own memory shows. Arm "dump" is bin/pgwt-dump's default
 # summary over the same directory (CPU of the process by wait4,
-# build/bench/rusage-run), the path the functions share the loader and the engine with. Arms are
-# interleaved within a repetition. One JSON line per run:
+# build/bench/rusage-run), the path the functions share the loader and
+# the engine with. Arms are interleaved within a repetition. One JSON line
+# per run:
 #   {"bench":"history_throughput","arm":A,"rep":R,"records":N,"rows":K,
 #    "cpu_records_per_s":C,"sched_records_per_s":S,"peak_rss_kb":P,
 #    "fresh_rss_kb":F,"read_rss_kb":P-F}
