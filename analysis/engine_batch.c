@@ -38,8 +38,12 @@ key_acc_whole(key_cache *c, uint64_t ns)
 
 	c->whole_ns += ns;
 	a->waits++;
-	a->min_ns = ns < a->min_ns ? ns : a->min_ns;
-	a->max_ns = ns > a->max_ns ? ns : a->max_ns;
+	/* branches, not selects: a key's extremes rarely move, and a store
+	 * only when they do */
+	if (ns < a->min_ns)
+		a->min_ns = ns;
+	if (ns > a->max_ns)
+		a->max_ns = ns;
 }
 
 /* Events up to this (both of a transition) can take the batch loop. */
@@ -79,9 +83,8 @@ engine_add_fast_loop(pgwt_engine *eng, const pgwt_record *recs, size_t n, bool k
 	uint64_t	seen = eng->max_ts_seen,
 				drain_at = eng->drain_at;
 
-	for (size_t i = 0; i < n; i++)
+	for (const pgwt_record *r = recs, *rend = recs + n; r < rend; r++)
 	{
-		const pgwt_record *r = &recs[i];
 		uint64_t	end = r->ts_ns,
 					dur = r->duration_ns,
 					since = end - from;

@@ -174,7 +174,7 @@ window_keys(window_agg *wa, uint32_t pid, uint32_t ev, uint64_t query_id)
 {
 	uint64_t	pe = (uint64_t) pid << 32 | ev;
 	unsigned	set = engine_key_set(pe, query_id);
-	key_cache  *c = &wa->cache[set * 2];
+	key_cache  *c = wa->cache + 2 * (size_t) set;
 	uint8_t    *lru = &wa->cache_lru[set];
 
 	/* an entry that is not valid holds a pid_event no lookup asks for */
