@@ -156,37 +156,76 @@ tf_v7_reverse(uint32_t code, unsigned len)
 	return r >> (32 - len);
 }
 
-/*
- * Canonical codes (shorter first, then by symbol), bit-reversed so that
- * writing them least significant bit first puts the code's first bit
- * first. Returns -1 when the lengths over-subscribe the code space.
- */
-int
-tf_v7_canonical(const uint8_t *len, unsigned nsym, uint32_t *rev)
+/* A canonical code's layout (tf_v7_layout_of). */
+typedef struct tf_v7_layout
 {
-	unsigned	count[V7_MAX_LEN + 1] = {0};
-	uint32_t	next[V7_MAX_LEN + 1];
+	uint16_t	order[V7_CODE_SYMBOLS + 1];	/* coded symbols in code order;
+											 * the last slot takes the others */
+	unsigned	start[V7_MAX_LEN + 2];	/* length l's run: [start[l], start[l + 1]) */
+	uint32_t	first[V7_MAX_LEN + 1];	/* the run's first code */
+} tf_v7_layout;
+
+/*
+ * The canonical code of lengths len[0..nsym) (RFC 1951 3.2.2: shorter
+ * codes first, then by symbol), given count[l], the number of symbols of
+ * each length l (count[0] unused): the coded symbols in code order, where
+ * each length's run begins, and the run's first code, each next symbol's
+ * code one more. Both the encoder's codes and the decoder's table come
+ * from it. Returns -1 when the lengths over-subscribe the code space (or
+ * code nothing).
+ */
+static int
+tf_v7_layout_of(const uint8_t *len, unsigned nsym, const unsigned *count, tf_v7_layout *c)
+{
+	unsigned	at[V7_MAX_LEN + 1];
 	uint32_t	code = 0,
 				kraft = 0;
 	unsigned	s,
 				l;
 
-	for (s = 0; s < nsym; s++)
-		count[len[s]]++;
 	/* the Kraft sum from the counts: one term per length, not per symbol */
 	for (l = 1; l <= V7_MAX_LEN; l++)
 		kraft += count[l] << (V7_MAX_LEN - l);
 	if (kraft == 0 || kraft > (1u << V7_MAX_LEN))
 		return -1;
-	count[0] = 0;
+	c->start[1] = 0;
 	for (l = 1; l <= V7_MAX_LEN; l++)
 	{
-		code = (code + count[l - 1]) << 1;
-		next[l] = code;
+		c->first[l] = code;
+		code = (code + count[l]) << 1;
+		at[l] = c->start[l];
+		c->start[l + 1] = c->start[l] + count[l];
 	}
+	at[0] = V7_CODE_SYMBOLS;	/* uncoded symbols: a slot nobody reads */
 	for (s = 0; s < nsym; s++)
-		if (len[s])
-			rev[s] = tf_v7_reverse(next[len[s]]++, len[s]);
+	{
+		c->order[at[len[s]]] = (uint16_t) s;
+		at[len[s]] += len[s] != 0;
+	}
+	return 0;
+}
+
+/*
+ * Canonical codes, bit-reversed so that writing them least significant
+ * bit first puts the code's first bit first. Returns -1 when the lengths
+ * over-subscribe the code space.
+ */
+int
+tf_v7_canonical(const uint8_t *len, unsigned nsym, uint32_t *rev)
+{
+	unsigned	count[V7_MAX_LEN + 1] = {0};
+	tf_v7_layout c;
+	unsigned	s,
+				l,
+				i;
+
+	for (s = 0; s < nsym; s++)
+		count[len[s]]++;
+	if (tf_v7_layout_of(len, nsym, count, &c) < 0)
+		return -1;
+	for (l = 1; l <= V7_MAX_LEN; l++)
+		for (i = c.start[l]; i < c.start[l + 1]; i++)
+			rev[c.order[i]] = tf_v7_reverse(c.first[l] + (i - c.start[l]), l);
 	return 0;
 }
 
@@ -339,22 +378,11 @@ tf_v7_entry(unsigned sym, unsigned len, bool ts)
  * a stride fill per symbol would loop on every entry of every short code.
  */
 static void
-tf_v7_fill(tf_v7_table *t, const uint8_t *len, const uint32_t *rev, unsigned nsym,
-		   bool ts)
+tf_v7_fill(tf_v7_table *t, const tf_v7_layout *c, bool ts)
 {
-	unsigned	start[V7_MAX_LEN + 2] = {0};
-	uint16_t	order[V7_CODE_SYMBOLS];
-	unsigned	s,
-				l,
+	unsigned	l,
 				size = 1;
 
-	for (s = 0; s < nsym; s++)
-		start[len[s] + 1]++;
-	for (l = 1; l <= V7_MAX_LEN + 1; l++)
-		start[l] += start[l - 1];
-	for (s = 0; s < nsym; s++)
-		order[start[len[s]]++] = (uint16_t) s;
-	/* start[l] now ends length l; codes of length l begin at start[l - 1] */
 	t->e[0] = 0;
 	for (l = 1; l <= t->bits; l++)
 	{
@@ -362,8 +390,9 @@ tf_v7_fill(tf_v7_table *t, const uint8_t *len, const uint32_t *rev, unsigned nsy
 
 		memcpy(t->e + size, t->e, size * sizeof(uint32_t));
 		size *= 2;
-		for (i = start[l - 1]; i < start[l]; i++)
-			t->e[rev[order[i]]] = tf_v7_entry(order[i], l, ts);
+		for (i = c->start[l]; i < c->start[l + 1]; i++)
+			t->e[tf_v7_reverse(c->first[l] + (i - c->start[l]), l)] =
+				tf_v7_entry(c->order[i], l, ts);
 	}
 }
 
@@ -372,8 +401,9 @@ tf_v7_get_table(const uint8_t **pp, const uint8_t *end, unsigned nsym, bool ts,
 				tf_v7_table *t)
 {
 	const uint8_t *p = *pp;
-	uint8_t		len[V7_CODE_SYMBOLS];
-	uint32_t	rev[V7_CODE_SYMBOLS];
+	uint8_t		len[V7_CODE_SYMBOLS + 1];
+	unsigned	count[16] = {0};
+	tf_v7_layout c;
 	uint64_t	a;
 	unsigned	s,
 				bits;
@@ -381,26 +411,30 @@ tf_v7_get_table(const uint8_t **pp, const uint8_t *end, unsigned nsym, bool ts,
 	TF_GET_LEB(p, end, a);
 	if (a < 1 || a > nsym || (uint64_t) (end - p) < (a + 1) / 2)
 		return -PGWT_TF_BAD_PAYLOAD;
-	memset(len, 0, sizeof(len));
-	/* the longest in a local, tested once: any too long makes it so */
-	bits = 0;
-	for (s = 0; s < a; s++)
+	/* two lengths a byte, counted as they are read (the count of a
+	 * length past the longest allowed tells the lengths are bad) */
+	for (s = 0; s < a; s += 2)
 	{
-		unsigned	l = (p[s / 2] >> (4 * (s & 1))) & 15;
+		unsigned	lo = p[s / 2] & 15,
+					hi = p[s / 2] >> 4;
 
-		len[s] = (uint8_t) l;
-		bits = l > bits ? l : bits;
+		len[s] = (uint8_t) lo;
+		len[s + 1] = (uint8_t) hi;
+		count[lo]++;
+		count[hi]++;
 	}
+	/* an odd count leaves the last high nibble unused: it MUST be 0 */
+	if ((a & 1) && len[a])
+		return -PGWT_TF_BAD_PAYLOAD;
+	for (bits = 15; bits > 0 && count[bits] == 0; bits--)
+		;
 	if (bits > V7_MAX_LEN)
 		return -PGWT_TF_BAD_PAYLOAD;
 	t->bits = bits;
-	/* an odd count leaves the last high nibble unused: it MUST be 0 */
-	if ((a & 1) && (p[a / 2] >> 4))
-		return -PGWT_TF_BAD_PAYLOAD;
 	p += (a + 1) / 2;
-	if (tf_v7_canonical(len, (unsigned) a, rev) < 0)
+	if (tf_v7_layout_of(len, (unsigned) a, count, &c) < 0)
 		return -PGWT_TF_BAD_PAYLOAD;
-	tf_v7_fill(t, len, rev, (unsigned) a, ts);
+	tf_v7_fill(t, &c, ts);
 	*pp = p;
 	return 0;
 }
