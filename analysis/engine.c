@@ -730,7 +730,8 @@ engine_commit_oldest(pgwt_engine *eng)
 {
 	const pgwt_record *r = &eng->pending[eng->pending_head];
 
-	eng->pending_head = (eng->pending_head + 1) % eng->cfg.max_pending_samples;
+	if (++eng->pending_head == eng->cfg.max_pending_samples)
+		eng->pending_head = 0;
 	eng->pending_n--;
 	engine_drain_at_update(eng);
 	engine_commit_sample(eng, r);
@@ -747,6 +748,8 @@ engine_drain(pgwt_engine *eng)
 static void
 engine_add_sample(pgwt_engine *eng, const pgwt_record *r)
 {
+	unsigned	at;
+
 	eng->counters.samples++;
 	if (r->new_event == PGWT_EVENT_EXIT || PGWT_IS_MARKER(r->new_event) || r->weight_ns == 0)
 	{
@@ -758,7 +761,12 @@ engine_add_sample(pgwt_engine *eng, const pgwt_record *r)
 		eng->counters.samples_forced++;
 		engine_commit_oldest(eng);
 	}
-	eng->pending[(eng->pending_head + eng->pending_n) % eng->cfg.max_pending_samples] = *r;
+	/* head + n < 2 x the ring's size: a wrap is one subtraction, not a
+	 * division */
+	at = eng->pending_head + eng->pending_n;
+	if (at >= eng->cfg.max_pending_samples)
+		at -= eng->cfg.max_pending_samples;
+	eng->pending[at] = *r;
 	if (eng->pending_n++ == 0)
 		engine_drain_at_update(eng);
 }
