@@ -335,6 +335,9 @@ engine_in_exact_span(const pgwt_engine *eng, uint64_t ts)
 
 	if (eng->span_open && ts >= eng->span_open_from)
 		return true;
+	/* most samples lie after every span: one compare, no search */
+	if (hi == 0 || eng->span_maxto[hi - 1] <= ts)
+		return false;
 	/* the spans starting at or before ts: [0, lo) */
 	while (lo < hi)
 	{
