@@ -63,7 +63,7 @@ _Static_assert(PGWT_MARKER_FIRST > ENGINE_FAST_EVENT_MAX, "markers and exits tak
  */
 static inline __attribute__((always_inline)) void
 engine_add_fast_loop(pgwt_engine *eng, const pgwt_record *recs, size_t n, bool key_histograms,
-					 bool transitions)
+					 bool transitions, bool exact)
 {
 	window_agg *wa = &eng->win[0];
 	uint64_t	from = wa->spec.from_ns,
@@ -115,7 +115,7 @@ engine_add_fast_loop(pgwt_engine *eng, const pgwt_record *recs, size_t n, bool k
 		 * (exact_records is counted once, after the loop): the exact-only
 		 * analyses first, which read the stream's latest instant */
 		last = end > last ? end : last;
-		if (eng->exact)
+		if (exact)
 		{
 			eng->max_ts_seen = seen > last ? seen : last;
 			pgwt_exact_transition(eng, r);
@@ -147,6 +147,20 @@ engine_add_fast_loop(pgwt_engine *eng, const pgwt_record *recs, size_t n, bool k
 		window_cover(wa, first, last);
 }
 
+/* The fast loop's copy for a batch of transitions or not, with or
+ * without the exact-only analyses (so no record tests for them). */
+static inline __attribute__((always_inline)) void
+engine_add_fast(pgwt_engine *eng, const pgwt_record *recs, size_t n, bool key_histograms,
+				bool transitions)
+{
+	if (eng->exact)
+		transitions ? engine_add_fast_loop(eng, recs, n, key_histograms, true, true) :
+			engine_add_fast_loop(eng, recs, n, key_histograms, false, true);
+	else
+		transitions ? engine_add_fast_loop(eng, recs, n, key_histograms, true, false) :
+			engine_add_fast_loop(eng, recs, n, key_histograms, false, false);
+}
+
 /* A batch: the fast loop's copy for the window's key_histograms, or
  * record by record. */
 static void
@@ -156,11 +170,9 @@ engine_add_batch(pgwt_engine *eng, const pgwt_record *recs, size_t n, bool trans
 		for (size_t i = 0; i < n; i++)
 			pgwt_engine_add(eng, &recs[i]);
 	else if (eng->win[0].key_histograms)
-		transitions ? engine_add_fast_loop(eng, recs, n, true, true) :
-			engine_add_fast_loop(eng, recs, n, true, false);
+		engine_add_fast(eng, recs, n, true, transitions);
 	else
-		transitions ? engine_add_fast_loop(eng, recs, n, false, true) :
-			engine_add_fast_loop(eng, recs, n, false, false);
+		engine_add_fast(eng, recs, n, false, transitions);
 }
 
 void
