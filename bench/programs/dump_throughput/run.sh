@@ -31,8 +31,7 @@ done
 for b in pgwt-dump pgwt-synth pgwt-bench-tracefmt; do
   [ -x "$top/bin/$b" ] || { echo "run.sh: $top/bin/$b is not built (make userspace)" >&2; exit 1; }
 done
-rusage() { "$top/build/bench/rusage-run" "$@"; }
-[ -x "$top/build/bench/rusage-run" ] || { echo "run.sh: $top/build/bench/rusage-run is not built (make userspace)" >&2; exit 1; }
+source "$top/bench/lib/rusage.sh"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 { cat "$top/bench/programs/dump_throughput/dump.scn"; echo "max_records $records"; } >"$tmp/dump.scn"
 "$top/bin/pgwt-synth" -o "$tmp/trace" "$tmp/dump.scn" >/dev/null
@@ -48,7 +47,7 @@ run() {
   python3 - "$arm" "$rep" "$records" "$wall" "$user" "$sys" "$rss" <<'PY'
 import json, sys
 arm, rep, n, wall, user, sys_, rss = sys.argv[1:]
-n, wall, cpu = int(n), max(float(wall), 0.01), max(float(user) + float(sys_), 0.01)
+n, wall, cpu = int(n), max(float(wall), 1e-6), max(float(user) + float(sys_), 1e-6)
 print(json.dumps({"bench": "dump_throughput", "arm": arm, "rep": int(rep), "records": n,
                   "records_per_s": round(n / wall), "cpu_records_per_s": round(n / cpu),
                   "peak_rss_kb": int(rss)}))

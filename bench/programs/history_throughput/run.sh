@@ -45,8 +45,7 @@ done
 for b in pgwt-dump pgwt-synth; do
   [ -x "$top/bin/$b" ] || { echo "run.sh: $top/bin/$b is not built (make userspace)" >&2; exit 1; }
 done
-rusage() { "$top/build/bench/rusage-run" "$@"; }
-[ -x "$top/build/bench/rusage-run" ] || { echo "run.sh: $top/build/bench/rusage-run is not built (make userspace)" >&2; exit 1; }
+source "$top/bench/lib/rusage.sh"
 if [ -z "$pgc" ]; then
   pgc=$("$top/scripts/build-server" 18 hooks | tail -n1)
 fi
