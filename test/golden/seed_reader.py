@@ -4,9 +4,10 @@
 Written from the seed's format as /work/shared/BRIEF.md states it and from
 what its fixture directories show (docs/TRACE_FORMAT.md 7.1 and 7.2 say the
 same in our words); it shares no code with tracefmt/ (LZ4 and LEB128 come
-from golden.py, the other independent decoder). It reads what the seed
-tool's own reader reads, so a directory our writers produced with
---seed-format / --seed-layout is checked against the seed's rules, not ours.
+from golden_read.py and golden_format.py, the other independent decoder).
+It reads what the seed tool's own reader reads, so a directory our writers
+produced with --seed-format / --seed-layout is checked against the seed's
+rules, not ours.
 
   seed_reader.py records DIR   every record, one line each in tfdump's
                                format, after the mapping of seed markers
@@ -35,10 +36,9 @@ import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from golden import lz4_decompress, read_leb  # noqa: E402
+from golden_format import M64, MAGIC, read_leb  # noqa: E402
+from golden_read import lz4_decompress  # noqa: E402
 
-MAGIC = 0x54574750
-M64 = (1 << 64) - 1
 MARK_FIRST, MARK_LAST = 0xFFFFFFF0, 0xFFFFFFF7
 ESC_START, ESC_END = 0xFFFFFFF4, 0xFFFFFFF5
 CLASSES = {"LWLock": 1, "Lock": 3, "BufferPin": 4, "Activity": 5, "Client": 6,
