@@ -7,6 +7,7 @@
 #   port_for N                 a private port ($PGWT_PORT_BASE + N)
 #   free_tcp_port [-n N] PORT...  the first of the ports 127.0.0.1 can bind now
 #                              (with the N-1 after it)
+#   free_port_for [-n N] K     free_tcp_port over port_for K, K + 1000, K + 2000
 set -u
 PGWT_TOP=${PGWT_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 PGWT_PORT_BASE=${PGWT_PORT_BASE:-55400}
@@ -49,6 +50,13 @@ for p in sys.argv[2:]:
         sys.exit(0)
 sys.exit("no free port among " + " ".join(sys.argv[2:]))
 PY
+}
+# free_port_for [-n N] K: a TCP listener's private port, port_for K, or
+# 1000 or 2000 past it when a client socket holds it (free_tcp_port)
+free_port_for() {
+  local nopt=()
+  if [ "${1:-}" = -n ]; then nopt=(-n "$2"); shift 2; fi
+  free_tcp_port "${nopt[@]}" "$(port_for "$1")" "$(port_for $(($1 + 1000)))" "$(port_for $(($1 + 2000)))"
 }
 
 # Builds are cached by scripts/build-server; this only asks for the path.
