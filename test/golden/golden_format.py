@@ -31,6 +31,25 @@ def read_leb(buf, pos):
         shift += 7
 
 
+
+def u32_column(buf, pos, n):
+    """n little-endian u32 at pos: (values, pos after them)."""
+    return list(struct.unpack_from("<%dI" % n, buf, pos)), pos + 4 * n
+
+
+def u64_column(buf, pos, n):
+    """n little-endian u64 at pos: (values, pos after them)."""
+    return list(struct.unpack_from("<%dQ" % n, buf, pos)), pos + 8 * n
+
+
+def leb_column(buf, pos, n):
+    """n LEB128 values at pos: (values, pos after them)."""
+    vals = []
+    for _ in range(n):
+        v, pos = read_leb(buf, pos)
+        vals.append(v)
+    return vals, pos
+
 def zigzag64(d):
     """zigzag of d taken modulo 2^64 as a signed 64-bit value."""
     d &= M64

@@ -114,31 +114,34 @@ def v5_transitions(raw, pos, cnt, ts):
     return recs, cur[0]
 
 
+def tables_and_columns(raw, pos, cnt):
+    """TRACE_FORMAT.md 3.1.2, as v6 and v8 share it: the pid, event and
+    query tables, then seven column lengths and the columns: (pids, events,
+    queries, [[start, end] per column], pos after the last column)."""
+    np_, pos = read_leb(raw, pos)
+    assert 1 <= np_ <= cnt
+    pids, pos = u32_column(raw, pos, np_)
+    ne, pos = read_leb(raw, pos)
+    assert ne <= 2 * cnt
+    events, pos = u32_column(raw, pos, ne)
+    nq, pos = read_leb(raw, pos)
+    assert nq <= cnt
+    queries, pos = u64_column(raw, pos, nq)
+    lens, pos = leb_column(raw, pos, 7)
+    cols = []
+    for ln in lens:
+        cols.append([pos, pos + ln])
+        pos += ln
+    return pids, events, queries, cols, pos
+
+
 def v6_transitions(raw, pos, cnt, ts, codes=None):
     """TRACE_FORMAT.md 3.1.2: per-pid predictions, tables, exception columns."""
     if codes is None:
         codes = raw[pos: pos + cnt]
         pos += cnt
-    np_, pos = read_leb(raw, pos)
-    assert 1 <= np_ <= cnt
-    pids = struct.unpack_from("<%dI" % np_, raw, pos)
-    pos += 4 * np_
-    ne, pos = read_leb(raw, pos)
-    assert ne <= 2 * cnt
-    events = struct.unpack_from("<%dI" % ne, raw, pos)
-    pos += 4 * ne
-    nq, pos = read_leb(raw, pos)
-    assert nq <= cnt
-    queries = struct.unpack_from("<%dQ" % nq, raw, pos)
-    pos += 8 * nq
-    lens = []
-    for _ in range(7):
-        v, pos = read_leb(raw, pos)
-        lens.append(v)
-    cols = []
-    for ln in lens:
-        cols.append([pos, pos + ln])
-        pos += ln
+    pids, events, queries, cols, pos = tables_and_columns(raw, pos, cnt)
+    np_, ne, nq = len(pids), len(events), len(queries)
     assert pos == len(raw), "column lengths do not fill the payload"
     PID, EXTRA, OLD, NEW, DUR, QUERY, CPU = range(7)
 
@@ -264,26 +267,8 @@ def v8_transitions(raw, pos, cnt, first_ts, last_ts):
         u, pos = read_leb(raw, pos)
         assert u >= 1
         units.append(u)
-    np_, pos = read_leb(raw, pos)
-    assert 1 <= np_ <= cnt
-    pids = struct.unpack_from("<%dI" % np_, raw, pos)
-    pos += 4 * np_
-    ne, pos = read_leb(raw, pos)
-    assert ne <= 2 * cnt
-    events = struct.unpack_from("<%dI" % ne, raw, pos)
-    pos += 4 * ne
-    nq, pos = read_leb(raw, pos)
-    assert nq <= cnt
-    queries = struct.unpack_from("<%dQ" % nq, raw, pos)
-    pos += 8 * nq
-    lens = []
-    for _ in range(7):
-        v, pos = read_leb(raw, pos)
-        lens.append(v)
-    cols = []
-    for ln in lens:
-        cols.append([pos, pos + ln])
-        pos += ln
+    pids, events, queries, cols, pos = tables_and_columns(raw, pos, cnt)
+    np_, ne, nq = len(pids), len(events), len(queries)
     PID, EXTRA, OLD, NEW, DUR, QUERY, CPU = range(7)
     ctab, pos = v7_read_table(raw, pos, 256)
     ttabs = []
@@ -503,19 +488,6 @@ def dump(path):
             t += d
             ts.append(t)
 
-        def u32s(pos):
-            return list(struct.unpack_from("<%dI" % cnt, raw, pos)), pos + 4 * cnt
-
-        def u64s(pos):
-            return list(struct.unpack_from("<%dQ" % cnt, raw, pos)), pos + 8 * cnt
-
-        def lebs(pos):
-            vals = []
-            for _ in range(cnt):
-                v, pos = read_leb(raw, pos)
-                vals.append(v)
-            return vals, pos
-
         recs = []
         if btype == 1 and version >= 7:
             recs, pos = v7_samples(raw, pos, cnt, ts, period)
@@ -532,19 +504,19 @@ def dump(path):
             assert pos == unc, "columns do not fill the payload"
             out += dump_lines(version, btype, period, recs)
             continue
-        pid, pos = u32s(pos)
+        pid, pos = u32_column(raw, pos, cnt)
         if btype == 0:
-            old, pos = u32s(pos)
-            new, pos = u32s(pos)
-            dur, pos = lebs(pos)
-            qid, pos = u64s(pos)
-            cpu, pos = lebs(pos) if version >= 3 else ([CPU_UNKNOWN] * cnt, pos)
+            old, pos = u32_column(raw, pos, cnt)
+            new, pos = u32_column(raw, pos, cnt)
+            dur, pos = leb_column(raw, pos, cnt)
+            qid, pos = u64_column(raw, pos, cnt)
+            cpu, pos = leb_column(raw, pos, cnt) if version >= 3 else ([CPU_UNKNOWN] * cnt, pos)
             recs = [T(ts[k], pid[k], old[k], new[k], dur[k], qid[k], cpu[k]) for k in range(cnt)]
         else:
-            ev, pos = u32s(pos)
-            qid, pos = u64s(pos)
+            ev, pos = u32_column(raw, pos, cnt)
+            qid, pos = u64_column(raw, pos, cnt)
             if version >= 4:
-                z, pos = lebs(pos)
+                z, pos = leb_column(raw, pos, cnt)
                 w = [period + ((v >> 1) ^ -(v & 1)) for v in z]
             else:
                 w = [period] * cnt

@@ -36,7 +36,7 @@ import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from golden_format import M64, MAGIC, read_leb  # noqa: E402
+from golden_format import M64, MAGIC, leb_column, read_leb, u32_column, u64_column  # noqa: E402
 from golden_read import lz4_decompress  # noqa: E402
 
 MARK_FIRST, MARK_LAST = 0xFFFFFFF0, 0xFFFFFFF7
@@ -68,31 +68,18 @@ def block(data, off, version, flags):
     if ts[0] != ft or ts[-1] != lt:
         raise Damaged("block at %d: deltas do not reach its header's range" % off)
 
-    def u32s(p):
-        return list(struct.unpack_from("<%dI" % n, raw, p)), p + 4 * n
-
-    def u64s(p):
-        return list(struct.unpack_from("<%dQ" % n, raw, p)), p + 8 * n
-
-    def lebs(p):
-        out = []
-        for _ in range(n):
-            v, p = read_leb(raw, p)
-            out.append(v)
-        return out, p
-
-    pid, pos = u32s(pos)
+    pid, pos = u32_column(raw, pos, n)
     if btype == 0:
-        old, pos = u32s(pos)
-        new, pos = u32s(pos)
-        dur, pos = lebs(pos)
-        qid, pos = u64s(pos)
-        cpu, pos = lebs(pos) if version >= 3 else ([M64] * n, pos)
+        old, pos = u32_column(raw, pos, n)
+        new, pos = u32_column(raw, pos, n)
+        dur, pos = leb_column(raw, pos, n)
+        qid, pos = u64_column(raw, pos, n)
+        cpu, pos = leb_column(raw, pos, n) if version >= 3 else ([M64] * n, pos)
         recs = [dict(kind="T", ts=ts[k], pid=pid[k], old=old[k], new=new[k], dur=dur[k],
                      qid=qid[k], cpu=cpu[k]) for k in range(n)]
     else:
-        ev, pos = u32s(pos)
-        qid, pos = u64s(pos)
+        ev, pos = u32_column(raw, pos, n)
+        qid, pos = u64_column(raw, pos, n)
         recs = [dict(kind="S", ts=ts[k], pid=pid[k], ev=ev[k], qid=qid[k], w=period)
                 for k in range(n)]
     if pos != unc:
